@@ -1,0 +1,155 @@
+"""Human-readable numbers for derivations, pages and charts: pure Python, no Django."""
+
+from __future__ import annotations
+
+import math
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_DECIMAL_UNITS = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"))
+_BINARY_UNITS = ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"))
+
+
+def _trim(text: str) -> str:
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def power_of_ten(exponent: int) -> str:
+    """Return 10 to a power in superscript, e.g. "10¹³"."""
+    return "10" + str(exponent).translate(_SUPERSCRIPT)
+
+
+def scientific(x: float, sig: int = 4) -> str:
+    """Return x as "9.198 × 10¹²" (or "10¹³" when the mantissa is 1)."""
+    if x == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(x)))
+    mantissa = x / 10**exponent
+    if round(abs(mantissa), sig - 1) >= 10:  # 9.99995 rounds up to the next power
+        exponent += 1
+        mantissa /= 10
+    text = _trim(f"{mantissa:.{sig - 1}f}")
+    if text == "1":
+        return power_of_ten(exponent)
+    if text == "-1":
+        return "−" + power_of_ten(exponent)
+    return f"{text.replace('-', '−')} × {power_of_ten(exponent)}"
+
+
+def number(x: float | int | bool | None, sig: int = 6) -> str:
+    """Return a number for a learner: thousands separators, at most `sig` significant digits.
+
+    Integers print in full (327,680); very large or very small values use
+    powers of ten (10¹³, 3.1 × 10⁻⁵); others keep up to `sig` significant
+    digits without trailing zeros (0.015625, 80.3125, 2.87671).
+    """
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return scientific(x, sig) if abs(x) >= 10**15 else f"{x:,}".replace("-", "−")
+    if not math.isfinite(x):
+        return "—"
+    if x == 0:
+        return "0"
+    magnitude = abs(x)
+    if magnitude >= 1e12 or magnitude < 1e-4:
+        return scientific(x, min(sig, 4))
+    if magnitude >= 1e5:
+        text = _trim(f"{x:,.2f}")
+    else:
+        decimals = max(0, sig - 1 - math.floor(math.log10(magnitude)))
+        text = _trim(f"{x:,.{decimals}f}")
+    return text.replace("-", "−")
+
+
+def percent(fraction: float, sig: int = 6) -> str:
+    """Return a fraction as a percentage: 0.015625 -> "1.5625%"."""
+    return f"{number(fraction * 100, sig)}%"
+
+
+def bytes_text(n: float | int) -> str:
+    """Return bytes with decimal and binary sizes to 4 figures: "393,216,000 B (393.2 MB, 375.0 MiB)"."""
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    plain = f"{number(n)} B"
+    magnitude = abs(n)
+    if magnitude < 1000:
+        return plain
+    decimal = next(_sized(n, size, name) for size, name in _DECIMAL_UNITS if magnitude >= size)
+    binary = next((_sized(n, size, name) for size, name in _BINARY_UNITS if magnitude >= size), None)
+    sizes = decimal if binary is None else f"{decimal}, {binary}"
+    return f"{plain} ({sizes})"
+
+
+def short_bytes(n: float | int) -> str:
+    """Return a size in decimal and binary units only: "140.0 GB (130.4 GiB)"."""
+    magnitude = abs(n)
+    if magnitude < 1000:
+        return f"{number(n)} B"
+    decimal = next(_sized(n, size, name) for size, name in _DECIMAL_UNITS if magnitude >= size)
+    binary = next((_sized(n, size, name) for size, name in _BINARY_UNITS if magnitude >= size), None)
+    return decimal if binary is None else f"{decimal} ({binary})"
+
+
+def _sized(n: float, size: float, name: str) -> str:
+    scaled = n / size
+    if abs(scaled) >= 1000:
+        return f"{scaled:,.0f} {name}"
+    return f"{scaled:.{max(0, 3 - math.floor(math.log10(abs(scaled))))}f} {name}"
+
+
+def money(x: float, sig: int = 5) -> str:
+    """Return US dollars: "$2,005,000" for large sums, "$1.2505" for rates."""
+    sign = "−" if x < 0 else ""
+    x = abs(x)
+    if round(x, 2) >= 1000:
+        text = f"{x:,.0f}"
+    elif x == 0 or round(x, 2) == x:
+        text = f"{x:.2f}"  # cents: $2.50, not $2.5
+    else:
+        text = number(x, sig)
+        if len(text.partition(".")[2]) < 2:
+            text = f"{x:.2f}"
+    return f"{sign}${text}"
+
+
+def value_text(value: float | int | bool | None, unit: str) -> str:
+    """Return a value with its unit, the way pages show outputs and derivation steps."""
+    if value is None:
+        return "none (unstable)"
+    if isinstance(value, bool):
+        return "pass" if value else "fail"
+    if unit == "B":
+        return bytes_text(value)
+    if unit in ("fraction", "ratio"):
+        return f"{number(value)} ({percent(value)})"
+    if unit == "USD":
+        return money(value)
+    if unit == "USD/h":
+        return f"{money(value)} per hour"
+    if unit == "USD per 1M tokens":
+        return f"{money(value)} per 1M tokens"
+    if unit == "×":
+        return f"{number(value, 4)}×"
+    if not unit:
+        return number(value)
+    return f"{number(value)} {unit}"
+
+
+def input_text(value: float | int) -> str:
+    """Return a parameter value the way an input box and a URL carry it: "80", "0.9", "1e13"."""
+    if isinstance(value, bool):
+        raise TypeError("A parameter value is a number, not a boolean.")
+    if isinstance(value, int):
+        return str(value)
+    if value.is_integer() and abs(value) < 1e9:
+        return str(int(value))
+    if abs(value) >= 1e9 or abs(value) < 1e-4:
+        mantissa, exponent = f"{value:.15e}".split("e")
+        short = f"{_trim(mantissa)}e{int(exponent)}"
+        if float(short) == value:
+            return short
+    return repr(value)

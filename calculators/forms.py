@@ -1,0 +1,79 @@
+"""A Django form generated from a calculator's parameters, validated by the registry itself."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from django import forms
+
+from calculators.errors import CalculatorInputError
+from calculators.formatting import input_text
+from calculators.registry import Calculator, Parameter, Result
+
+
+class CalculatorForm(forms.Form):
+    """One text-free number field per parameter; `Calculator.evaluate` does all the checking.
+
+    Validation goes through the registry so the page shows exactly the messages
+    the API returns. The form is always bound: parameters missing from `data`
+    take their defaults, so a URL carrying only some inputs still shows all.
+    After `is_valid()`, `result` holds the evaluated Result (or None).
+    """
+
+    def __init__(self, calculator: Calculator, data: Mapping[str, object] | None = None) -> None:
+        self.calculator = calculator
+        self.result: Result | None = None
+        values = {p.name: input_text(p.default) for p in calculator.parameters}
+        given = {p.name: data[p.name] for p in calculator.parameters if data is not None and p.name in data}
+        self.given = given
+        super().__init__({**values, **given}, label_suffix="")
+        for parameter in calculator.parameters:
+            self.fields[parameter.name] = _field(parameter)
+
+    def clean(self) -> dict[str, object]:
+        try:
+            self.result = self.calculator.evaluate(self.given)
+        except CalculatorInputError as error:
+            for name, messages in error.errors.items():
+                for message in messages:
+                    self.add_error(name if name in self.fields else None, message)
+            return {}
+        return dict(self.result.inputs)
+
+    def rows(self) -> Iterator[tuple[forms.BoundField, Parameter]]:
+        """Yield each bound field with the parameter it edits, in registry order."""
+        for parameter in self.calculator.parameters:
+            yield self[parameter.name], parameter
+
+    def current_values(self) -> dict[str, str]:
+        """Return the inputs as text, with valid values kept and invalid ones back to defaults."""
+        values = {}
+        for parameter in self.calculator.parameters:
+            if self.result is not None:
+                values[parameter.name] = input_text(self.result.inputs[parameter.name])
+            elif parameter.name in self.errors or parameter.name not in self.given:
+                values[parameter.name] = input_text(parameter.default)
+            else:
+                values[parameter.name] = str(self.given[parameter.name]).strip()
+        return values
+
+
+def _field(parameter: Parameter) -> forms.CharField:
+    auto_id = f"id_{parameter.name}"
+    return forms.CharField(
+        label=parameter.label,
+        required=False,  # blank is reported by the registry ("Enter a number.")
+        strip=True,
+        help_text=parameter.help,
+        widget=forms.NumberInput(
+            attrs={
+                "min": input_text(parameter.min),
+                "max": input_text(parameter.max),
+                "step": parameter.step,
+                "inputmode": "numeric" if parameter.type == "int" else "decimal",
+                # Always point at the error slot so an htmx swap of the message is announced.
+                "aria-describedby": f"{auto_id}_error {auto_id}_helptext",
+                "autocomplete": "off",
+            }
+        ),
+    )

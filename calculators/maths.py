@@ -1,0 +1,687 @@
+"""Closed-form serving maths behind the calculators: numpy and the standard library only.
+
+Every function is pure, typed and fast (scalars use `math`; numpy only where a
+vector helps). Each docstring names its formula and where it comes from; the
+section numbers (F1, F8, S5, ...) refer to `reference/serving-math.md`.
+Units follow the public contract: shares are fractions in [0, 1], parameters
+ending in `_gb` are decimal gigabytes (10^9 bytes), byte counts are plain bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from calculators.errors import CalculatorError
+
+__all__ = [
+    "BYTES_PER_GB",
+    "HOURS_PER_MONTH",
+    "CalculatorError",
+    "FleetResult",
+    "KvCacheResult",
+    "PoolResult",
+    "QueueWaitResult",
+    "ReplicaResult",
+    "RoutingResult",
+    "ShedResult",
+    "SpecDecodeResult",
+    "TokenBucketResult",
+    "TokenCostResult",
+    "best_draft_tokens",
+    "erlang_c",
+    "fleet",
+    "kingman_wait",
+    "kv_bytes_per_token",
+    "kv_cache",
+    "mm1_wait",
+    "mmc_wait",
+    "pool",
+    "queue_wait",
+    "replica",
+    "routing",
+    "shed",
+    "simulate_token_bucket",
+    "spec_decode",
+    "spec_decode_speedups",
+    "token_bucket",
+    "token_bucket_curve",
+    "token_cost",
+]
+
+BYTES_PER_GB = 1_000_000_000
+HOURS_PER_MONTH = 730  # 8760 h / 12 (S12)
+SECONDS_PER_HOUR = 3600
+IDLE_LIMIT = 0.15  # S18: at most 15% of owned capacity idle
+MARGIN_LIMIT = 0.75  # S18: blended cost at most 75% of the API price
+OVERFLOW_LIMIT = 0.10  # S18: at most 10% of needed tokens sent to the API
+
+# Quotients such as 2000 / (110 x 0.6) or 0.7 x 10 / 7 land a hair away from a
+# whole number in binary floating point; rounding them to whole units must not
+# turn 30.000000000000004 into 31 or 19.999999999999996 into 19.
+_WHOLE_TOLERANCE = 1e-9
+
+
+def _near_whole(x: float) -> int | None:
+    nearest = round(x)
+    if abs(x - nearest) <= _WHOLE_TOLERANCE * max(1.0, abs(x)):
+        return int(nearest)
+    return None
+
+
+def whole_floor(x: float) -> int:
+    """Return floor(x), treating values within 1e-9 (relative) of an integer as it."""
+    nearest = _near_whole(x)
+    return nearest if nearest is not None else math.floor(x)
+
+
+def whole_ceil(x: float) -> int:
+    """Return ceil(x), treating values within 1e-9 (relative) of an integer as it."""
+    nearest = _near_whole(x)
+    return nearest if nearest is not None else math.ceil(x)
+
+
+def _require(condition: bool, message: str, *fields: str) -> None:
+    if not condition:
+        raise CalculatorError(message, fields)
+
+
+def _gb_to_bytes(gb: float) -> int:
+    return round(gb * BYTES_PER_GB)
+
+
+# --- F1, F4: KV cache -------------------------------------------------------
+
+
+class KvCacheResult(NamedTuple):
+    bytes_per_token: int
+    copy_bytes: int
+    copies_per_cache: int
+
+
+def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, bytes_per_value: int) -> int:
+    """Return the KV-cache bytes one token occupies.
+
+    F1: kv_bytes_per_token = 2 (one K and one V) x n_layers x n_kv_heads x
+    head_dim x bytes_per_value. Same formula as cli99/llm-analysis
+    `get_memory_kv_cache_per_layer` and microsoft/vidur's memory planner.
+    Llama-3-70B: 2 x 80 x 8 x 128 x 2 B = 327,680 B = 320 KiB (S1).
+    """
+    _require(layers >= 1, "Needs at least one layer.", "layers")
+    _require(kv_heads >= 1, "Needs at least one KV head.", "kv_heads")
+    _require(head_dim >= 1, "The head dimension must be at least 1.", "head_dim")
+    _require(bytes_per_value > 0, "Bytes per value must be positive.", "bytes_per_value")
+    return 2 * layers * kv_heads * head_dim * bytes_per_value
+
+
+def kv_cache(
+    layers: int,
+    kv_heads: int,
+    head_dim: int,
+    bytes_per_value: int,
+    tokens: int,
+    cache_gb: float,
+) -> KvCacheResult:
+    """Return the KV bytes per token, one prefix copy's bytes and whole copies per cache.
+
+    F1 and F4: copy_bytes = tokens x kv_bytes_per_token;
+    copies_per_cache = floor(cache_gb x 10^9 / copy_bytes), one copy per family.
+    A 1,200-token preamble on a 70B model is 393,216,000 B = 393.2 MB = 375 MiB
+    (S5; the seed's 384 MB reads 320 KiB as 320 kB) and 8 GB holds 20 (S6).
+    """
+    per_token = kv_bytes_per_token(layers, kv_heads, head_dim, bytes_per_value)
+    _require(tokens >= 1, "A prefix needs at least one token.", "tokens")
+    _require(cache_gb > 0, "The cache size must be positive.", "cache_gb")
+    copy_bytes = tokens * per_token
+    # Whole bytes on both sides keep the floor exact.
+    copies = _gb_to_bytes(cache_gb) // copy_bytes
+    return KvCacheResult(per_token, copy_bytes, int(copies))
+
+
+# --- F5: routing shares -----------------------------------------------------
+
+
+class RoutingResult(NamedTuple):
+    round_robin_share: float
+    hash_busiest_share: float
+    fleet_points: float
+    duplicate_copies: int
+
+
+def routing(cards: int, hot_share: float, family_fleet_share: float, shards: int) -> RoutingResult:
+    """Return per-card shares of one prefix family under round robin and hashing.
+
+    F5, reading A (share of the family), with other keys hashed uniformly over
+    all cards and the hot key split evenly over `shards` cards:
+    round robin = 1/N; busiest card under hash = h/k + (1 - h)/N;
+    fleet points = 100 x f x busiest; duplicate copies = k - 1.
+    64 cards, h = 0.8: 0.015625 (S7) and 0.803125 (S8; the seed's 80 + 20/63
+    mixes two models); f = 0.3 gives 24.09 points (S9); k = 2 gives 0.403125 (S10).
+    """
+    _require(cards >= 1, "Needs at least one card.", "cards")
+    _require(0.0 <= hot_share <= 1.0, "The hot share is a fraction in [0, 1].", "hot_share")
+    _require(
+        0.0 <= family_fleet_share <= 1.0,
+        "The family's share of the fleet is a fraction in [0, 1].",
+        "family_fleet_share",
+    )
+    _require(shards >= 1, "The hot key needs at least one card.", "shards")
+    _require(
+        shards <= cards,
+        f"The hot key cannot be split over more cards than the fleet has ({shards} shards > {cards} cards).",
+        "shards",
+    )
+    busiest = hot_share / shards + (1.0 - hot_share) / cards
+    return RoutingResult(
+        round_robin_share=float(1.0 / cards),
+        hash_busiest_share=min(1.0, busiest),
+        fleet_points=100.0 * family_fleet_share * min(1.0, busiest),
+        duplicate_copies=shards - 1,
+    )
+
+
+# --- F3: KV budget and requests per replica ---------------------------------
+
+
+class ReplicaResult(NamedTuple):
+    kv_budget_bytes: int
+    kv_bytes_per_request: int
+    requests_per_replica: int
+
+
+def replica(
+    gpus: int,
+    gpu_memory_gb: float,
+    weights_gb: float,
+    memory_utilization: float,
+    kv_bytes_per_token: int,
+    context_tokens: int,
+) -> ReplicaResult:
+    """Return the KV budget of a replica and the whole requests it holds at full context.
+
+    F3, vLLM convention (`gpu_memory_utilization` is a fraction of *total*
+    memory; activations ignored): KV_budget = util x gpus x memory - weights;
+    requests = floor(KV_budget / (kv_bytes_per_token x context_tokens)).
+    70B on 4 x 80 GB at 0.9, 4,096 tokens: 148 GB -> 110 requests; on 2 GPUs
+    only 4 GB is left -> 2 requests (S4).
+    """
+    _require(gpus >= 1, "A replica needs at least one GPU.", "gpus")
+    _require(gpu_memory_gb > 0, "GPU memory must be positive.", "gpu_memory_gb")
+    _require(weights_gb >= 0, "Weights cannot be negative.", "weights_gb")
+    _require(
+        0.0 < memory_utilization <= 1.0,
+        "Memory utilisation is a fraction in (0, 1].",
+        "memory_utilization",
+    )
+    _require(kv_bytes_per_token >= 1, "KV bytes per token must be positive.", "kv_bytes_per_token")
+    _require(context_tokens >= 1, "Context needs at least one token.", "context_tokens")
+    usable = round(memory_utilization * _gb_to_bytes(gpus * gpu_memory_gb))
+    budget = usable - _gb_to_bytes(weights_gb)
+    if budget < 0:
+        raise CalculatorError(
+            f"The weights ({weights_gb:g} GB) do not fit in the {usable / BYTES_PER_GB:g} GB "
+            f"the engine may use ({memory_utilization:g} x {gpus} x {gpu_memory_gb:g} GB): "
+            "add GPUs, use bigger GPUs or smaller weights.",
+            ("weights_gb",),
+        )
+    per_request = kv_bytes_per_token * context_tokens
+    return ReplicaResult(budget, per_request, budget // per_request)
+
+
+# --- F12: GPUs per pool -----------------------------------------------------
+
+
+class PoolResult(NamedTuple):
+    peak_concurrency: float
+    replicas: int
+    gpus: int
+
+
+def pool(
+    peak_requests_per_s: float,
+    mean_request_s: float,
+    requests_per_replica: int,
+    gpus_per_replica: int,
+    target_utilization: float,
+) -> PoolResult:
+    """Return the peak concurrency, whole replicas and GPUs of a pool.
+
+    Little's law: concurrency L = lambda x W. F12 (concurrency term):
+    replicas = ceil(L / (requests_per_replica x target_utilization)), so no
+    replica runs above the target share of its request capacity;
+    GPUs = replicas x gpus_per_replica. 2,000 concurrent requests at 110 per
+    replica and target 1.0 -> 19 replicas = 76 GPUs.
+    """
+    _require(peak_requests_per_s >= 0, "The arrival rate cannot be negative.", "peak_requests_per_s")
+    _require(mean_request_s > 0, "The mean request time must be positive.", "mean_request_s")
+    _require(requests_per_replica >= 1, "A replica holds at least one request.", "requests_per_replica")
+    _require(gpus_per_replica >= 1, "A replica needs at least one GPU.", "gpus_per_replica")
+    _require(
+        0.0 < target_utilization <= 1.0,
+        "The target utilisation is a fraction in (0, 1].",
+        "target_utilization",
+    )
+    concurrency = peak_requests_per_s * mean_request_s
+    replicas = whole_ceil(concurrency / (requests_per_replica * target_utilization))
+    return PoolResult(float(concurrency), replicas, replicas * gpus_per_replica)
+
+
+# --- F10: cost per token ----------------------------------------------------
+
+
+class TokenCostResult(NamedTuple):
+    usd_per_hour: float
+    tokens_per_hour: float
+    usd_per_million_tokens: float
+    share_of_api: float
+
+
+def token_cost(card_month_usd: float, cards: int, tokens_per_s: float, api_usd_per_million: float) -> TokenCostResult:
+    """Return what self-hosted tokens cost, per hour and per million, against an API.
+
+    F10: card_hour = card_month / 730 (S12); cost per 1M tokens =
+    cards x card_hour / (tokens_per_s x 3600) x 10^6, where tokens_per_s is the
+    cards' combined rate. share_of_api = that cost / the API price (above 1
+    means dearer than the API). H100 at $2,100 and 700 tok/s: $1.1416 per 1M,
+    45.7% of $2.50.
+    """
+    _require(card_month_usd >= 0, "The card-month price cannot be negative.", "card_month_usd")
+    _require(cards >= 1, "Needs at least one card.", "cards")
+    _require(tokens_per_s > 0, "The token rate must be positive.", "tokens_per_s")
+    _require(api_usd_per_million > 0, "The API price must be positive.", "api_usd_per_million")
+    usd_per_hour = card_month_usd * cards / HOURS_PER_MONTH
+    tokens_per_hour = tokens_per_s * SECONDS_PER_HOUR
+    per_million = usd_per_hour / tokens_per_hour * 1e6
+    return TokenCostResult(
+        float(usd_per_hour),
+        float(tokens_per_hour),
+        float(per_million),
+        float(per_million / api_usd_per_million),
+    )
+
+
+# --- F10: fleet economics ---------------------------------------------------
+
+
+class FleetResult(NamedTuple):
+    tokens_per_card_month: float
+    cards_needed: int
+    overflow_tokens: float
+    overflow_share: float
+    api_usd: float
+    total_usd: float
+    blended_usd_per_million: float
+    idle_share: float
+    rented_cards_to_cover: int
+    idle_ok: bool
+    margin_ok: bool
+    overflow_ok: bool
+
+
+class FleetBreakdown(NamedTuple):
+    """Intermediate figures of `fleet`, for derivations and charts."""
+
+    owned_capacity: float
+    rented_capacity: float
+    served_by_owned: float
+    served_by_rented: float
+    owned_usd: float
+    rented_usd: float
+
+
+def fleet_breakdown(
+    monthly_tokens: float,
+    tokens_per_s_per_card: float,
+    owned_cards: int,
+    rented_cards: int,
+    card_month_usd: float,
+    rent_multiplier: float,
+) -> FleetBreakdown:
+    """Return capacities, tokens served by each tier and card bills (F10)."""
+    per_card = tokens_per_s_per_card * SECONDS_PER_HOUR * HOURS_PER_MONTH
+    owned_capacity = owned_cards * per_card
+    rented_capacity = rented_cards * per_card
+    served_by_owned = min(monthly_tokens, owned_capacity)
+    served_by_rented = min(monthly_tokens - served_by_owned, rented_capacity)
+    return FleetBreakdown(
+        owned_capacity,
+        rented_capacity,
+        served_by_owned,
+        served_by_rented,
+        owned_cards * card_month_usd,
+        rented_cards * card_month_usd * rent_multiplier,
+    )
+
+
+def fleet(
+    monthly_tokens: float,
+    tokens_per_s_per_card: float,
+    owned_cards: int,
+    rented_cards: int,
+    card_month_usd: float,
+    rent_multiplier: float,
+    api_usd_per_million: float,
+) -> FleetResult:
+    """Return a month of a fleet: cards needed, overflow, bills, blended cost and checks.
+
+    F10: tokens per card-month = tok/s x 3600 x 730; cards_needed =
+    ceil(needed / per card). Owned cards serve first, then rented, then the API
+    takes the overflow (billed per 1M at the API price). total = owned x price
+    + rented x price x rent_multiplier + API bill; blended = total / (needed /
+    10^6); idle = unused owned capacity / owned capacity (0 with no owned
+    cards); rented_cards_to_cover = ceil(gap left by owned cards / per card).
+    Checks (S18): idle <= 15%, blended <= 75% of the API price, overflow <= 10%.
+    10T tokens, 5,000 owned H100 at 700 tok/s: overflow 8.02%, API $2,005,000,
+    blended $1.2505 per 1M (50.0% of $2.50), idle 0.
+    """
+    _require(monthly_tokens > 0, "The month needs some tokens.", "monthly_tokens")
+    _require(tokens_per_s_per_card > 0, "The token rate must be positive.", "tokens_per_s_per_card")
+    _require(owned_cards >= 0, "Owned cards cannot be negative.", "owned_cards")
+    _require(rented_cards >= 0, "Rented cards cannot be negative.", "rented_cards")
+    _require(card_month_usd >= 0, "The card-month price cannot be negative.", "card_month_usd")
+    _require(rent_multiplier >= 0, "The rent multiplier cannot be negative.", "rent_multiplier")
+    _require(api_usd_per_million >= 0, "The API price cannot be negative.", "api_usd_per_million")
+    per_card = tokens_per_s_per_card * SECONDS_PER_HOUR * HOURS_PER_MONTH
+    parts = fleet_breakdown(
+        monthly_tokens,
+        tokens_per_s_per_card,
+        owned_cards,
+        rented_cards,
+        card_month_usd,
+        rent_multiplier,
+    )
+    overflow = max(0.0, monthly_tokens - parts.served_by_owned - parts.served_by_rented)
+    overflow_share = overflow / monthly_tokens
+    api_usd = overflow / 1e6 * api_usd_per_million
+    total = parts.owned_usd + parts.rented_usd + api_usd
+    blended = total / (monthly_tokens / 1e6)
+    idle = (parts.owned_capacity - parts.served_by_owned) / parts.owned_capacity if parts.owned_capacity > 0 else 0.0
+    gap = max(0.0, monthly_tokens - parts.owned_capacity)
+    return FleetResult(
+        tokens_per_card_month=float(per_card),
+        cards_needed=whole_ceil(monthly_tokens / per_card),
+        overflow_tokens=float(overflow),
+        overflow_share=float(overflow_share),
+        api_usd=float(api_usd),
+        total_usd=float(total),
+        blended_usd_per_million=float(blended),
+        idle_share=float(idle),
+        rented_cards_to_cover=whole_ceil(gap / per_card),
+        idle_ok=idle <= IDLE_LIMIT + _WHOLE_TOLERANCE,
+        margin_ok=blended <= MARGIN_LIMIT * api_usd_per_million * (1 + _WHOLE_TOLERANCE),
+        overflow_ok=overflow_share <= OVERFLOW_LIMIT + _WHOLE_TOLERANCE,
+    )
+
+
+# --- F9: token bucket -------------------------------------------------------
+
+
+class TokenBucketResult(NamedTuple):
+    admitted: int
+    rejected: int
+
+
+def token_bucket(rate_per_s: float, burst: int, arrivals: int, window_s: float) -> TokenBucketResult:
+    """Return how many of `arrivals` evenly spaced requests a token bucket admits.
+
+    F9 bucket: starts full with `burst` tokens, refills continuously at
+    `rate_per_s` up to `burst`, one whole token per request, excess rejected
+    (not queued). Arrival i (0-based) comes at t = i x window_s / arrivals.
+    With d = rate x window / arrivals tokens refilled between arrivals, the
+    simulation has a closed form: admitted = min(N, floor(b + (N - 1) d)),
+    exact whenever d >= 1 or b >= 2 (the cap can only bind at the start);
+    for b = 1 and d < 1 the cap discards the fraction, so one request passes
+    every ceil(1/d) arrivals. Bound: admitted <= min(N, b + r x T).
+    b = 20, r = 10, 50 at t = 0 -> 20; N = 100 over 10 s, r = 5, b = 10 -> 59.
+    """
+    _require(rate_per_s >= 0, "The refill rate cannot be negative.", "rate_per_s")
+    _require(burst >= 1, "The bucket holds at least one token.", "burst")
+    _require(arrivals >= 0, "Arrivals cannot be negative.", "arrivals")
+    _require(window_s >= 0, "The window cannot be negative.", "window_s")
+    admitted = _token_bucket_admitted(rate_per_s, burst, arrivals, window_s)
+    return TokenBucketResult(admitted, arrivals - admitted)
+
+
+def _token_bucket_admitted(rate_per_s: float, burst: int, n: int, window_s: float) -> int:
+    if n == 0:
+        return 0
+    refill = rate_per_s * window_s / n  # tokens added between consecutive arrivals
+    if refill == 0:
+        return min(n, burst)
+    if burst >= 2 or refill >= 1 - _WHOLE_TOLERANCE:
+        return min(n, whole_floor(burst + (n - 1) * refill))
+    period = whole_ceil(1.0 / refill)
+    return 1 + (n - 1) // period
+
+
+def token_bucket_curve(rate_per_s: float, burst: int, arrivals: int, window_s: float) -> np.ndarray:
+    """Return the cumulative admitted count after each arrival (length `arrivals`).
+
+    Vectorised form of `token_bucket` for charts: A(n) = min(n, floor(b + (n-1) d))
+    or, for b = 1 and d < 1, 1 + floor((n - 1) / ceil(1/d)).
+    """
+    n = np.arange(1, arrivals + 1, dtype=np.float64)
+    if arrivals == 0:
+        return n.astype(np.int64)
+    refill = rate_per_s * window_s / arrivals
+    if refill == 0:
+        return np.minimum(n, burst).astype(np.int64)
+    if burst >= 2 or refill >= 1 - _WHOLE_TOLERANCE:
+        raw = burst + (n - 1) * refill
+        floored = np.floor(raw + _WHOLE_TOLERANCE * np.maximum(1.0, raw))
+        return np.minimum(n, floored).astype(np.int64)
+    period = whole_ceil(1.0 / refill)
+    return (1 + (n - 1) // period).astype(np.int64)
+
+
+def simulate_token_bucket(rate_per_s: float, burst: int, arrival_times: list[float] | np.ndarray) -> int:
+    """Return the requests admitted at the given (sorted) arrival times, one at a time.
+
+    Reference simulation of the F9 bucket (full at t = 0, continuous refill
+    capped at `burst`, a whole token per request). Linear in the arrivals; the
+    calculators use the closed form in `token_bucket`. F9: 50 at t = 0 then 50
+    at t = 1 s with b = 20, r = 10 admits 30 in total; at t = 5 s, 40.
+    """
+    _require(rate_per_s >= 0, "The refill rate cannot be negative.", "rate_per_s")
+    _require(burst >= 1, "The bucket holds at least one token.", "burst")
+    tokens = float(burst)
+    last = 0.0
+    admitted = 0
+    for t in arrival_times:
+        t = float(t)
+        _require(t >= last, "Arrival times must be sorted and start at 0 or later.")
+        tokens = min(float(burst), tokens + rate_per_s * (t - last))
+        last = t
+        if tokens >= 1 - _WHOLE_TOLERANCE:
+            tokens -= 1
+            admitted += 1
+    return admitted
+
+
+# --- F8: queueing -----------------------------------------------------------
+
+
+def erlang_c(servers: int, offered_load: float) -> float:
+    """Return Erlang C: the probability an arrival waits in an M/M/c queue.
+
+    F8: C(c, A) = [A^c/c! x c/(c - A)] / [sum_{k<c} A^k/k! + A^c/c! x c/(c - A)],
+    A = lambda/mu Erlangs (standard Erlang C; Wolfram ErlangC, KSL wqMMc).
+    Computed through the Erlang B recursion B_k = A B_{k-1} / (k + A B_{k-1}),
+    C = B_c / (1 - rho (1 - B_c)), which never overflows. C(3, 2) = 4/9;
+    C(4, 3) = 0.5094; C(3, 2.5) = 0.7022.
+    """
+    _require(servers >= 1, "Needs at least one server.", "servers")
+    _require(offered_load >= 0, "The offered load cannot be negative.")
+    _require(
+        offered_load < servers,
+        f"Unstable: the offered load {offered_load:g} Erlangs needs more than {servers} servers.",
+    )
+    if offered_load == 0:
+        return 0.0
+    blocking = 1.0
+    for k in range(1, servers + 1):
+        blocking = offered_load * blocking / (k + offered_load * blocking)
+    rho = offered_load / servers
+    return blocking / (1.0 - rho * (1.0 - blocking))
+
+
+def mm1_wait(arrival_rate: float, service_rate: float) -> float:
+    """Return the mean time in queue Wq of an M/M/1 queue (same time unit as the rates).
+
+    F8: Wq = rho / (mu - lambda) = S rho / (1 - rho), rho = lambda / mu.
+    lambda = 8/s, mu = 10/s -> 0.4 s.
+    """
+    _require(service_rate > 0, "The service rate must be positive.")
+    _require(arrival_rate >= 0, "The arrival rate cannot be negative.")
+    _require(arrival_rate < service_rate, "Unstable: arrivals reach the service rate.")
+    return (arrival_rate / service_rate) / (service_rate - arrival_rate)
+
+
+def mmc_wait(servers: int, offered_load: float, service_time: float) -> float:
+    """Return the mean time in queue of an M/M/c queue, in the unit of `service_time`.
+
+    F8: Wq = C(c, A) x S / (c - A). M/M/4, A = 3, S = 1 s -> 0.5094 s;
+    M/M/3, A = 2.5, S = 5 min -> 7.02 min.
+    """
+    _require(service_time >= 0, "The service time cannot be negative.")
+    return erlang_c(servers, offered_load) * service_time / (servers - offered_load)
+
+
+def kingman_wait(utilization: float, service_time: float, arrival_cv2: float = 1.0, service_cv2: float = 1.0) -> float:
+    """Return Kingman's G/G/1 approximation of the mean time in queue.
+
+    F8 (Kingman 1961): Wq ~= (rho / (1 - rho)) x ((ca^2 + cs^2) / 2) x E[S].
+    S = 50 ms, rho = 0.8, ca^2 = 1, cs^2 = 0.5 -> 150 ms; cs^2 = 1 gives M/M/1's 200 ms.
+    """
+    _require(0 <= utilization < 1, "Utilisation must be in [0, 1).")
+    return utilization / (1 - utilization) * (arrival_cv2 + service_cv2) / 2 * service_time
+
+
+class QueueWaitResult(NamedTuple):
+    wait_ms: float
+    utilization_after: float
+    wait_after_ms: float | None
+    stable_after: bool
+
+
+def _wait_at(service_ms: float, utilization: float, servers: int) -> float:
+    if servers == 1:  # M/M/1 closed form, no loop
+        return service_ms * utilization / (1.0 - utilization)
+    return mmc_wait(servers, servers * utilization, service_ms)
+
+
+def queue_wait(service_ms: float, utilization: float, servers: int, capacity_loss: float) -> QueueWaitResult:
+    """Return the mean queue wait before and after losing a share of capacity.
+
+    F8: M/M/c mean time in queue (Erlang C; M/M/1 when servers = 1:
+    Wq = S rho / (1 - rho)) at per-server utilisation rho; losing a fraction
+    of capacity makes rho' = rho / (1 - loss). rho' >= 1 is unstable: the queue
+    grows without bound, reported as stable_after False and wait_after_ms None.
+    S22: S = 49.67 ms, rho = 0.6614 -> 97 ms, then 0.945 -> 851 ms.
+    """
+    _require(service_ms > 0, "The service time must be positive.", "service_ms")
+    _require(
+        0.0 <= utilization < 1.0,
+        "Utilisation must be at least 0 and below 1 for the queue to be stable.",
+        "utilization",
+    )
+    _require(servers >= 1, "Needs at least one server.", "servers")
+    _require(
+        0.0 <= capacity_loss < 1.0,
+        "The capacity lost is a fraction in [0, 1).",
+        "capacity_loss",
+    )
+    before = float(_wait_at(service_ms, utilization, servers))
+    after_utilization = utilization / (1.0 - capacity_loss)
+    if after_utilization >= 1.0:
+        return QueueWaitResult(before, float(after_utilization), None, False)
+    return QueueWaitResult(before, after_utilization, float(_wait_at(service_ms, after_utilization, servers)), True)
+
+
+# --- Shedding ---------------------------------------------------------------
+
+
+class ShedResult(NamedTuple):
+    free_admitted_rps: float
+    free_shed_rps: float
+    utilization: float
+
+
+def shed(capacity_rps: float, paid_rps: float, free_rps: float, target_utilization: float) -> ShedResult:
+    """Return how much free traffic a shared pool admits and sheds at a target utilisation.
+
+    Paid traffic has priority; free traffic fills what is left of
+    target x capacity: admitted = min(free, max(0, target x capacity - paid)),
+    shed = free - admitted, utilisation = (paid + admitted) / capacity (above 1
+    when paid traffic alone overloads the pool). 1,000 rps at 0.85 with 600
+    paid admits 250 of 500 free.
+    """
+    _require(capacity_rps > 0, "The pool's capacity must be positive.", "capacity_rps")
+    _require(paid_rps >= 0, "Paid traffic cannot be negative.", "paid_rps")
+    _require(free_rps >= 0, "Free traffic cannot be negative.", "free_rps")
+    _require(
+        0.0 <= target_utilization <= 1.0,
+        "The target utilisation is a fraction in [0, 1].",
+        "target_utilization",
+    )
+    admitted = min(free_rps, max(0.0, target_utilization * capacity_rps - paid_rps))
+    return ShedResult(float(admitted), float(free_rps - admitted), float((paid_rps + admitted) / capacity_rps))
+
+
+# --- F11: speculative decoding ----------------------------------------------
+
+
+class SpecDecodeResult(NamedTuple):
+    expected_tokens: float
+    speedup: float
+
+
+def _expected_tokens(acceptance: float, draft_tokens: int) -> float:
+    if acceptance == 0.0:
+        return 1.0
+    if acceptance == 1.0:
+        return float(draft_tokens + 1)
+    # 1 - a^(g+1) computed as -expm1((g+1) log a) keeps precision near a = 1.
+    miss = 1.0 - acceptance
+    return -math.expm1((draft_tokens + 1) * math.log1p(-miss)) / miss
+
+
+def spec_decode(acceptance: float, draft_tokens: int, draft_cost: float) -> SpecDecodeResult:
+    """Return the expected tokens per target pass and the walltime speedup.
+
+    Leviathan, Kalman & Matias, ICML'23 (arXiv:2211.17192), F11:
+    Eq. 1 E[tokens] = (1 - a^(g+1)) / (1 - a) (g + 1 when a = 1);
+    Theorem 3.8 speedup = E / (g c + 1), with c = draft step time / target step
+    time. Assumes verifying g + 1 tokens costs one target step (memory-bound
+    decode); at large batch that fails and speculation can slow things down.
+    a = 0.8, g = 4, c = 0.05 -> 3.3616 tokens, 2.801x.
+    """
+    _require(0.0 <= acceptance <= 1.0, "The acceptance rate is a fraction in [0, 1].", "acceptance")
+    _require(draft_tokens >= 0, "The draft length cannot be negative.", "draft_tokens")
+    _require(draft_cost >= 0, "The draft cost cannot be negative.", "draft_cost")
+    expected = _expected_tokens(acceptance, draft_tokens)
+    return SpecDecodeResult(float(expected), float(expected / (draft_tokens * draft_cost + 1.0)))
+
+
+def spec_decode_speedups(acceptance: float, draft_cost: float, max_draft: int) -> np.ndarray:
+    """Return the Theorem 3.8 speedup for draft lengths 0..max_draft (index = length)."""
+    _require(0.0 <= acceptance <= 1.0, "The acceptance rate is a fraction in [0, 1].", "acceptance")
+    _require(draft_cost >= 0, "The draft cost cannot be negative.", "draft_cost")
+    gammas = np.arange(max_draft + 1, dtype=np.float64)
+    if acceptance == 1.0:
+        expected = gammas + 1
+    else:
+        expected = (1 - acceptance ** (gammas + 1)) / (1 - acceptance)
+    return expected / (gammas * draft_cost + 1)
+
+
+def best_draft_tokens(acceptance: float, draft_cost: float, max_draft: int = 64) -> tuple[int, float]:
+    """Return the draft length in 1..max_draft with the highest speedup, and that speedup.
+
+    F11: for a = 0.8, c = 0.05 the best is 8 drafted tokens (3.092x).
+    """
+    speedups = spec_decode_speedups(acceptance, draft_cost, max_draft)
+    best = int(np.argmax(speedups[1:])) + 1
+    return best, float(speedups[best])

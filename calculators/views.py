@@ -1,0 +1,90 @@
+"""HTML pages of the calculators: the list and one page per calculator (htmx-enhanced)."""
+
+from __future__ import annotations
+
+import functools
+from urllib.parse import urlencode
+
+import markdown
+import nh3
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import SafeString, mark_safe
+from django.views.decorators.http import require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from calculators.charts import chart_for
+from calculators.formatting import input_text, value_text
+from calculators.forms import CalculatorForm
+from calculators.registry import CALCULATORS, Calculator, Result, get_calculator
+
+
+@require_safe
+def index(request: HttpRequest) -> HttpResponse:
+    return render(request, "calculators/index.html", {"calculators": CALCULATORS.values()})
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def detail(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        calculator = get_calculator(slug)
+    except KeyError:
+        raise Http404(f"No calculator called “{slug}”.") from None
+    form = CalculatorForm(calculator, request.GET)
+    form.is_valid()
+    # A history restore asks for the whole page even though it comes from htmx.
+    fragment = request.htmx and not request.htmx.history_restore_request
+    context = {
+        "calculator": calculator,
+        "form": form,
+        "result": _result_context(calculator, form.result),
+        "presets": _preset_links(calculator, form.current_values()),
+        "notes": _notes_html(calculator.slug),
+        "api_query": urlencode(form.current_values()),
+        "is_htmx": fragment,
+    }
+    template = "calculators/detail.html#result" if fragment else "calculators/detail.html"
+    return render(request, template, context)
+
+
+def _result_context(calculator: Calculator, result: Result | None) -> dict | None:
+    if result is None:
+        return None
+    outputs = [
+        {
+            "name": output.name,
+            "label": output.label,
+            "unit": output.unit,
+            "value": result.outputs[output.name],
+            "text": value_text(result.outputs[output.name], output.unit),
+            "is_check": output.is_check,
+        }
+        for output in calculator.outputs
+    ]
+    steps = [{"step": step, "text": value_text(step.value, step.unit)} for step in result.steps]
+    headline = calculator.output(calculator.headline)
+    chart = chart_for(calculator.slug, result.inputs, result.outputs)
+    return {
+        "outputs": outputs,
+        "steps": steps,
+        "chart": chart,
+        "chart_svg": mark_safe(chart.svg) if chart else "",  # noqa: S308 - every text node is escaped in charts.py
+        "status": f"{headline.label}: {value_text(result.outputs[headline.name], headline.unit)}",
+    }
+
+
+def _preset_links(calculator: Calculator, current: dict[str, str]) -> list[dict[str, str]]:
+    """Return each preset as a link that keeps the learner's other inputs."""
+    links = []
+    for preset in calculator.presets:
+        values = {**current, **{name: input_text(value) for name, value in preset.values.items()}}
+        links.append({"label": preset.label, "query": urlencode(values)})
+    return links
+
+
+@functools.cache
+def _notes_html(slug: str) -> SafeString:
+    """Return a calculator's notes as sanitised HTML (they are Markdown in the registry)."""
+    html = "".join(markdown.markdown(note) for note in CALCULATORS[slug].notes)
+    return mark_safe(nh3.clean(html, tags={"p", "strong", "em", "code", "a", "ul", "ol", "li"}))  # noqa: S308

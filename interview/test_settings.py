@@ -1,0 +1,18 @@
+"""Settings for the test suite: the real settings with fast, offline tweaks."""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "test-secret-key-not-for-production-0123456789abcdef")
+os.environ.setdefault("HTTPS", "false")
+
+from interview.settings import *  # noqa: E402,F403
+
+# Tests need no collectstatic: the manifest storage 404s under live_server.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -1,0 +1,22 @@
+"""URL configuration: HTML pages, the JSON API under /api/v1/, the admin."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from interview import views
+
+admin.site.site_header = "Serving Interview Lab authoring"
+admin.site.site_title = "Serving Interview Lab admin"
+admin.site.index_title = "Content and learners"
+
+urlpatterns = [
+    path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
+    path("admin/", admin.site.urls),
+    path("calculators/", include("calculators.urls")),
+    path("api/v1/calculators/", include("calculators.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    path("", include("lessons.urls")),
+]

@@ -1,0 +1,303 @@
+"""Authoring in the admin: lessons, sections, deep dives with inline choices, walkthroughs with inline steps."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.forms.models import BaseInlineFormSet
+
+from calculators.registry import CalculatorInputError, get_calculator
+from lessons.markup import MarkupError, check_markup
+from lessons.models import Answer, Challenge, Choice, DeepDive, Learner, Lesson, Section, Step, Track, Walkthrough
+
+MARKDOWN_FIELDS = ("summary", "body", "prompt", "context", "feedback", "intro", "explanation", "text")
+
+
+class MarkdownCheckMixin:
+    """Refuse Markdown whose {{calc ...}} numbers cannot be computed, with the reason beside the field."""
+
+    def clean(self):
+        cleaned = super().clean()
+        for name in MARKDOWN_FIELDS:
+            value = cleaned.get(name)
+            if isinstance(value, str) and value:
+                try:
+                    check_markup(value)
+                except MarkupError as error:
+                    self.add_error(name, f"{error}.")
+        return cleaned
+
+
+def check_graded_number(form: forms.ModelForm, cleaned: dict, inputs: dict | None = None) -> None:
+    """Validate the calculator, inputs, output, unit and tolerance of a numeric question."""
+    slug = cleaned.get("calculator")
+    if not slug:
+        return
+    try:
+        calculator = get_calculator(slug)
+    except KeyError:
+        form.add_error("calculator", f"Unknown calculator '{slug}'.")
+        return
+    if not cleaned.get("unit"):
+        form.add_error("unit", "A numeric question needs a unit, e.g. GB or requests.")
+    tolerance = cleaned.get("tolerance")
+    if tolerance is None or tolerance <= 0:
+        form.add_error("tolerance", "A numeric question needs a tolerance above zero, e.g. 0.02.")
+    band = cleaned.get("partial_band")
+    if band is not None and band <= 1:
+        form.add_error("partial_band", "The partial-credit band is a factor above 1, such as 2.")
+    output = cleaned.get("output")
+    if output not in {o.name for o in calculator.outputs}:
+        names = ", ".join(o.name for o in calculator.outputs)
+        form.add_error("output", f"'{slug}' has no output '{output}'. Choose one of: {names}.")
+        return
+    values = cleaned.get("inputs") or {}
+    if not isinstance(values, dict):
+        form.add_error("inputs", 'Inputs must be a JSON object such as {"gpus": 4}.')
+        return
+    try:
+        result = calculator.evaluate({**values, **(inputs or {})})
+    except CalculatorInputError as error:
+        problems = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
+        form.add_error("inputs", f"The calculator refuses these inputs: {problems}.")
+        return
+    value = result.outputs.get(output)
+    if value is None or isinstance(value, bool):
+        form.add_error("output", f"'{output}' is not a number for these inputs.")
+
+
+class StepForm(MarkdownCheckMixin, forms.ModelForm):
+    class Meta:
+        model = Step
+        fields = "__all__"
+
+    def clean(self):
+        cleaned = super().clean()
+        check_graded_number(self, cleaned)
+        return cleaned
+
+
+class ChallengeForm(MarkdownCheckMixin, forms.ModelForm):
+    class Meta:
+        model = Challenge
+        fields = "__all__"
+
+    def clean(self):
+        cleaned = super().clean()
+        if not cleaned.get("calculator"):
+            self.add_error("calculator", "A challenge asks for a number: name a calculator.")
+        ranges = cleaned.get("ranges") or {}
+        corner = {}
+        if not isinstance(ranges, dict):
+            self.add_error("ranges", 'Ranges must be a JSON object such as {"cards": [8, 64, 8]}.')
+        else:
+            for name, spec in ranges.items():
+                if not (isinstance(spec, list) and len(spec) == 3 and spec[0] <= spec[1] and spec[2] > 0):
+                    self.add_error("ranges", f"The range for '{name}' must be [min, max, step] with min <= max.")
+                    return cleaned
+                corner[name] = spec[1]
+        check_graded_number(self, cleaned, corner)
+        return cleaned
+
+
+class ChoiceFormSet(BaseInlineFormSet):
+    """A deep dive needs at least three choices and exactly one best; follow-ups may not loop back."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        live = [f.cleaned_data for f in self.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+        if len(live) < 3:
+            raise ValidationError("A deep dive needs at least three choices.")
+        best = sum(1 for data in live if data.get("verdict") == "best")
+        if best != 1:
+            raise ValidationError(f"A deep dive needs exactly one best choice; this one has {best}.")
+        orders = [data.get("order") for data in live]
+        if len(set(orders)) != len(orders):
+            raise ValidationError("Two choices share an order; give each its own position.")
+        for data in live:
+            follow_up = data.get("follow_up")
+            if follow_up is None or self.instance.pk is None:
+                continue
+            if follow_up.pk == self.instance.pk:
+                raise ValidationError("A follow-up cannot lead back to its own deep dive.")
+            if leads_to(follow_up, self.instance.pk):
+                raise ValidationError(f"The follow-up '{follow_up.key}' leads back to this deep dive in a loop.")
+            if follow_up.section.lesson_id != self.instance.section.lesson_id:
+                raise ValidationError("A follow-up must be a deep dive of the same lesson.")
+        points = self.instance.points
+        for data in live:
+            if data.get("verdict") == "best" and data.get("points") != points:
+                raise ValidationError(f"The best choice must earn the deep dive's full {points} points.")
+            if data.get("verdict") != "best" and (data.get("points") or 0) >= points:
+                raise ValidationError(f"Only the best choice may earn the full {points} points.")
+
+
+def leads_to(start: DeepDive, target_pk: int, limit: int = 50) -> bool:
+    """Return whether following choices from ``start`` reaches ``target_pk`` (one query per hop)."""
+    frontier, seen = [start.pk], set()
+    while frontier and len(seen) < limit:
+        node = frontier.pop()
+        if node == target_pk:
+            return True
+        if node in seen:
+            continue
+        seen.add(node)
+        frontier.extend(
+            Choice.objects.filter(deep_dive_id=node, follow_up__isnull=False).values_list("follow_up_id", flat=True)
+        )
+    return False
+
+
+class ChoiceInline(admin.StackedInline):
+    model = Choice
+    formset = ChoiceFormSet
+    fk_name = "deep_dive"
+    extra = 0
+    min_num = 3
+    fields = ("order", "text", "verdict", "points", "feedback", "follow_up")
+    autocomplete_fields = ("follow_up",)
+
+
+class StepInline(admin.StackedInline):
+    model = Step
+    form = StepForm
+    extra = 0
+    fieldsets = (
+        (None, {"fields": ("order", "title", "body")}),
+        ("Diagram (build-up and request-flow walkthroughs)", {"fields": ("components", "connections")}),
+        (
+            "A graded number (envelope walkthroughs)",
+            {
+                "fields": (
+                    "calculator",
+                    "inputs",
+                    "output",
+                    "scale",
+                    "unit",
+                    "tolerance",
+                    "tolerance_kind",
+                    "partial_band",
+                    "points",
+                    "slips",
+                    "hints",
+                    "explanation",
+                )  # fmt: skip
+            },
+        ),
+    )
+
+
+class SectionInline(admin.TabularInline):
+    model = Section
+    extra = 0
+    fields = ("order", "key", "layer", "title", "minutes")
+    show_change_link = True
+
+
+class ContentAdmin(admin.ModelAdmin):
+    """Shared: "view on site" links and a lesson filter for items inside sections."""
+
+    save_on_top = True
+
+
+@admin.register(Track)
+class TrackAdmin(ContentAdmin):
+    list_display = ("title", "slug", "order")
+    prepopulated_fields = {"slug": ("title",)}
+
+
+class LessonForm(MarkdownCheckMixin, forms.ModelForm):
+    class Meta:
+        model = Lesson
+        fields = "__all__"
+
+
+@admin.register(Lesson)
+class LessonAdmin(ContentAdmin):
+    form = LessonForm
+    list_display = ("title", "track", "kind", "order", "published", "updated_at")
+    list_filter = ("track", "kind", "published")
+    list_editable = ("published",)
+    search_fields = ("title", "slug", "summary")
+    prepopulated_fields = {"slug": ("title",)}
+    inlines = [SectionInline]
+
+
+class SectionForm(MarkdownCheckMixin, forms.ModelForm):
+    class Meta:
+        model = Section
+        fields = "__all__"
+
+
+@admin.register(Section)
+class SectionAdmin(ContentAdmin):
+    form = SectionForm
+    list_display = ("title", "lesson", "layer", "order", "minutes")
+    list_filter = ("lesson", "layer")
+    list_select_related = ("lesson",)
+    search_fields = ("title", "body")
+
+    def view_on_site(self, obj):
+        return f"{obj.lesson.get_absolute_url()}#{obj.anchor}"
+
+
+class DeepDiveForm(MarkdownCheckMixin, forms.ModelForm):
+    class Meta:
+        model = DeepDive
+        fields = "__all__"
+
+
+@admin.register(DeepDive)
+class DeepDiveAdmin(ContentAdmin):
+    form = DeepDiveForm
+    list_display = ("key", "topic", "section", "order")
+    list_filter = ("topic", "section__lesson")
+    list_select_related = ("section__lesson",)
+    search_fields = ("key", "prompt")
+    inlines = [ChoiceInline]
+
+
+class WalkthroughForm(MarkdownCheckMixin, forms.ModelForm):
+    class Meta:
+        model = Walkthrough
+        fields = "__all__"
+
+
+@admin.register(Walkthrough)
+class WalkthroughAdmin(ContentAdmin):
+    form = WalkthroughForm
+    list_display = ("title", "kind", "section", "order")
+    list_filter = ("kind", "section__lesson")
+    list_select_related = ("section__lesson",)
+    search_fields = ("title", "key")
+    inlines = [StepInline]
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(ContentAdmin):
+    form = ChallengeForm
+    list_display = ("title", "topic", "calculator", "output", "section")
+    list_filter = ("topic", "calculator", "section__lesson")
+    list_select_related = ("section__lesson",)
+    search_fields = ("title", "prompt", "key")
+
+
+@admin.register(Learner)
+class LearnerAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "user", "created_at")
+    search_fields = ("user__username",)
+    list_select_related = ("user",)
+
+
+@admin.register(Answer)
+class AnswerAdmin(admin.ModelAdmin):
+    list_display = ("learner", "outcome", "points", "max_points", "is_first", "created_at")
+    list_filter = ("outcome", "is_first")
+    list_select_related = ("learner__user",)
+    readonly_fields = [f.name for f in Answer._meta.fields]
+
+    def has_add_permission(self, request):
+        return False

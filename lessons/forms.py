@@ -1,0 +1,48 @@
+"""Forms for answering: a choice of a deep dive, a number for a step or a challenge."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from django import forms
+
+from lessons.models import Choice, DeepDive
+
+NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+class ChoiceForm(forms.Form):
+    choice = forms.IntegerField(
+        error_messages={"required": "Pick one of the approaches.", "invalid": "Pick one of the approaches."}
+    )
+
+    def __init__(self, *args, deep_dive: DeepDive, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.deep_dive = deep_dive
+
+    def clean_choice(self) -> Choice:
+        choice = Choice.objects.filter(deep_dive=self.deep_dive, pk=self.cleaned_data["choice"]).first()
+        if choice is None:
+            raise forms.ValidationError("That approach is not one of this question's choices.")
+        return choice
+
+
+class NumberForm(forms.Form):
+    """A number as a learner types it: "5,436", "1.5e9", "393.2" (thousands separators allowed)."""
+
+    value = forms.CharField(
+        max_length=40,
+        strip=True,
+        error_messages={"required": "Enter a number.", "max_length": "That is too long for a number."},
+    )
+    seed = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+
+    def clean_value(self) -> float:
+        raw = self.cleaned_data["value"].replace(",", "").replace("_", "").replace(" ", "")
+        if not NUMBER_RE.match(raw):
+            raise forms.ValidationError("Enter a plain number such as 110, 393.2 or 1.5e9 (no units).")
+        value = float(raw)
+        if not math.isfinite(value):
+            raise forms.ValidationError("Enter a finite number.")
+        return value

@@ -1,0 +1,78 @@
+"""Grade a number against an expected value: tolerance types, a partial-credit band, known slips."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Slip:
+    """A predictable wrong answer (e.g. GiB given for GB) with its own feedback."""
+
+    value: float
+    feedback: str
+
+
+@dataclass(frozen=True)
+class Grade:
+    outcome: str  # "correct" | "partial" | "incorrect"
+    fraction: float  # share of the points earned, 0 to 1
+    message: str
+
+
+def within(expected: float, given: float, tolerance: float, kind: str) -> bool:
+    """Return whether ``given`` is inside Moodle's tolerance of ``kind`` around ``expected``."""
+    if kind == "nominal":
+        return abs(given - expected) <= tolerance
+    if kind == "geometric":
+        if expected == 0:
+            return given == 0
+        if given == 0 or (given > 0) != (expected > 0):
+            return False
+        return expected / (1 + tolerance) <= given <= expected * (1 + tolerance) or math.isclose(given, expected)
+    return abs(given - expected) <= abs(expected) * tolerance or math.isclose(given, expected)
+
+
+def within_factor(expected: float, given: float, factor: float) -> bool:
+    """Return whether ``given`` has the sign of ``expected`` and is within ``factor`` of it."""
+    if expected == 0 or given == 0 or (given > 0) != (expected > 0):
+        return False
+    ratio = given / expected
+    return 1 / factor <= ratio <= factor
+
+
+def grade(
+    expected: float,
+    given: float,
+    *,
+    tolerance: float,
+    kind: str = "relative",
+    partial_band: float | None = None,
+    slips: tuple[Slip, ...] = (),
+) -> Grade:
+    """Grade ``given``: full credit inside the tolerance, half inside the band, targeted slips."""
+    if not math.isfinite(given):
+        return Grade("incorrect", 0.0, "That is not a finite number.")
+    if within(expected, given, tolerance, kind):
+        return Grade("correct", 1.0, "Right: that is within tolerance.")
+    for slip in slips:
+        if within(slip.value, given, tolerance, kind):
+            return Grade("incorrect", 0.0, slip.feedback)
+    if partial_band and within_factor(expected, given, partial_band):
+        direction = "high" if abs(given) > abs(expected) else "low"
+        return Grade(
+            "partial",
+            0.5,
+            f"Right order of magnitude, but {direction}: within {partial_band:g}x of the answer. "
+            "Half credit; check the arithmetic below.",
+        )
+    if expected and given and (given > 0) == (expected > 0):
+        ratio = abs(given / expected)
+        if ratio >= 10 or ratio <= 0.1:
+            return Grade(
+                "incorrect",
+                0.0,
+                f"Off by about {ratio if ratio >= 1 else 1 / ratio:.0f}x: a unit or power of ten slipped.",
+            )
+    return Grade("incorrect", 0.0, "Not within tolerance. Work through the arithmetic below.")

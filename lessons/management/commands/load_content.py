@@ -1,0 +1,30 @@
+"""Load the lesson files in content/ into the database (idempotent)."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from lessons.content import ContentError, content_dir, load_directory, parse_directory
+
+
+class Command(BaseCommand):
+    help = "Validate and load content/tracks.yaml and content/lessons/*.yaml; nothing is written if any file is bad."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dir", type=Path, default=None, help="Content folder (default: content/).")
+        parser.add_argument("--check", action="store_true", help="Validate only; write nothing.")
+
+    def handle(self, *args, dir=None, check=False, **options):
+        directory = dir or content_dir()
+        try:
+            if check:
+                tracks, specs = parse_directory(directory)
+                self.stdout.write(f"{len(specs)} lesson file(s) and {len(tracks)} track(s) are valid.")
+                return
+            if not (directory / "tracks.yaml").exists():
+                self.stdout.write(f"No content found in {directory} (no tracks.yaml): nothing to load.")
+                return
+            report = load_directory(directory)
+        except ContentError as error:
+            raise CommandError(f"Refused {error.file}: {error.item}: {error.problem}. Nothing was written.") from None
+        self.stdout.write(self.style.SUCCESS(f"Loaded {report}."))

@@ -1,0 +1,143 @@
+"""Render authored Markdown safely, with {{calc ...}} numbers asked of the calculators."""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+
+import markdown as markdown_lib
+import nh3
+from django.utils.safestring import SafeString, mark_safe
+
+from calculators.registry import CalculatorInputError, get_calculator
+
+CALC_PATTERN = re.compile(r"\{\{\s*calc\s+(?P<ref>[^}|]*?)\s*(?:\|\s*(?P<format>[A-Za-z0-9]+)\s*)?\}\}")
+
+ALLOWED_TAGS = {
+    "p", "br", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li", "a", "table", "thead",
+    "tbody", "tr", "th", "td", "hr", "sub", "sup", "abbr", "span", "h3", "h4", "dl", "dt", "dd", "kbd",
+}  # fmt: skip
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}, "td": {"align"}}
+
+BYTE_UNITS = {
+    "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3,
+}  # fmt: skip
+
+
+class MarkupError(ValueError):
+    """A {{calc ...}} reference that cannot be computed or formatted."""
+
+
+def format_number(value: float | int | bool | None, fmt: str) -> str:
+    """Return ``value`` written in the ``fmt`` of docs/content-format.md."""
+    if value is None:
+        return "n/a"
+    if fmt == "bool":
+        return "yes" if value else "no"
+    value = float(value)
+    if not math.isfinite(value):
+        return "n/a"
+    if fmt == "int":
+        return f"{round(value):,}"
+    if re.fullmatch(r"f[0-4]", fmt):
+        return f"{value:,.{fmt[1]}f}"
+    if fmt == "pct" or re.fullmatch(r"pct[1-4]", fmt):
+        digits = int(fmt[3:] or 0)
+        return f"{value * 100:,.{digits}f}%"
+    if re.fullmatch(r"points[1-2]", fmt):
+        return f"{value:,.{fmt[6]}f} points"
+    if fmt in BYTE_UNITS:
+        return f"{value / BYTE_UNITS[fmt]:,.1f} {fmt}"
+    if fmt == "usd":
+        return f"${value:,.0f}"
+    if fmt == "usd2":
+        return f"${value:,.2f}"
+    if fmt == "x":
+        return f"{value:,.2f}x"
+    if fmt == "sci":
+        return f"{value:.2e}"
+    raise MarkupError(f"unknown format '{fmt}'")
+
+
+def parse_reference(ref: str) -> tuple[str, str, dict[str, str]]:
+    """Split ``slug.output a=1 b=2`` into its slug, output and parameters."""
+    head, *pairs = ref.split()
+    if "." not in head:
+        raise MarkupError(f"'{head}' should be calculator.output, e.g. kv-cache.copy_bytes")
+    slug, output = head.split(".", 1)
+    params: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name or not value:
+            raise MarkupError(f"'{pair}' should be name=value")
+        params[name] = value
+    return slug, output, params
+
+
+def calc_value(ref: str) -> float | int | bool | None:
+    """Return the calculator output named by a reference such as ``routing.round_robin_share cards=64``."""
+    slug, output, params = parse_reference(ref)
+    try:
+        calculator = get_calculator(slug)
+    except KeyError:
+        raise MarkupError(f"unknown calculator '{slug}'") from None
+    try:
+        result = calculator.evaluate(params)
+    except CalculatorInputError as error:
+        problems = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
+        raise MarkupError(f"bad inputs for {slug}: {problems}") from None
+    if output not in result.outputs:
+        raise MarkupError(f"calculator '{slug}' has no output '{output}'")
+    return result.outputs[output]
+
+
+def expand_calcs(text: str) -> str:
+    """Replace every {{calc ...}} in ``text`` with its formatted number."""
+
+    def replace(match: re.Match) -> str:
+        fmt = match.group("format") or "f2"
+        return format_number(calc_value(match.group("ref")), fmt)
+
+    return CALC_PATTERN.sub(replace, text)
+
+
+def check_markup(text: str) -> None:
+    """Raise MarkupError if any {{calc ...}} in ``text`` cannot be rendered."""
+    expand_calcs(text)
+    leftover = re.search(r"\{\{.*?\}\}", CALC_PATTERN.sub("", text))
+    if leftover:
+        raise MarkupError(f"'{leftover.group(0)}' is not a valid {{{{calc slug.output ... | format}}}}")
+
+
+def sanitize(html: str) -> str:
+    """Return ``html`` with only safe tags and attributes left (no script, handlers or javascript: URLs)."""
+    return nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer",
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def render_markdown(text: str) -> SafeString:
+    """Return sanitised HTML for authored Markdown; cached because content rarely changes."""
+    if not text:
+        return mark_safe("")
+    try:
+        expanded = expand_calcs(text)
+    except MarkupError as error:
+        expanded = CALC_PATTERN.sub(f"[number unavailable: {error}]", text)
+    html = markdown_lib.markdown(expanded, extensions=["tables", "sane_lists", "smarty"], output_format="html")
+    return mark_safe(sanitize(html))  # noqa: S308 - sanitised just above
+
+
+@functools.lru_cache(maxsize=8192)
+def render_inline(text: str) -> SafeString:
+    """Return sanitised inline HTML (no surrounding paragraph) for short authored strings."""
+    html = str(render_markdown(text)).strip()
+    if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
+        html = html[3:-4]
+    return mark_safe(html)  # noqa: S308 - produced by render_markdown

@@ -1,0 +1,455 @@
+"""Learning content (tracks, lessons, deep dives, walkthroughs, challenges) and learner progress."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+KEY_VALIDATOR = RegexValidator(
+    r"^[a-z0-9]+(?:-[a-z0-9]+)*$",
+    "Use lowercase letters, digits and single hyphens, e.g. kv-allocation.",
+)
+
+
+class Topic(models.TextChoices):
+    KV_ALLOCATION = "kv_allocation", "KV memory allocation"
+    BATCHING = "batching", "Batching"
+    TENSOR_PARALLEL = "tensor_parallel", "Tensor parallelism"
+    SPECULATIVE_DECODING = "speculative_decoding", "Speculative decoding"
+    ROUTING = "routing", "Routing"
+    AUTOSCALING = "autoscaling", "Autoscaling"
+    RATE_LIMITING = "rate_limiting", "Rate limiting"
+    FLEET_ECONOMICS = "fleet_economics", "Fleet economics"
+    CAPACITY_PLANNING = "capacity_planning", "Capacity planning"
+    QUEUEING = "queueing", "Queueing"
+    CACHING = "caching", "Prefix caching"
+    API_DESIGN = "api_design", "API design"
+
+
+class Layer(models.IntegerChoices):
+    SKIM = 1, "Skim"
+    CORE = 2, "Core"
+    DEEPER = 3, "Go deeper"
+
+
+class Track(models.Model):
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=120)
+    summary = models.TextField(blank=True)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "slug"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class LessonQuerySet(models.QuerySet):
+    def visible_to(self, user) -> LessonQuerySet:
+        """Return published lessons, and drafts too for staff (preview)."""
+        if user.is_authenticated and user.is_staff:
+            return self
+        return self.filter(published=True)
+
+
+class Lesson(models.Model):
+    class Kind(models.TextChoices):
+        CONCEPT = "concept", "Concept"
+        SIMULATION = "simulation", "Simulation"
+        CASE_STUDY = "case_study", "Case study"
+
+    track = models.ForeignKey(Track, on_delete=models.PROTECT, related_name="lessons")
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    summary = models.TextField()
+    order = models.PositiveSmallIntegerField(default=0)
+    published = models.BooleanField(default=False, help_text="Drafts are hidden from learners; staff can preview them.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = LessonQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["track__order", "order", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["track", "order"], name="lesson_order_unique_in_track"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["concept", "simulation", "case_study"]), name="lesson_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("lesson", args=[self.slug])
+
+
+class Section(models.Model):
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="sections")
+    key = models.CharField(max_length=80, validators=[KEY_VALIDATOR])
+    layer = models.PositiveSmallIntegerField(choices=Layer.choices, default=Layer.SKIM)
+    order = models.PositiveSmallIntegerField(default=0)
+    title = models.CharField(max_length=200)
+    minutes = models.PositiveSmallIntegerField(default=1, validators=[MaxValueValidator(120)])
+    body = models.TextField(blank=True, help_text="Markdown; {{calc ...}} asks a calculator for a number.")
+
+    class Meta:
+        ordering = ["lesson", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["lesson", "order"], name="section_order_unique_in_lesson"),
+            models.UniqueConstraint(fields=["lesson", "key"], name="section_key_unique_in_lesson"),
+            models.CheckConstraint(condition=Q(layer__in=[1, 2, 3]), name="section_layer_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lesson.slug} · {self.title}"
+
+    @property
+    def anchor(self) -> str:
+        return f"sec-{self.key}"
+
+
+class Item(models.Model):
+    """Fields shared by the interactive items that sit inside a section."""
+
+    section = models.ForeignKey(Section, on_delete=models.CASCADE, related_name="%(class)ss")
+    key = models.CharField(
+        max_length=80, validators=[KEY_VALIDATOR], help_text="Unique within the lesson; used in links."
+    )
+    order = models.PositiveSmallIntegerField(default=0, help_text="Position among the section's items.")
+
+    class Meta:
+        abstract = True
+        ordering = ["section__order", "order"]
+
+    @property
+    def lesson(self) -> Lesson:
+        """Return the lesson (costs a query unless the section and lesson were selected)."""
+        return self.section.lesson
+
+    def get_absolute_url(self) -> str:
+        return f"{self.section.lesson.get_absolute_url()}#{self.anchor}"
+
+
+class DeepDive(Item):
+    topic = models.CharField(max_length=40, choices=Topic.choices)
+    prompt = models.TextField(help_text="The interviewer's question, as spoken.")
+    context = models.TextField(blank=True, help_text="Optional Markdown shown under the prompt.")
+    points = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1)])
+
+    class Meta(Item.Meta):
+        verbose_name = "deep dive"
+        constraints = [
+            models.UniqueConstraint(fields=["section", "order"], name="deepdive_order_unique_in_section"),
+            models.CheckConstraint(condition=Q(points__gt=0), name="deepdive_points_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.prompt[:60]}"
+
+    @property
+    def anchor(self) -> str:
+        return f"dd-{self.key}"
+
+
+class Verdict(models.TextChoices):
+    BEST = "best", "Best"
+    ACCEPTABLE = "acceptable", "Acceptable"
+    WEAK = "weak", "Weak"
+
+
+class Choice(models.Model):
+    deep_dive = models.ForeignKey(DeepDive, on_delete=models.CASCADE, related_name="choices")
+    order = models.PositiveSmallIntegerField(default=0)
+    text = models.TextField()
+    verdict = models.CharField(max_length=12, choices=Verdict.choices)
+    points = models.PositiveSmallIntegerField(default=0)
+    feedback = models.TextField(help_text="Markdown: why this approach holds up or breaks.")
+    follow_up = models.ForeignKey(
+        DeepDive,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reached_from",
+        help_text="Optional: the deep dive this answer leads to.",
+    )
+
+    class Meta:
+        ordering = ["deep_dive", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["deep_dive", "order"], name="choice_order_unique_in_deepdive"),
+            models.CheckConstraint(
+                condition=Q(verdict__in=["best", "acceptable", "weak"]), name="choice_verdict_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_verdict_display()}: {self.text[:60]}"
+
+
+class ToleranceKind(models.TextChoices):
+    RELATIVE = "relative", "Relative (± |answer| × t)"
+    NOMINAL = "nominal", "Nominal (± t)"
+    GEOMETRIC = "geometric", "Geometric ([answer / (1 + t), answer × (1 + t)])"
+
+
+class GradedNumber(models.Model):
+    """A number a learner is asked for; the expected value comes from a calculator."""
+
+    calculator = models.CharField(
+        max_length=40, blank=True, help_text="Calculator slug, e.g. replica. Empty: no number is asked."
+    )
+    inputs = models.JSONField(default=dict, blank=True, help_text='Calculator inputs, e.g. {"gpus": 4}.')
+    output = models.CharField(max_length=60, blank=True, help_text="The calculator output asked for.")
+    scale = models.FloatField(default=1.0, help_text="Expected = output × scale (100 for a percentage).")
+    unit = models.CharField(max_length=30, blank=True)
+    tolerance = models.FloatField(null=True, blank=True, help_text="Above zero, e.g. 0.02.")
+    tolerance_kind = models.CharField(max_length=12, choices=ToleranceKind.choices, default=ToleranceKind.RELATIVE)
+    partial_band = models.FloatField(
+        null=True, blank=True, help_text="Within this factor earns half credit (e.g. 2). Empty: none."
+    )
+    slips = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='Predictable wrong answers: [{"factor": 0.9537, "feedback": "..."}] or '
+        '[{"inputs": {...}, "feedback": "..."}].',
+    )
+    hints = models.JSONField(default=list, blank=True, help_text="Markdown hints, revealed one at a time.")
+    explanation = models.TextField(blank=True, help_text="Markdown revealed after answering.")
+    points = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1)])
+
+    class Meta:
+        abstract = True
+
+    @property
+    def asks_number(self) -> bool:
+        return bool(self.calculator)
+
+
+def graded_number_constraints(prefix: str) -> list[models.BaseConstraint]:
+    """Return the checks that keep a numeric question answerable."""
+    return [
+        models.CheckConstraint(
+            condition=Q(calculator="") | (Q(tolerance__gt=0) & ~Q(unit="") & ~Q(output="")),
+            name=f"{prefix}_number_has_unit_and_tolerance",
+        ),
+        models.CheckConstraint(
+            condition=Q(partial_band__isnull=True) | Q(partial_band__gt=1),
+            name=f"{prefix}_partial_band_above_one",
+        ),
+        models.CheckConstraint(
+            condition=Q(tolerance_kind__in=["relative", "nominal", "geometric"]),
+            name=f"{prefix}_tolerance_kind_valid",
+        ),
+    ]
+
+
+class Walkthrough(Item):
+    class Kind(models.TextChoices):
+        BUILD_UP = "build_up", "Build-up"
+        REQUEST_FLOW = "request_flow", "Request flow"
+        ENVELOPE = "envelope", "Back of the envelope"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    title = models.CharField(max_length=200)
+    intro = models.TextField(blank=True)
+    topic = models.CharField(max_length=40, choices=Topic.choices, blank=True)
+
+    class Meta(Item.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["section", "order"], name="walkthrough_order_unique_in_section"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["build_up", "request_flow", "envelope"]), name="walkthrough_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def anchor(self) -> str:
+        return f"wt-{self.key}"
+
+    @property
+    def has_diagram(self) -> bool:
+        return self.kind in (self.Kind.BUILD_UP, self.Kind.REQUEST_FLOW)
+
+
+class Step(GradedNumber):
+    walkthrough = models.ForeignKey(Walkthrough, on_delete=models.CASCADE, related_name="steps")
+    order = models.PositiveSmallIntegerField(default=0)
+    title = models.CharField(max_length=200)
+    body = models.TextField(blank=True)
+    components = models.JSONField(
+        default=list, blank=True, help_text='Diagram boxes added: [{"key", "label", "col", "row"}].'
+    )
+    connections = models.JSONField(
+        default=list, blank=True, help_text='Diagram arrows added: [{"from", "to", "label"}].'
+    )
+
+    class Meta:
+        ordering = ["walkthrough", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["walkthrough", "order"], name="step_order_unique_in_walkthrough"),
+            *graded_number_constraints("step"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def topic(self) -> str:
+        return self.walkthrough.topic
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.walkthrough.anchor}-step-{self.order}"
+
+
+class Challenge(Item, GradedNumber):
+    topic = models.CharField(max_length=40, choices=Topic.choices)
+    title = models.CharField(max_length=200)
+    prompt = models.TextField(help_text="Markdown; {name} shows a drawn input.")
+    ranges = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Inputs drawn per learner: {"cards": [8, 64, 8]} = min, max, step.',
+    )
+
+    class Meta(Item.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["section", "order"], name="challenge_order_unique_in_section"),
+            *graded_number_constraints("challenge"),
+            models.CheckConstraint(condition=~Q(calculator=""), name="challenge_asks_a_number"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def anchor(self) -> str:
+        return f"ch-{self.key}"
+
+
+class Learner(models.Model):
+    """Whoever answers: an anonymous session at first, tied to an account once signed in."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="learner"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.user.get_username() if self.user_id else f"anonymous #{self.pk}"
+
+
+class Outcome(models.TextChoices):
+    CORRECT = "correct", "Correct"
+    PARTIAL = "partial", "Partly right"
+    INCORRECT = "incorrect", "Missed"
+
+
+class Answer(models.Model):
+    """One try at one item; the first try per learner and item is the one that scores."""
+
+    learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="answers")
+    deep_dive = models.ForeignKey(DeepDive, null=True, blank=True, on_delete=models.CASCADE)
+    step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE)
+    challenge = models.ForeignKey(Challenge, null=True, blank=True, on_delete=models.CASCADE)
+    choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL)
+    value = models.FloatField(null=True, blank=True)
+    expected = models.FloatField(null=True, blank=True)
+    drawn_inputs = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=12, choices=Outcome.choices)
+    points = models.PositiveSmallIntegerField()
+    max_points = models.PositiveSmallIntegerField()
+    message = models.TextField(blank=True)
+    is_first = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(deep_dive__isnull=False, step__isnull=True, challenge__isnull=True)
+                    | Q(deep_dive__isnull=True, step__isnull=False, challenge__isnull=True)
+                    | Q(deep_dive__isnull=True, step__isnull=True, challenge__isnull=False)
+                ),
+                name="answer_has_exactly_one_item",
+            ),
+            models.UniqueConstraint(
+                fields=["learner", "deep_dive"], condition=Q(is_first=True), name="one_first_answer_per_deep_dive"
+            ),
+            models.UniqueConstraint(
+                fields=["learner", "step"], condition=Q(is_first=True), name="one_first_answer_per_step"
+            ),
+            models.UniqueConstraint(
+                fields=["learner", "challenge"], condition=Q(is_first=True), name="one_first_answer_per_challenge"
+            ),
+            models.CheckConstraint(condition=Q(points__lte=models.F("max_points")), name="answer_points_within_max"),
+            models.CheckConstraint(
+                condition=Q(outcome__in=["correct", "partial", "incorrect"]), name="answer_outcome_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["learner", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.learner} · {self.get_outcome_display()} · {self.points}/{self.max_points}"
+
+    @property
+    def item(self) -> DeepDive | Step | Challenge:
+        return self.deep_dive or self.step or self.challenge
+
+
+class ChallengeDraw(models.Model):
+    """The seed and inputs drawn for one learner and one challenge, so retries show the same numbers."""
+
+    learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="draws")
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="draws")
+    seed = models.BigIntegerField()
+    inputs = models.JSONField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "challenge"], name="one_draw_per_learner_and_challenge")
+        ]
+
+
+class LessonProgress(models.Model):
+    """Where a learner last was in a lesson, so "Resume" lands on that exact item."""
+
+    learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="positions")
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="positions")
+    anchor = models.CharField(max_length=200)
+    url = models.CharField(max_length=300)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "lesson"], name="one_position_per_learner_and_lesson")
+        ]
+
+
+class ApiToken(models.Model):
+    """A named API token of one account; only its SHA-256 is stored, the key is shown once."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=8, help_text="The first characters of the key, to tell tokens apart.")
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

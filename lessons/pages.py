@@ -1,0 +1,305 @@
+"""Assemble what a lesson page shows, in a fixed number of queries however much content there is."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+from django.http import HttpRequest
+
+from lessons.models import (
+    Answer,
+    Challenge,
+    ChallengeDraw,
+    Choice,
+    DeepDive,
+    Layer,
+    Lesson,
+    LessonProgress,
+    Section,
+    Step,
+    Walkthrough,
+)
+from lessons.services import SESSION_KEY, challenge_draw, expected_for
+
+
+def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None:
+    """Return the lookup that selects the request's learner rows, without fetching the learner."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return {f"{prefix}__user": user}
+    learner_id = request.session.get(SESSION_KEY)
+    if learner_id is None:
+        return None
+    return {f"{prefix}_id": learner_id, f"{prefix}__user": None}
+
+
+@dataclass
+class ItemState:
+    answers: list[Answer] = field(default_factory=list)
+
+    @property
+    def first(self) -> Answer | None:
+        return next((a for a in self.answers if a.is_first), None)
+
+    @property
+    def latest(self) -> Answer | None:
+        return self.answers[-1] if self.answers else None
+
+    @property
+    def retries(self) -> list[Answer]:
+        return [a for a in self.answers if not a.is_first]
+
+
+@dataclass
+class DeepDiveView:
+    deep_dive: DeepDive
+    choices: list[Choice]
+    state: ItemState
+    is_follow_up: bool
+    reached: bool
+    parent: DeepDive | None = None
+    follow_up_views: list[DeepDiveView] = field(default_factory=list)
+    kind: str = "deep_dive"
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.state.answers)
+
+    @property
+    def shown_choice(self) -> Choice | None:
+        latest = self.state.latest
+        return next((c for c in self.choices if latest and c.pk == latest.choice_id), None)
+
+    @property
+    def follow_ups(self) -> list[DeepDive]:
+        """Follow-ups the learner's answers have opened, in choice order."""
+        chosen = {a.choice_id for a in self.state.answers}
+        return [c.follow_up for c in self.choices if c.pk in chosen and c.follow_up_id]
+
+
+@dataclass
+class StepView:
+    step: Step
+    number: int
+    state: ItemState
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.state.answers)
+
+    def derivation(self) -> list:
+        return expected_for(self.step).steps if self.answered else []
+
+
+@dataclass
+class WalkthroughView:
+    walkthrough: Walkthrough
+    steps: list[StepView]
+    current: int = 1
+    kind: str = "walkthrough"
+
+    @property
+    def step(self) -> StepView:
+        return self.steps[self.current - 1]
+
+    @property
+    def total(self) -> int:
+        return len(self.steps)
+
+    @property
+    def diagram(self) -> dict:
+        """Components and connections up to the current step, this step's marked new."""
+        components, connections = [], []
+        for view in self.steps[: self.current]:
+            new = view.number == self.current
+            components += [dict(c, new=new) for c in view.step.components]
+            connections += [dict(c, new=new) for c in view.step.connections]
+        return {"components": components, "connections": connections}
+
+
+@dataclass
+class ChallengeView:
+    challenge: Challenge
+    state: ItemState
+    draw: dict
+    kind: str = "challenge"
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.state.answers)
+
+    @property
+    def inputs(self) -> dict:
+        return self.draw["inputs"]
+
+    def derivation(self) -> list:
+        return expected_for(self.challenge, self.inputs).steps if self.answered else []
+
+
+@dataclass
+class SectionView:
+    section: Section
+    items: list = field(default_factory=list)
+
+
+@dataclass
+class LayerView:
+    number: int
+    label: str
+    minutes: int
+    sections: list[SectionView]
+
+
+@dataclass
+class LessonPage:
+    lesson: Lesson
+    layers: list[LayerView]
+    deep_dives: dict[int, DeepDiveView]
+    walkthroughs: dict[int, WalkthroughView]
+    challenges: dict[int, ChallengeView]
+    resume_url: str | None
+    answered: int
+    total: int
+    points: int
+    max_points: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.answered / self.total) if self.total else 0
+
+    @property
+    def minutes(self) -> int:
+        return sum(layer.minutes for layer in self.layers)
+
+
+def build_lesson_page(request: HttpRequest, lesson: Lesson, positions: dict[str, int] | None = None) -> LessonPage:
+    """Return the lesson with every item and the learner's state (about eight queries, constant)."""
+    sections = list(Section.objects.filter(lesson=lesson).order_by("order"))
+    choices = list(
+        Choice.objects.filter(deep_dive__section__lesson=lesson)
+        .select_related("deep_dive")
+        .order_by("deep_dive__section__order", "deep_dive__order", "order")
+    )
+    steps = list(
+        Step.objects.filter(walkthrough__section__lesson=lesson)
+        .select_related("walkthrough")
+        .order_by("walkthrough__section__order", "walkthrough__order", "order")
+    )
+    challenges = list(Challenge.objects.filter(section__lesson=lesson).order_by("section__order", "order"))
+    lookup = learner_filter(request)
+    answers: list[Answer] = []
+    draws: dict[int, ChallengeDraw] = {}
+    resume_url = None
+    if lookup is not None:
+        answers = list(
+            Answer.objects.filter(**lookup)
+            .filter(
+                Q(deep_dive__section__lesson=lesson)
+                | Q(step__walkthrough__section__lesson=lesson)
+                | Q(challenge__section__lesson=lesson)
+            )
+            .order_by("created_at", "pk")
+        )
+        draws = {d.challenge_id: d for d in ChallengeDraw.objects.filter(**lookup, challenge__section__lesson=lesson)}
+        position = LessonProgress.objects.filter(**lookup, lesson=lesson).first()
+        resume_url = position.url if position else None
+
+    by_item: dict[tuple[str, int], ItemState] = defaultdict(ItemState)
+    for answer in answers:
+        if answer.deep_dive_id:
+            by_item["dd", answer.deep_dive_id].answers.append(answer)
+        elif answer.step_id:
+            by_item["step", answer.step_id].answers.append(answer)
+        else:
+            by_item["ch", answer.challenge_id].answers.append(answer)
+
+    deep_dives: dict[int, DeepDiveView] = {}
+    targets: dict[int, DeepDive] = {}
+    for choice in choices:
+        dd = choice.deep_dive
+        if dd.pk not in deep_dives:
+            deep_dives[dd.pk] = DeepDiveView(dd, [], by_item["dd", dd.pk], False, True)
+        deep_dives[dd.pk].choices.append(choice)
+        if choice.follow_up_id:
+            targets[choice.follow_up_id] = dd
+    for choice in choices:
+        if choice.follow_up_id in deep_dives:
+            choice.follow_up = deep_dives[choice.follow_up_id].deep_dive
+    for pk, parent in targets.items():
+        if pk in deep_dives:
+            view = deep_dives[pk]
+            view.is_follow_up = True
+            view.parent = parent
+            opened = {a.choice_id for a in deep_dives[parent.pk].state.answers}
+            view.reached = view.answered or any(
+                c.pk in opened and c.follow_up_id == pk for c in deep_dives[parent.pk].choices
+            )
+            if view.reached:
+                deep_dives[parent.pk].follow_up_views.append(view)
+
+    walkthroughs: dict[int, WalkthroughView] = {}
+    for step in steps:
+        wt = step.walkthrough
+        view = walkthroughs.setdefault(wt.pk, WalkthroughView(wt, []))
+        view.steps.append(StepView(step, len(view.steps) + 1, by_item["step", step.pk]))
+    for view in walkthroughs.values():
+        wanted = (positions or {}).get(view.walkthrough.key, 1)
+        view.current = min(max(wanted, 1), view.total)
+
+    challenge_views = {
+        ch.pk: ChallengeView(ch, by_item["ch", ch.pk], challenge_draw(None, ch, draws)) for ch in challenges
+    }
+
+    section_views = {s.pk: SectionView(s) for s in sections}
+    placed = [
+        *((v.deep_dive.section_id, v.deep_dive.order, v) for v in deep_dives.values() if not v.is_follow_up),
+        *((v.walkthrough.section_id, v.walkthrough.order, v) for v in walkthroughs.values()),
+        *((v.challenge.section_id, v.challenge.order, v) for v in challenge_views.values()),
+    ]
+    for section_id, _order, view in sorted(placed, key=lambda t: (t[0], t[1])):
+        section_views[section_id].items.append(view)
+
+    layers = []
+    for layer in Layer:
+        in_layer = [section_views[s.pk] for s in sections if s.layer == layer]
+        if in_layer:
+            layers.append(LayerView(layer.value, layer.label, sum(s.section.minutes for s in in_layer), in_layer))
+
+    graded = [v.state for v in deep_dives.values() if not v.is_follow_up or v.reached]
+    graded += [s.state for w in walkthroughs.values() for s in w.steps if s.step.calculator]
+    graded += [c.state for c in challenge_views.values()]
+    max_points = sum(v.deep_dive.points for v in deep_dives.values() if not v.is_follow_up or v.reached)
+    max_points += sum(s.step.points for w in walkthroughs.values() for s in w.steps if s.step.calculator)
+    max_points += sum(c.challenge.points for c in challenge_views.values())
+    firsts = [state.first for state in graded if state.first]
+    return LessonPage(
+        lesson=lesson,
+        layers=layers,
+        deep_dives=deep_dives,
+        walkthroughs=walkthroughs,
+        challenges=challenge_views,
+        resume_url=resume_url or first_unanswered(layers),
+        answered=len(firsts),
+        total=len(graded),
+        points=sum(a.points for a in firsts),
+        max_points=max_points,
+    )
+
+
+def first_unanswered(layers: list[LayerView]) -> str | None:
+    """Return the anchor of the first item not yet answered, or None when all are."""
+    for layer in layers:
+        for section in layer.sections:
+            for view in section.items:
+                if isinstance(view, WalkthroughView):
+                    for step in view.steps:
+                        if step.step.calculator and not step.answered:
+                            return f"#{view.walkthrough.anchor}"
+                elif isinstance(view, DeepDiveView):
+                    if (not view.is_follow_up or view.reached) and not view.answered:
+                        return f"#{view.deep_dive.anchor}"
+                elif not view.answered:
+                    return f"#{view.challenge.anchor}"
+    return None

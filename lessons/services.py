@@ -1,0 +1,222 @@
+"""Actions that write across several models: answering, drawing numbers, merging progress, resetting."""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+
+from calculators.registry import get_calculator
+from lessons import grading
+from lessons.models import (
+    Answer,
+    Challenge,
+    ChallengeDraw,
+    Choice,
+    DeepDive,
+    GradedNumber,
+    Learner,
+    LessonProgress,
+    Outcome,
+    Step,
+)
+
+SESSION_KEY = "learner_id"
+VERDICT_OUTCOME = {"best": Outcome.CORRECT, "acceptable": Outcome.PARTIAL, "weak": Outcome.INCORRECT}
+
+
+def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | None:
+    """Return the request's learner: the account's, else the session's; create one when asked."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        learner = getattr(request, "_learner", None)
+        if learner is None:
+            learner, _ = Learner.objects.get_or_create(user=user)
+            request._learner = learner
+        return learner
+    learner_id = request.session.get(SESSION_KEY)
+    if learner_id is not None:
+        learner = getattr(request, "_learner", None) or Learner.objects.filter(pk=learner_id, user=None).first()
+        if learner is not None:
+            request._learner = learner
+            return learner
+    if not create:
+        return None
+    learner = Learner.objects.create()
+    request.session[SESSION_KEY] = learner.pk
+    request._learner = learner
+    return learner
+
+
+def record(learner: Learner, **fields) -> Answer:
+    """Store an answer; the first one per item scores, a concurrent duplicate becomes a retry."""
+    item_field = next(name for name in ("deep_dive", "step", "challenge") if fields.get(name) is not None)
+    first_exists = Answer.objects.filter(learner=learner, is_first=True, **{item_field: fields[item_field]}).exists()
+    if not first_exists:
+        try:
+            with transaction.atomic():
+                return Answer.objects.create(learner=learner, is_first=True, **fields)
+        except IntegrityError:
+            pass  # another request stored the first answer a moment ago
+    return Answer.objects.create(learner=learner, is_first=False, **fields)
+
+
+def answer_deep_dive(learner: Learner, deep_dive: DeepDive, choice: Choice) -> Answer:
+    return record(
+        learner,
+        deep_dive=deep_dive,
+        choice=choice,
+        outcome=VERDICT_OUTCOME[choice.verdict],
+        points=choice.points,
+        max_points=deep_dive.points,
+        message=choice.get_verdict_display(),
+    )
+
+
+@dataclass(frozen=True)
+class Expected:
+    value: float
+    inputs: dict
+    steps: list
+    slips: tuple[grading.Slip, ...]
+
+
+def expected_for(item: GradedNumber, inputs: dict | None = None) -> Expected:
+    """Compute the expected answer (and the derivation) with the calculator the item names."""
+    calculator = get_calculator(item.calculator)
+    used = dict(item.inputs, **(inputs or {}))
+    result = calculator.evaluate(used)
+    value = float(result.outputs[item.output]) * item.scale
+    slips = []
+    for slip in item.slips:
+        if "factor" in slip:
+            slips.append(grading.Slip(value * slip["factor"], slip["feedback"]))
+        else:
+            other = calculator.evaluate({**used, **slip["inputs"]}).outputs[item.output]
+            slips.append(grading.Slip(float(other) * item.scale, slip["feedback"]))
+    return Expected(value, result.inputs, result.steps, tuple(slips))
+
+
+def grade_number(item: GradedNumber, given: float, inputs: dict | None = None) -> tuple[Expected, grading.Grade]:
+    expected = expected_for(item, inputs)
+    grade = grading.grade(
+        expected.value,
+        given,
+        tolerance=item.tolerance,
+        kind=item.tolerance_kind,
+        partial_band=item.partial_band,
+        slips=expected.slips,
+    )
+    return expected, grade
+
+
+def answer_number(learner: Learner, item: Step | Challenge, given: float, drawn: dict | None = None) -> Answer:
+    seed = drawn.get("seed") if drawn else None
+    inputs = drawn.get("inputs") if drawn else None
+    expected, grade = grade_number(item, given, inputs)
+    field = "step" if isinstance(item, Step) else "challenge"
+    return record(
+        learner,
+        **{field: item},
+        value=given,
+        expected=expected.value,
+        drawn_inputs=inputs or {},
+        seed=seed,
+        outcome=grade.outcome,
+        points=math.floor(item.points * grade.fraction + 1e-9),
+        max_points=item.points,
+        message=grade.message,
+    )
+
+
+def draw_inputs(challenge: Challenge, seed: int) -> dict:
+    """Return the inputs ``seed`` draws from the challenge's ranges (the same seed, the same numbers)."""
+    rng = random.Random(seed)
+    drawn = {}
+    for name, (low, high, step) in sorted(challenge.ranges.items()):
+        count = int(math.floor((high - low) / step + 1e-9)) + 1
+        value = low + step * rng.randrange(count)
+        drawn[name] = round(value, 10) if isinstance(value, float) else value
+    return drawn
+
+
+def challenge_draw(learner: Learner | None, challenge: Challenge, draws: dict | None = None) -> dict:
+    """Return {"seed", "inputs"} for this learner, drawing (and storing) once per learner."""
+    if not challenge.ranges:
+        return {"seed": None, "inputs": {}}
+    stored = (draws or {}).get(challenge.pk)
+    if stored is None and learner is not None and draws is None:
+        stored = ChallengeDraw.objects.filter(learner=learner, challenge=challenge).first()
+    if stored is not None:
+        return {"seed": stored.seed, "inputs": stored.inputs}
+    seed = secrets.randbelow(2**31)
+    return {"seed": seed, "inputs": draw_inputs(challenge, seed)}
+
+
+def store_draw(learner: Learner, challenge: Challenge, seed: int | None) -> dict:
+    """Keep the learner's first drawn numbers; later seeds are ignored so retries match."""
+    if not challenge.ranges:
+        return {"seed": None, "inputs": {}}
+    draw = ChallengeDraw.objects.filter(learner=learner, challenge=challenge).first()
+    if draw is None:
+        seed = seed if seed is not None else secrets.randbelow(2**31)
+        try:
+            with transaction.atomic():
+                draw = ChallengeDraw.objects.create(
+                    learner=learner, challenge=challenge, seed=seed, inputs=draw_inputs(challenge, seed)
+                )
+        except IntegrityError:
+            draw = ChallengeDraw.objects.get(learner=learner, challenge=challenge)
+    return {"seed": draw.seed, "inputs": draw.inputs}
+
+
+def remember_position(learner: Learner, lesson_id: int, anchor: str, url: str) -> None:
+    LessonProgress.objects.update_or_create(
+        learner=learner, lesson_id=lesson_id, defaults={"anchor": anchor, "url": url}
+    )
+
+
+@transaction.atomic
+def merge_learners(source: Learner, target: Learner) -> None:
+    """Move ``source``'s progress into ``target``; where both answered an item, target's first answer stays."""
+    if source.pk == target.pk:
+        return
+    for field in ("deep_dive", "step", "challenge"):
+        taken = Answer.objects.filter(learner=target, is_first=True, **{f"{field}__isnull": False}).values(field)
+        Answer.objects.filter(learner=source, is_first=True, **{f"{field}__in": taken}).update(is_first=False)
+    Answer.objects.filter(learner=source).update(learner=target)
+    taken_draws = ChallengeDraw.objects.filter(learner=target).values("challenge")
+    ChallengeDraw.objects.filter(learner=source, challenge__in=taken_draws).delete()
+    ChallengeDraw.objects.filter(learner=source).update(learner=target)
+    for position in LessonProgress.objects.filter(learner=source):
+        existing = LessonProgress.objects.filter(learner=target, lesson_id=position.lesson_id).first()
+        if existing is None:
+            LessonProgress.objects.filter(pk=position.pk).update(learner=target)
+        elif existing.updated_at < position.updated_at:
+            LessonProgress.objects.filter(pk=existing.pk).update(anchor=position.anchor, url=position.url)
+    source.delete()
+
+
+def adopt_session_progress(request: HttpRequest, learner_id: int | None) -> None:
+    """After log-in or sign-up, merge the anonymous session's progress into the account."""
+    if learner_id is None:
+        return
+    source = Learner.objects.filter(pk=learner_id, user=None).first()
+    target, _ = Learner.objects.get_or_create(user=request.user)
+    if source is not None:
+        merge_learners(source, target)
+    request.session.pop(SESSION_KEY, None)
+
+
+def reset_progress(learner: Learner) -> int:
+    """Delete every answer, draw and position of ``learner``; return the number of answers removed."""
+    count = learner.answers.count()
+    with transaction.atomic():
+        learner.answers.all().delete()
+        learner.draws.all().delete()
+        learner.positions.all().delete()
+    return count

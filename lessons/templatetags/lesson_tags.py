@@ -1,0 +1,75 @@
+"""Template helpers for lessons: safe Markdown, numbers with units, diagrams, drawn prompts."""
+
+from __future__ import annotations
+
+import string
+
+from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from lessons import diagram
+from lessons.markup import render_inline, render_markdown
+
+register = template.Library()
+
+
+@register.filter
+def md(text: str) -> SafeString:
+    """Render authored Markdown through the sanitiser."""
+    return render_markdown(text or "")
+
+
+@register.filter
+def md_inline(text: str) -> SafeString:
+    return render_inline(text or "")
+
+
+@register.filter
+def number(value) -> str:
+    """Write a number readably: thousands separators, up to four significant decimals."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    value = float(value)
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    if abs(value) >= 1e6 or abs(value) < 1e-3:
+        return f"{value:.4g}"
+    return f"{value:,.4f}".rstrip("0").rstrip(".")
+
+
+class DrawnValues(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+@register.simple_tag
+def drawn_prompt(challenge, inputs: dict) -> SafeString:
+    """Render a challenge prompt with the learner's drawn (or fixed) inputs written in."""
+    values = DrawnValues({name: number(value) for name, value in {**challenge.inputs, **inputs}.items()})
+    try:
+        text = string.Formatter().vformat(challenge.prompt, (), values)
+    except (IndexError, ValueError, AttributeError):
+        text = challenge.prompt  # braces that are not placeholders: show the prompt as written
+    return render_markdown(text)
+
+
+@register.inclusion_tag("lessons/_diagram.html")
+def walkthrough_diagram(view) -> dict:
+    data = view.diagram
+    uid = f"diagram-{view.walkthrough.key}-{view.current}"
+    title = f"{view.walkthrough.title}, step {view.current} of {view.total}: {view.step.step.title}"
+    svg = diagram.render_svg(data["components"], data["connections"], title, uid)
+    return {"svg": mark_safe(svg), "text": diagram.describe(data["components"], data["connections"]), "uid": uid}  # noqa: S308
+
+
+@register.filter
+def percent(part: int, whole: int) -> int:
+    return round(100 * part / whole) if whole else 0
+
+
+@register.simple_tag
+def points_badge(answer) -> str:
+    return format_html("{} of {} points", answer.points, answer.max_points)

@@ -1,0 +1,258 @@
+"""HTML views: home, lessons and their interactions, results, accounts."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.views import LoginView
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.decorators import method_decorator
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from lessons import services
+from lessons.forms import ChoiceForm, NumberForm
+from lessons.models import ApiToken, Challenge, DeepDive, Lesson, Step, Track
+from lessons.pages import build_lesson_page
+from lessons.results import compute_results, retry_url
+from lessons.tokens import create_token
+
+
+def visible_lessons(request: HttpRequest):
+    return Lesson.objects.visible_to(request.user).select_related("track")
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    lessons = list(visible_lessons(request))
+    results = compute_results(request, lessons)
+    tracks = []
+    for track in Track.objects.all():
+        rows = [(lesson, results.score_for(lesson)) for lesson in lessons if lesson.track_id == track.pk]
+        if rows:
+            tracks.append((track, rows))
+    return render(request, "lessons/home.html", {"tracks": tracks, "total": results.total})
+
+
+def get_lesson(request: HttpRequest, slug: str) -> Lesson:
+    return get_object_or_404(visible_lessons(request), slug=slug)
+
+
+def render_lesson(
+    request: HttpRequest,
+    lesson: Lesson,
+    *,
+    positions: dict | None = None,
+    status: int = 200,
+    errors: dict | None = None,
+) -> HttpResponse:
+    page = build_lesson_page(request, lesson, positions)
+    context = {"page": page, "lesson": lesson, "errors": errors or {}}
+    return render(request, "lessons/lesson.html", context, status=status)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    return render_lesson(request, get_lesson(request, slug))
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
+    """Show one step of a walkthrough: the fragment for htmx, the whole lesson otherwise."""
+    lesson = get_lesson(request, slug)
+    page = build_lesson_page(request, lesson, {key: number})
+    view = next((w for w in page.walkthroughs.values() if w.walkthrough.key == key), None)
+    if view is None:
+        return render(request, "404.html", {"message": "That walkthrough does not exist."}, status=404)
+    if number != view.current:
+        return redirect("walkthrough-step", slug=slug, key=key, number=view.current)
+    learner = services.current_learner(request)
+    if learner is not None:
+        services.remember_position(
+            learner, lesson.pk, view.walkthrough.anchor, request.get_full_path() + f"#{view.walkthrough.anchor}"
+        )
+    context = {"page": page, "lesson": lesson, "view": view, "errors": {}}
+    if request.htmx:
+        return render(request, "lessons/lesson.html#walkthrough", context)
+    return render(request, "lessons/lesson.html", context)
+
+
+def item_url(lesson: Lesson, anchor: str) -> str:
+    return f"{lesson.get_absolute_url()}#{anchor}"
+
+
+@require_POST
+def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    lesson = get_lesson(request, slug)
+    deep_dive = get_object_or_404(DeepDive.objects.filter(section__lesson=lesson), pk=pk)
+    form = ChoiceForm(request.POST, deep_dive=deep_dive)
+    if not form.is_valid():
+        return answer_error(request, lesson, deep_dive.anchor, form, {"dd": deep_dive.pk})
+    learner = services.current_learner(request, create=True)
+    answer = services.answer_deep_dive(learner, deep_dive, form.cleaned_data["choice"])
+    services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive.anchor))
+    return answered(request, lesson, deep_dive.anchor, "deep_dive", deep_dive.pk, answer)
+
+
+@require_POST
+def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    lesson = get_lesson(request, slug)
+    step = get_object_or_404(
+        Step.objects.filter(walkthrough__section__lesson=lesson).exclude(calculator="").select_related("walkthrough"),
+        pk=pk,
+    )
+    form = NumberForm(request.POST)
+    url = reverse("walkthrough-step", args=[lesson.slug, step.walkthrough.key, step.order])
+    if not form.is_valid():
+        return answer_error(
+            request, lesson, step.walkthrough.anchor, form, {"step": step.pk}, {step.walkthrough.key: step.order}
+        )
+    learner = services.current_learner(request, create=True)
+    answer = services.answer_number(learner, step, form.cleaned_data["value"])
+    services.remember_position(learner, lesson.pk, step.walkthrough.anchor, f"{url}#{step.walkthrough.anchor}")
+    if not request.htmx:
+        return HttpResponseRedirect(f"{url}#{step.walkthrough.anchor}", status=303)
+    page = build_lesson_page(request, lesson, {step.walkthrough.key: step.order})
+    view = next(w for w in page.walkthroughs.values() if w.walkthrough.pk == step.walkthrough_id)
+    return fragment(request, "walkthrough", {"page": page, "lesson": lesson, "view": view}, answer)
+
+
+@require_POST
+def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    lesson = get_lesson(request, slug)
+    challenge = get_object_or_404(Challenge.objects.filter(section__lesson=lesson), pk=pk)
+    form = NumberForm(request.POST)
+    if not form.is_valid():
+        return answer_error(request, lesson, challenge.anchor, form, {"ch": challenge.pk})
+    learner = services.current_learner(request, create=True)
+    draw = services.store_draw(learner, challenge, form.cleaned_data.get("seed"))
+    answer = services.answer_number(learner, challenge, form.cleaned_data["value"], draw)
+    services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge.anchor))
+    return answered(request, lesson, challenge.anchor, "challenge", challenge.pk, answer)
+
+
+def answered(request, lesson, anchor: str, partial: str, pk: int, answer) -> HttpResponse:
+    """Redirect a plain form post back to the item; give htmx the item's fragment."""
+    if not request.htmx:
+        return HttpResponseRedirect(item_url(lesson, anchor), status=303)
+    page = build_lesson_page(request, lesson)
+    views = page.deep_dives if partial == "deep_dive" else page.challenges
+    return fragment(request, partial, {"page": page, "lesson": lesson, "view": views[pk]}, answer)
+
+
+def fragment(request, partial: str, context: dict, answer) -> HttpResponse:
+    context = {**context, "announce": announcement(answer), "errors": {}}
+    return render(request, f"lessons/lesson.html#{partial}", context)
+
+
+def announcement(answer) -> str:
+    scored = "" if answer.is_first else " (a retry: your first answer keeps its score)"
+    return f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points{scored}. {answer.message}"
+
+
+def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpResponse:
+    """Re-show the item with the form's error: 422 fragment for htmx, 400 full page otherwise."""
+    message = " ".join(e for errs in form.errors.values() for e in errs)
+    errors = {**errors, "message": message}
+    page = build_lesson_page(request, lesson, positions)
+    if request.htmx:
+        if "dd" in errors:
+            partial, view = "deep_dive", page.deep_dives[errors["dd"]]
+        elif "ch" in errors:
+            partial, view = "challenge", page.challenges[errors["ch"]]
+        else:
+            partial = "walkthrough"
+            view = next(w for w in page.walkthroughs.values() if any(s.step.pk == errors["step"] for s in w.steps))
+        context = {"page": page, "lesson": lesson, "view": view, "errors": errors, "announce": message}
+        return render(request, f"lessons/lesson.html#{partial}", context, status=422)
+    return render(request, "lessons/lesson.html", {"page": page, "lesson": lesson, "errors": errors}, status=400)
+
+
+@require_GET
+def results(request: HttpRequest) -> HttpResponse:
+    lessons = list(visible_lessons(request))
+    data = compute_results(request, lessons)
+    misses = [(answer, retry_url(answer)) for answer in data.misses]
+    return render(request, "lessons/results.html", {"results": data, "misses": misses})
+
+
+@require_http_methods(["GET", "POST"])
+def reset_progress(request: HttpRequest) -> HttpResponse:
+    """Ask for confirmation, then delete the learner's own answers."""
+    learner = services.current_learner(request)
+    if request.method == "POST":
+        if request.POST.get("confirm") != "yes":
+            return render(request, "lessons/reset.html", {"error": "Tick the box to confirm."}, status=400)
+        count = services.reset_progress(learner) if learner else 0
+        messages.success(request, f"Progress reset: {count} answer(s) deleted.")
+        return redirect("results")
+    count = learner.answers.count() if learner else 0
+    return render(request, "lessons/reset.html", {"count": count})
+
+
+class SessionKeepingLoginView(LoginView):
+    """Log in, then merge the anonymous session's progress into the account."""
+
+    redirect_authenticated_user = True
+
+    def form_valid(self, form):
+        learner_id = self.request.session.get(services.SESSION_KEY)
+        response = super().form_valid(form)
+        services.adopt_session_progress(self.request, learner_id)
+        return response
+
+
+login_view = method_decorator(require_http_methods(["GET", "POST"]), name="dispatch")(SessionKeepingLoginView)
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        learner_id = request.session.get(services.SESSION_KEY)
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        services.adopt_session_progress(request, learner_id)
+        messages.success(request, "Account created. Your progress so far is saved to it.")
+        return redirect("results")
+    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(
+        max_length=100, strip=True, help_text="What the token is for, e.g. 'study scripts'.",
+        error_messages={"required": "Give the token a name."},
+    )  # fmt: skip
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account(request: HttpRequest) -> HttpResponse:
+    """The signed-in learner's account: password, and API tokens to create, see and revoke."""
+    form = TokenForm(request.POST or None)
+    new_key = None
+    status = 200
+    if request.method == "POST":
+        if request.POST.get("revoke"):
+            deleted, _ = ApiToken.objects.filter(user=request.user, pk=request.POST["revoke"]).delete()
+            if deleted:
+                messages.success(request, "Token revoked: scripts using it are refused from now on.")
+            return redirect("account")
+        if form.is_valid():
+            _token, new_key = create_token(request.user, form.cleaned_data["name"])
+            form = TokenForm()
+        else:
+            status = 400
+    tokens = ApiToken.objects.filter(user=request.user)
+    return render(
+        request, "registration/account.html", {"form": form, "tokens": tokens, "new_key": new_key}, status=status
+    )

@@ -1,0 +1,59 @@
+"""Real-browser fixtures: Debian's Chromium driven by pytest-playwright, and axe-core."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is missing at {CHROMIUM}: run `make test` (it installs it) or apt-get install chromium.")
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture
+def console_errors(page):
+    """Collect console errors and failed requests; a test can assert there are none."""
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("requestfailed", lambda req: errors.append(f"failed: {req.url}"))
+    return errors
+
+
+@pytest.fixture
+def axe_violations():
+    """Return a function that runs axe-core on the page and returns its violations."""
+
+    def run(page) -> list[dict]:
+        # evaluate() goes through DevTools, so the site's CSP (script-src 'self') does not block it.
+        if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+            page.evaluate(AXE.read_text(encoding="utf-8"))
+        return page.evaluate("async () => (await window.axe.run(document)).violations")
+
+    return run
+
+
+def describe(violations: list[dict]) -> str:
+    return "\n".join(f"{v['id']}: {v['help']} -> {[n['target'] for n in v['nodes']]}" for v in violations)

@@ -1,0 +1,45 @@
+"""Shared fixtures: personas and the sample content."""
+
+import os
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+
+# Playwright's sync API runs an event loop in the test thread; the ORM must still be usable there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    """Start every test with empty caches (throttle counters, rendered Markdown stay per test)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+@pytest.fixture
+def content(db):
+    """Load the shipped content files, as `make run` does."""
+    call_command("load_content", verbosity=0)
+
+
+@pytest.fixture
+def learner_user(db) -> User:
+    """A learner with an account and no special rights."""
+    return User.objects.create_user("ada", "ada@example.com", "correct-horse-battery")
+
+
+@pytest.fixture
+def instructor(db) -> User:
+    """Staff in the Instructors group: may edit content in the admin, never users or groups."""
+    user = User.objects.create_user("ines", "ines@example.com", "correct-horse-battery", is_staff=True)
+    user.groups.add(Group.objects.get(name="Instructors"))
+    return user
+
+
+@pytest.fixture
+def instructor_client(client, instructor):
+    client.force_login(instructor)
+    return client

@@ -1,0 +1,57 @@
+"""Site-wide behaviour: the readiness probe, security headers, the base layout."""
+
+from unittest import mock
+
+import pytest
+from django.db import DatabaseError
+from django.urls import reverse
+
+
+@pytest.mark.django_db
+def test_healthz_is_ok_when_the_database_answers(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+@pytest.mark.django_db
+def test_healthz_is_503_when_the_database_does_not(client):
+    with mock.patch("interview.views.connection.cursor", side_effect=DatabaseError("down")):
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["status"] == "unavailable"
+
+
+@pytest.mark.django_db
+def test_pages_carry_a_content_security_policy_allowing_only_this_site(client):
+    policy = client.get("/")["Content-Security-Policy"]
+    assert "script-src 'self'" in policy
+    assert "default-src 'self'" in policy
+    assert "unsafe-inline" not in policy.split("style-src")[0]
+
+
+@pytest.mark.django_db
+def test_base_layout_has_landmarks_skip_link_live_region_and_csrf_for_htmx(client):
+    html = client.get("/").content.decode()
+    assert 'class="skip-link" href="#main"' in html
+    assert '<main id="main"' in html
+    assert 'aria-live="polite"' in html
+    assert 'hx-headers=\'{"x-csrftoken": "' in html
+    assert 'href="/calculators/"' in html
+    assert 'href="/results/"' in html
+    assert "/static/django_htmx/" in html or "htmx" in html
+    assert "cdn" not in html.lower()
+
+
+@pytest.mark.django_db
+def test_admin_link_only_for_staff(client, admin_client):
+    link = f'<li><a href="{reverse("admin:index")}">Admin</a></li>'
+    assert link not in client.get("/").content.decode()
+    assert link in admin_client.get("/").content.decode()
+
+
+@pytest.mark.django_db
+def test_favicon_resolves(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"].endswith("favicon.svg")

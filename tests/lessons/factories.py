@@ -1,0 +1,61 @@
+"""Test data for lessons: the one place tests build content rows."""
+
+from lessons.models import Challenge, Choice, DeepDive, Lesson, Section, Step, Track, Walkthrough
+
+
+def make_lesson(slug="sample", deep_dives=1, published=True, order=None) -> Lesson:
+    """Return a lesson with ``deep_dives`` deep dives (three choices each), a build-up, an envelope and a challenge."""
+    track, _ = Track.objects.get_or_create(slug="t", defaults={"title": "Track"})
+    lesson = Lesson.objects.create(
+        track=track,
+        slug=slug,
+        title=f"Lesson {slug}",
+        kind="concept",
+        summary="A lesson for tests.",
+        published=published,
+        order=order if order is not None else Lesson.objects.count() + 1,
+    )
+    core = Section.objects.create(lesson=lesson, key="core", layer=2, order=1, title="Core", minutes=4, body="Read me.")
+    for n in range(1, deep_dives + 1):
+        make_deep_dive(core, key=f"dd-{n}", order=n)
+    build = Walkthrough.objects.create(section=core, key="build", order=100, kind="build_up", title="Build it")
+    Step.objects.create(
+        walkthrough=build, order=1, title="Front end",
+        components=[{"key": "client", "label": "Client", "col": 0, "row": 0},
+                    {"key": "fe", "label": "Front end", "col": 1, "row": 0}],
+        connections=[{"from": "client", "to": "fe", "label": "SSE"}],
+    )  # fmt: skip
+    Step.objects.create(
+        walkthrough=build, order=2, title="Router",
+        components=[{"key": "router", "label": "Router", "col": 2, "row": 0}],
+        connections=[{"from": "fe", "to": "router", "label": ""}],
+    )  # fmt: skip
+    envelope = Walkthrough.objects.create(
+        section=core, key="size", order=101, kind="envelope", title="Size it", topic="capacity_planning"
+    )
+    Step.objects.create(
+        walkthrough=envelope, order=1, title="Requests per replica", calculator="replica", output="requests_per_replica",
+        unit="requests", tolerance=0.02, partial_band=2, explanation="Budget over per-request KV.",
+    )  # fmt: skip
+    Step.objects.create(
+        walkthrough=envelope, order=2, title="Preamble size", calculator="kv-cache", output="copy_bytes",
+        scale=1e-6, unit="MB", tolerance=0.01, partial_band=2,
+        slips=[{"factor": 1 / 1.048576, "feedback": "That is MiB; the question asks for decimal MB."}],
+    )  # fmt: skip
+    Challenge.objects.create(
+        section=core, key="copies", order=102, topic="caching", title="Copies in a cache",
+        prompt="A cache of {cache_gb} GB holds how many 1,200-token copies?", calculator="kv-cache",
+        output="copies_per_cache", unit="copies", tolerance=0.01, ranges={"cache_gb": [4, 40, 4]},
+    )  # fmt: skip
+    return lesson
+
+
+def make_deep_dive(section, key="dd-1", order=1, follow_up=None) -> DeepDive:
+    dd = DeepDive.objects.create(section=section, key=key, order=order, topic="kv_allocation", prompt=f"How? ({key})")
+    Choice.objects.create(deep_dive=dd, order=1, text="Paged blocks", verdict="best", points=10, feedback="Holds up.")
+    Choice.objects.create(
+        deep_dive=dd, order=2, text="Reserve max length", verdict="weak", points=0, feedback="Wastes 60-80%.",
+        follow_up=follow_up,
+    )  # fmt: skip
+    Choice.objects.create(deep_dive=dd, order=3, text="Reserve mean", verdict="acceptable", points=5, feedback="Meh.")
+    return dd

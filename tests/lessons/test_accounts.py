@@ -1,0 +1,98 @@
+"""Accounts: progress follows the session, then merges into the account on sign-up or log-in; tokens."""
+
+import pytest
+from django.urls import reverse
+
+from lessons.models import Answer, ApiToken, Choice, DeepDive, Learner
+from tests.lessons.factories import make_lesson
+
+
+@pytest.fixture
+def lesson(db):
+    return make_lesson(deep_dives=2)
+
+
+def answer(client, lesson, key, verdict):
+    dd = DeepDive.objects.get(key=key)
+    choice = Choice.objects.get(deep_dive=dd, verdict=verdict)
+    client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": choice.pk})
+
+
+def test_anonymous_progress_is_tied_to_the_session_and_stored(client, lesson):
+    answer(client, lesson, "dd-1", "best")
+    learner = Learner.objects.get()
+    assert learner.user is None
+    assert client.session["learner_id"] == learner.pk
+    assert Answer.objects.get().learner == learner
+
+
+def test_sign_up_keeps_the_sessions_progress(client, lesson):
+    answer(client, lesson, "dd-1", "best")
+    response = client.post(
+        reverse("signup"), {"username": "newbie", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"}
+    )
+    assert response.status_code == 302
+    learner = Learner.objects.get(user__username="newbie")
+    assert learner.answers.count() == 1
+    assert Learner.objects.count() == 1
+
+
+def test_log_in_merges_session_progress_and_keeps_accounts_first_answers(client, lesson, learner_user):
+    account = Learner.objects.create(user=learner_user)
+    dd = DeepDive.objects.get(key="dd-1")
+    Answer.objects.create(
+        learner=account, deep_dive=dd, choice=dd.choices.get(verdict="weak"), outcome="incorrect", points=0,
+        max_points=10, is_first=True,
+    )  # fmt: skip
+    answer(client, lesson, "dd-1", "best")
+    answer(client, lesson, "dd-2", "best")
+    client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
+    firsts = {a.deep_dive.key: a.points for a in Answer.objects.filter(learner=account, is_first=True)}
+    assert firsts == {"dd-1": 0, "dd-2": 10}
+    assert Answer.objects.filter(learner=account).count() == 3
+    assert Learner.objects.count() == 1
+
+
+def test_bad_login_shows_an_error_with_4xx_or_form(client, learner_user):
+    response = client.post(reverse("login"), {"username": "ada", "password": "wrong"})
+    assert response.status_code == 200
+    assert "Please enter a correct username and password" in response.content.decode()
+
+
+def test_signup_form_errors_are_shown_beside_fields(client, db):
+    response = client.post(reverse("signup"), {"username": "", "password1": "x", "password2": "y"})
+    assert response.status_code == 400
+    assert "errorlist" in response.content.decode()
+
+
+def test_logout_is_post_only(client, learner_user):
+    client.force_login(learner_user)
+    assert client.get(reverse("logout")).status_code == 405
+    assert client.post(reverse("logout")).status_code == 302
+
+
+def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user):
+    client.force_login(learner_user)
+    response = client.post(reverse("account"), {"name": "scripts"})
+    html = response.content.decode()
+    token = ApiToken.objects.get()
+    assert 'id="new-key" readonly value="sil_' in html
+    assert token.prefix in html
+    key = html.split('id="new-key" readonly value="')[1].split('"')[0]
+    assert key not in client.get(reverse("account")).content.decode()
+    assert token.key_hash != key
+    client.post(reverse("account"), {"revoke": token.pk})
+    assert not ApiToken.objects.exists()
+
+
+def test_account_page_needs_login(client, db):
+    response = client.get(reverse("account"))
+    assert response.status_code == 302
+    assert reverse("login") in response["Location"]
+
+
+def test_token_without_name_is_refused(client, learner_user):
+    client.force_login(learner_user)
+    response = client.post(reverse("account"), {"name": ""})
+    assert response.status_code == 400
+    assert "Give the token a name." in response.content.decode()

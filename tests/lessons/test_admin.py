@@ -1,0 +1,133 @@
+"""Authoring in the admin: instructors edit content, never users; validation with clear messages."""
+
+import pytest
+from django.urls import reverse
+
+from lessons.models import Choice, DeepDive, Lesson
+from tests.lessons.factories import make_deep_dive, make_lesson
+
+
+def choice_formset(dd, rows, points=10):
+    data = {
+        "section": dd.section_id, "key": dd.key, "order": dd.order, "topic": dd.topic, "prompt": dd.prompt,
+        "context": "", "points": points,
+        "choices-TOTAL_FORMS": len(rows), "choices-INITIAL_FORMS": 0, "choices-MIN_NUM_FORMS": 0,
+        "choices-MAX_NUM_FORMS": 1000,
+    }  # fmt: skip
+    for i, row in enumerate(rows):
+        for name, value in row.items():
+            data[f"choices-{i}-{name}"] = value
+    return data
+
+
+def row(order, verdict, points, follow_up=""):
+    return {"order": order, "text": f"Option {order}", "verdict": verdict, "points": points, "feedback": "Because.",
+            "follow_up": follow_up}  # fmt: skip
+
+
+@pytest.fixture
+def fresh_dive(db):
+    lesson = make_lesson(deep_dives=0)
+    section = lesson.sections.get()
+    return DeepDive.objects.create(section=section, key="new", order=9, topic="batching", prompt="How do you batch?")
+
+
+def test_instructor_edits_content_but_not_users_or_groups(instructor_client, db):
+    lesson = make_lesson()
+    assert instructor_client.get(reverse("admin:lessons_lesson_change", args=[lesson.pk])).status_code == 200
+    assert instructor_client.get(reverse("admin:lessons_deepdive_add")).status_code == 200
+    assert instructor_client.get(reverse("admin:auth_user_changelist")).status_code == 403
+    assert instructor_client.get(reverse("admin:auth_group_changelist")).status_code == 403
+
+
+def test_learner_cannot_reach_the_admin(client, learner_user):
+    client.force_login(learner_user)
+    response = client.get(reverse("admin:index"))
+    assert response.status_code == 302
+    assert "login" in response["Location"]
+
+
+def test_deep_dive_needs_three_choices(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    response = instructor_client.post(url, choice_formset(fresh_dive, [row(1, "best", 10), row(2, "weak", 0)]))
+    assert (
+        "at least three choices" in response.content.decode()
+        or "Please submit at least 3 forms" in response.content.decode()
+    )
+    assert not Choice.objects.exists()
+
+
+def test_deep_dive_needs_exactly_one_best(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best", 10), row(2, "best", 10), row(3, "weak", 0)]
+    response = instructor_client.post(url, choice_formset(fresh_dive, rows))
+    assert "exactly one best choice; this one has 2" in response.content.decode()
+    assert not Choice.objects.exists()
+
+
+def test_valid_deep_dive_saves(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best", 10), row(2, "acceptable", 5), row(3, "weak", 0)]
+    response = instructor_client.post(url, choice_formset(fresh_dive, rows))
+    assert response.status_code == 302
+    assert Choice.objects.filter(deep_dive=fresh_dive).count() == 3
+
+
+def test_follow_up_cannot_lead_back_to_its_own_deep_dive(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best", 10, follow_up=fresh_dive.pk), row(2, "acceptable", 5), row(3, "weak", 0)]
+    response = instructor_client.post(url, choice_formset(fresh_dive, rows))
+    assert "cannot lead back to its own deep dive" in response.content.decode()
+
+
+def test_follow_up_loop_is_refused(instructor_client, fresh_dive):
+    other = make_deep_dive(fresh_dive.section, key="other", order=20, follow_up=fresh_dive)
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best", 10, follow_up=other.pk), row(2, "acceptable", 5), row(3, "weak", 0)]
+    response = instructor_client.post(url, choice_formset(fresh_dive, rows))
+    assert "leads back to this deep dive in a loop" in response.content.decode()
+
+
+def test_numeric_step_needs_unit_and_tolerance(instructor_client, db):
+    lesson = make_lesson()
+    wt = lesson.sections.get().walkthroughs.get(key="size")
+    steps = list(wt.steps.all())
+    data = {
+        "section": wt.section_id, "key": wt.key, "order": wt.order, "kind": wt.kind, "title": wt.title, "intro": "",
+        "topic": wt.topic, "steps-TOTAL_FORMS": 2, "steps-INITIAL_FORMS": 2, "steps-MIN_NUM_FORMS": 0,
+        "steps-MAX_NUM_FORMS": 1000,
+    }  # fmt: skip
+    for i, step in enumerate(steps):
+        data.update({
+            f"steps-{i}-id": step.pk, f"steps-{i}-walkthrough": wt.pk, f"steps-{i}-order": step.order,
+            f"steps-{i}-title": step.title, f"steps-{i}-body": "", f"steps-{i}-components": "[]",
+            f"steps-{i}-connections": "[]", f"steps-{i}-calculator": step.calculator, f"steps-{i}-inputs": "{}",
+            f"steps-{i}-output": step.output, f"steps-{i}-scale": step.scale, f"steps-{i}-unit": step.unit,
+            f"steps-{i}-tolerance": step.tolerance, f"steps-{i}-tolerance_kind": "relative",
+            f"steps-{i}-partial_band": "", f"steps-{i}-points": 10, f"steps-{i}-slips": "[]", f"steps-{i}-hints": "[]",
+            f"steps-{i}-explanation": "",
+        })  # fmt: skip
+    data["steps-0-unit"] = ""
+    data["steps-0-tolerance"] = ""
+    response = instructor_client.post(reverse("admin:lessons_walkthrough_change", args=[wt.pk]), data)
+    html = response.content.decode()
+    assert "A numeric question needs a unit" in html
+    assert "A numeric question needs a tolerance above zero" in html
+
+
+def test_bad_calc_reference_in_admin_markdown_is_refused_with_reason(instructor_client, db):
+    lesson = make_lesson()
+    section = lesson.sections.get()
+    data = {"lesson": lesson.pk, "key": section.key, "layer": 2, "order": 1, "title": "Core", "minutes": 3,
+            "body": "{{calc nope.x | int}}"}  # fmt: skip
+    response = instructor_client.post(reverse("admin:lessons_section_change", args=[section.pk]), data)
+    assert "unknown calculator &#x27;nope&#x27;" in response.content.decode()
+    section.refresh_from_db()
+    assert section.body == "Read me."
+
+
+def test_view_on_site_links_to_the_lesson(instructor_client, db):
+    lesson = make_lesson()
+    html = instructor_client.get(reverse("admin:lessons_lesson_change", args=[lesson.pk])).content.decode()
+    assert "View on site" in html
+    assert Lesson.objects.get().get_absolute_url() == "/lessons/sample/"

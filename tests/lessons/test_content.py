@@ -1,0 +1,187 @@
+"""Content files: idempotent loading, round-trip export, refusal of bad files with nothing half-written."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from lessons.content import FORMAT_VERSION
+from lessons.models import Choice, DeepDive, Lesson, Step
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+SAMPLE = "how-the-lab-works"
+
+
+@pytest.fixture
+def content_copy(tmp_path):
+    """A writable copy of the shipped content folder."""
+    target = tmp_path / "content"
+    shutil.copytree(CONTENT, target)
+    return target
+
+
+def load(directory):
+    call_command("load_content", dir=directory, verbosity=0)
+
+
+def edit(directory, slug, change):
+    path = directory / "lessons" / f"{slug}.yaml"
+    data = yaml.safe_load(path.read_text())
+    change(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+
+
+def snapshot():
+    return sorted(
+        (c.deep_dive.key, c.order, c.text, c.verdict, c.points, c.feedback, c.follow_up_id)
+        for c in Choice.objects.select_related("deep_dive")
+    )
+
+
+def test_sample_lesson_uses_every_feature(content):
+    lesson = Lesson.objects.get(slug=SAMPLE)
+    assert set(lesson.sections.values_list("layer", flat=True)) == {1, 2, 3}
+    deep_dives = DeepDive.objects.filter(section__lesson=lesson)
+    assert Choice.objects.filter(deep_dive__in=deep_dives, follow_up__isnull=False).exists()
+    kinds = set(Step.objects.filter(walkthrough__section__lesson=lesson).values_list("walkthrough__kind", flat=True))
+    assert kinds == {"build_up", "request_flow", "envelope"}
+    steps = Step.objects.filter(walkthrough__section__lesson=lesson).exclude(calculator="")
+    assert any(s.slips for s in steps)
+    assert any(s.hints for s in steps)
+    assert lesson.sections.filter(challenges__ranges__isnull=False).exclude(challenges__ranges={}).exists()
+
+
+def test_loading_twice_changes_nothing(content_copy, db, capsys):
+    load(content_copy)
+    before = snapshot()
+    ids = sorted(DeepDive.objects.values_list("pk", flat=True))
+    call_command("load_content", dir=content_copy)
+    out = capsys.readouterr().out
+    assert "0 created, 0 updated, 0 deleted" in out
+    assert snapshot() == before
+    assert sorted(DeepDive.objects.values_list("pk", flat=True)) == ids
+
+
+def test_edited_file_updates_rows_in_place_and_keeps_answers(content_copy, db):
+    from lessons.models import Answer, Learner
+
+    load(content_copy)
+    dd = DeepDive.objects.get(key="kv-heads")
+    learner = Learner.objects.create()
+    Answer.objects.create(
+        learner=learner, deep_dive=dd, choice=dd.choices.first(), outcome="correct", points=10, max_points=10,
+        is_first=True,
+    )  # fmt: skip
+
+    def change(data):
+        data["title"] = "How the lab works, revised"
+        dive = data["sections"][0]["items"][0]["deep_dive"]
+        dive["choices"][0]["feedback"] = "Rewritten feedback."
+
+    edit(content_copy, SAMPLE, change)
+    load(content_copy)
+    assert Lesson.objects.get(slug=SAMPLE).title == "How the lab works, revised"
+    assert DeepDive.objects.get(key="kv-heads").pk == dd.pk
+    assert dd.choices.first().feedback == "Rewritten feedback."
+    assert Answer.objects.filter(deep_dive=dd).count() == 1
+
+
+def test_export_of_loaded_content_is_identical_to_the_files(content, tmp_path):
+    call_command("export_content", dir=tmp_path, verbosity=0)
+    for path in sorted(CONTENT.rglob("*.yaml")):
+        exported = tmp_path / path.relative_to(CONTENT)
+        assert exported.read_text() == path.read_text(), f"{path.name} does not round-trip"
+
+
+def test_export_then_load_reproduces_the_database(content, tmp_path):
+    before = snapshot()
+    call_command("export_content", dir=tmp_path, verbosity=0)
+    Lesson.objects.all().delete()
+    load(tmp_path)
+    assert [row[:6] for row in snapshot()] == [row[:6] for row in before]
+
+
+BAD_EDITS = [
+    (
+        "three choices",
+        lambda d: d["sections"][0]["items"][0]["deep_dive"].update(
+            choices=d["sections"][0]["items"][0]["deep_dive"]["choices"][:2]
+        ),
+        "at least three choices",
+    ),
+    (
+        "two best",
+        lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][0].update(verdict="best", points=10),
+        "exactly one best",
+    ),
+    (
+        "self follow-up",
+        lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][0].update(follow_up="kv-heads"),
+        "back to its own",
+    ),
+    (
+        "missing follow-up",
+        lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][0].update(follow_up="nope"),
+        "not a deep dive",
+    ),
+    ("bad topic", lambda d: d["sections"][0]["items"][0]["deep_dive"].update(topic="vibes"), "'topic' must be one of"),
+    ("bad layer", lambda d: d["sections"][0].update(layer=4), "'layer' must be between 1 and 3"),
+    ("unknown field", lambda d: d.update(colour="blue"), "unknown field(s) colour"),
+    ("bad calc ref", lambda d: d["sections"][0].update(body="{{calc nope.thing | int}}"), "unknown calculator 'nope'"),
+    ("bad format", lambda d: d["sections"][0].update(body="{{calc kv-cache.copy_bytes | furlongs}}"), "unknown format"),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "message"), BAD_EDITS, ids=[b[0] for b in BAD_EDITS])
+def test_bad_file_is_refused_naming_file_item_and_problem_and_nothing_is_written(
+    content_copy, db, name, change, message
+):
+    load(content_copy)
+    before = snapshot()
+    titles = dict(Lesson.objects.values_list("slug", "title"))
+
+    def change_and_retitle(data):
+        data["title"] = "Should not be saved"
+        change(data)
+
+    edit(content_copy, SAMPLE, change_and_retitle)
+    with pytest.raises(CommandError) as error:
+        load(content_copy)
+    assert f"{SAMPLE}.yaml" in str(error.value)
+    assert message in str(error.value)
+    assert "Nothing was written" in str(error.value)
+    assert snapshot() == before
+    assert dict(Lesson.objects.values_list("slug", "title")) == titles
+
+
+def test_numeric_step_without_tolerance_is_refused(content_copy, db):
+    def change(data):
+        for section in data["sections"]:
+            for item in section.get("items", []):
+                for step in item.get("walkthrough", {}).get("steps", []):
+                    if "ask" in step:
+                        step["ask"]["tolerance"] = 0
+                        return
+
+    edit(content_copy, SAMPLE, change)
+    with pytest.raises(CommandError, match="'tolerance' must be above zero"):
+        load(content_copy)
+
+
+def test_not_yaml_is_refused(content_copy, db):
+    (content_copy / "lessons" / f"{SAMPLE}.yaml").write_text("format: 1\nsections: [unclosed\n")
+    with pytest.raises(CommandError, match="not valid YAML"):
+        load(content_copy)
+
+
+def test_empty_folder_loads_nothing_and_says_so(tmp_path, db, capsys):
+    call_command("load_content", dir=tmp_path)
+    assert "nothing to load" in capsys.readouterr().out
+
+
+def test_format_version_is_checked(content_copy, db):
+    edit(content_copy, SAMPLE, lambda d: d.update(format=FORMAT_VERSION + 1))
+    with pytest.raises(CommandError, match="'format' must be 1"):
+        load(content_copy)

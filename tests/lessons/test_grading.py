@@ -1,0 +1,53 @@
+"""The scoring rules for numbers: tolerance types, the partial-credit band, targeted slips."""
+
+from lessons.grading import Slip, grade, within
+
+
+def test_relative_tolerance_accepts_inside_and_refuses_outside():
+    assert within(110, 112, 0.02, "relative")
+    assert not within(110, 113, 0.02, "relative")
+
+
+def test_nominal_tolerance_is_absolute():
+    assert within(0.5, 0.59, 0.1, "nominal")
+    assert not within(0.5, 0.61, 0.1, "nominal")
+
+
+def test_geometric_tolerance_is_symmetric_in_log_space():
+    assert within(100, 199, 1.0, "geometric")
+    assert within(100, 51, 1.0, "geometric")
+    assert not within(100, 49, 1.0, "geometric")
+    assert not within(100, -100, 1.0, "geometric")
+
+
+def test_exact_answer_is_correct_with_full_credit():
+    result = grade(393.216, 393.2, tolerance=0.01)
+    assert (result.outcome, result.fraction) == ("correct", 1.0)
+
+
+def test_inside_partial_band_earns_half_credit_and_says_order_of_magnitude():
+    result = grade(110, 180, tolerance=0.02, partial_band=2)
+    assert result.outcome == "partial"
+    assert result.fraction == 0.5
+    assert "order of magnitude" in result.message
+
+
+def test_outside_the_band_earns_nothing():
+    result = grade(110, 300, tolerance=0.02, partial_band=2)
+    assert (result.outcome, result.fraction) == ("incorrect", 0.0)
+
+
+def test_known_slip_gets_its_own_feedback_before_the_band():
+    slips = (Slip(375.0, "That is MiB; the question asks for MB."),)
+    result = grade(393.2, 375, tolerance=0.01, partial_band=2, slips=slips)
+    assert result.outcome == "incorrect"
+    assert result.message == "That is MiB; the question asks for MB."
+
+
+def test_power_of_ten_slip_is_named():
+    result = grade(393.2, 393200, tolerance=0.01)
+    assert "power of ten" in result.message
+
+
+def test_non_finite_answer_is_refused():
+    assert grade(1.0, float("nan"), tolerance=0.1).outcome == "incorrect"

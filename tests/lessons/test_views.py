@@ -1,0 +1,243 @@
+"""Lesson pages, answering (htmx fragments and plain form posts), progress, results, reset."""
+
+import pytest
+from django.urls import reverse
+
+from lessons.models import Answer, ChallengeDraw, Choice, DeepDive, Step
+from tests.lessons.factories import make_deep_dive, make_lesson
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def lesson(db):
+    return make_lesson()
+
+
+def choice(lesson, verdict, key="dd-1"):
+    return Choice.objects.get(deep_dive__key=key, deep_dive__section__lesson=lesson, verdict=verdict)
+
+
+def answer_url(dd):
+    return reverse("answer-deep-dive", args=[dd.section.lesson.slug, dd.pk])
+
+
+def test_lesson_page_groups_sections_by_layer_with_minutes(client, lesson):
+    response = client.get(lesson.get_absolute_url())
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Layer 2 · Core" in html
+    assert "4 min" in html
+    assert "Your move. Pick an approach:" in html
+
+
+def test_draft_is_hidden_from_learners_but_previewable_by_staff(client, admin_client, db):
+    draft = make_lesson(slug="draft", published=False)
+    assert client.get(draft.get_absolute_url()).status_code == 404
+    preview = admin_client.get(draft.get_absolute_url())
+    assert preview.status_code == 200
+    assert "draft" in preview.content.decode()
+
+
+def test_htmx_answer_returns_fragment_with_feedback_and_announcement(client, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    response = client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<html" not in html
+    assert "Holds up." in html
+    assert 'id="announcer" hx-swap-oob="true"' in html
+    assert "Correct: 10 of 10 points" in html
+    assert "data-focus" in html
+
+
+def test_plain_form_post_redirects_to_the_item_and_page_shows_feedback(client, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    response = client.post(answer_url(dd), {"choice": choice(lesson, "acceptable").pk})
+    assert response.status_code == 303
+    assert response["Location"].endswith("#dd-dd-1")
+    page = client.get(response["Location"]).content.decode()
+    assert "Meh." in page
+    assert "5 of 10 points" in page
+
+
+def test_first_answer_scores_and_retries_are_recorded_without_changing_it(client, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX)
+    retry = client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}, **HTMX)
+    answers = list(Answer.objects.order_by("pk"))
+    assert [(a.is_first, a.points) for a in answers] == [(True, 0), (False, 10)]
+    assert "your first answer keeps the score" in retry.content.decode()
+    results = client.get(reverse("results")).content.decode()
+    assert "0 of 10 points" in results or "0 of 22" in results or "0 / " in results
+
+
+def test_choice_of_another_deep_dive_is_refused_with_a_clear_message(client, lesson):
+    section = lesson.sections.get()
+    other = make_deep_dive(section, key="dd-other", order=50)
+    dd = DeepDive.objects.get(key="dd-1")
+    foreign = other.choices.first()
+    response = client.post(answer_url(dd), {"choice": foreign.pk})
+    assert response.status_code == 400
+    assert "not one of this question" in response.content.decode()
+    assert not Answer.objects.exists()
+
+
+def test_missing_choice_gives_422_fragment_for_htmx(client, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    response = client.post(answer_url(dd), {}, **HTMX)
+    assert response.status_code == 422
+    assert "Pick one of the approaches." in response.content.decode()
+
+
+def test_follow_up_appears_only_after_the_choice_that_leads_to_it(client, lesson):
+    section = lesson.sections.get()
+    follow = make_deep_dive(section, key="dd-follow", order=60)
+    weak = choice(lesson, "weak")
+    weak.follow_up = follow
+    weak.save()
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert "How? (dd-follow)" not in page
+    response = client.post(answer_url(weak.deep_dive), {"choice": weak.pk}, **HTMX)
+    assert "How? (dd-follow)" in response.content.decode()
+    assert "Follow-up" in response.content.decode()
+
+
+def test_walkthrough_step_navigation_full_page_and_fragment(client, lesson):
+    url = reverse("walkthrough-step", args=[lesson.slug, "build", 2])
+    full = client.get(url)
+    assert full.status_code == 200
+    assert "Step 2 of 2" in full.content.decode()
+    assert "<html" in full.content.decode()
+    fragment = client.get(url, **HTMX).content.decode()
+    assert "<html" not in fragment
+    assert "Step 2 of 2" in fragment
+    assert "New in this step:</strong> Router" in fragment
+    assert 'class="box new"' in fragment
+    assert "Step 2 of 2: Router" in fragment  # announced
+
+
+def test_step_number_out_of_range_redirects_to_a_real_step(client, lesson):
+    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 9]))
+    assert response.status_code == 302
+    assert response["Location"].endswith("/build/2/")
+
+
+def test_envelope_step_grades_then_reveals_the_arithmetic(client, lesson):
+    step = Step.objects.get(title="Requests per replica")
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    response = client.post(url, {"value": "110"}, **HTMX)
+    html = response.content.decode()
+    assert "Correct" in html
+    assert "The worked arithmetic" in html
+    assert "Budget over per-request KV." in html
+    answer = Answer.objects.get()
+    assert answer.expected == pytest.approx(110)
+    assert answer.points == 10
+
+
+def test_envelope_partial_band_and_slip_feedback(client, lesson):
+    step = Step.objects.get(title="Preamble size")
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    slip = client.post(url, {"value": "375"}, **HTMX).content.decode()
+    assert "MiB" in slip
+    step_1 = Step.objects.get(title="Requests per replica")
+    partial = client.post(reverse("answer-step", args=[lesson.slug, step_1.pk]), {"value": "200"}, **HTMX)
+    assert "Right order of magnitude" in partial.content.decode()
+    assert Answer.objects.get(step=step_1).points == 5
+
+
+@pytest.mark.parametrize("bad", ["", "abc", "1e999", "12 GB", "nan"])
+def test_bad_numbers_get_a_clear_message_and_nothing_is_stored(client, lesson, bad):
+    step = Step.objects.get(title="Requests per replica")
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    fragment = client.post(url, {"value": bad}, **HTMX)
+    assert fragment.status_code == 422
+    assert 'role="alert"' in fragment.content.decode()
+    full = client.post(url, {"value": bad})
+    assert full.status_code == 400
+    assert not Answer.objects.exists()
+
+
+def test_number_with_thousands_separator_is_accepted(client, lesson):
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1,10"}, **HTMX)
+    assert Answer.objects.get().value == 110
+
+
+def test_challenge_is_graded_against_the_learners_own_drawn_numbers(client, lesson):
+    from lessons.models import Challenge
+    from lessons.services import draw_inputs
+
+    challenge = Challenge.objects.get()
+    seed = 12345
+    drawn = draw_inputs(challenge, seed)
+    from calculators.registry import get_calculator
+
+    expected = get_calculator("kv-cache").evaluate(drawn).outputs["copies_per_cache"]
+    url = reverse("answer-challenge", args=[lesson.slug, challenge.pk])
+    response = client.post(url, {"value": str(expected), "seed": seed}, **HTMX)
+    assert "Correct" in response.content.decode()
+    draw = ChallengeDraw.objects.get()
+    assert draw.inputs == drawn
+    # A retry with another seed keeps the stored numbers.
+    client.post(url, {"value": str(expected), "seed": 999}, **HTMX)
+    assert [a.drawn_inputs for a in Answer.objects.order_by("pk")] == [drawn, drawn]
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert f"A cache of {drawn['cache_gb']:,} GB" in page
+
+
+def test_resume_lands_on_the_item_last_answered(client, lesson):
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert 'href="#dd-dd-1"' in page  # nothing answered: start at the first item
+    step = Step.objects.get(title="Preamble size")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert "Resume where you stopped" in page
+    assert "/walkthroughs/size/2/#wt-size" in page
+
+
+def test_results_show_totals_lessons_topics_and_misses_with_retry_links(client, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk})
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "110"})
+    html = client.get(reverse("results")).content.decode()
+    assert "10 of 40 points" in html
+    assert "KV memory allocation" in html
+    assert "Capacity planning" in html
+    assert f'href="{lesson.get_absolute_url()}#dd-dd-1"' in html
+
+
+def test_reset_needs_confirmation_then_deletes_own_answers_only(client, lesson, django_user_model):
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    from django.test import Client
+
+    other = Client()
+    other.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    assert client.post(reverse("reset-progress"), {}).status_code == 400
+    assert Answer.objects.count() == 2
+    client.post(reverse("reset-progress"), {"confirm": "yes"})
+    assert Answer.objects.count() == 1
+
+
+@pytest.mark.parametrize("count", [1, 20])
+def test_lesson_page_query_count_does_not_grow_with_content(client, db, django_assert_num_queries, count):
+    lesson = make_lesson(deep_dives=count)
+    dd = DeepDive.objects.filter(section__lesson=lesson).first()
+    client.post(answer_url(dd), {"choice": dd.choices.first().pk})
+    with django_assert_num_queries(9):
+        assert client.get(lesson.get_absolute_url()).status_code == 200
+
+
+@pytest.mark.parametrize("count", [1, 20])
+def test_home_and_results_query_counts_do_not_grow(client, db, django_assert_num_queries, count):
+    for n in range(count):
+        make_lesson(slug=f"l{n}", deep_dives=2)
+    dd = DeepDive.objects.first()
+    client.post(answer_url(dd), {"choice": dd.choices.first().pk})
+    with django_assert_num_queries(7):
+        assert client.get(reverse("home")).status_code == 200
+    with django_assert_num_queries(6):
+        assert client.get(reverse("results")).status_code == 200
