@@ -4,6 +4,9 @@ import os
 
 os.environ.setdefault("SECRET_KEY", "test-secret-key-not-for-production-0123456789abcdef")
 os.environ.setdefault("HTTPS", "false")
+# Generous limits so fuzzing is not throttled; the throttle tests set their own low rates.
+for scope in ("ANON", "USER", "ANSWERS", "LOGIN"):
+    os.environ.setdefault(f"THROTTLE_{scope}", "100000/min")
 
 from interview.settings import *  # noqa: E402,F403
 
@@ -16,3 +19,8 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+
+# A file, not shared-cache memory, so threads in transactional tests wait for SQLite's lock
+# (busy timeout) instead of failing with "database table is locked".
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}

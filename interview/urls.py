@@ -16,6 +16,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("calculators/", include("calculators.urls")),
     path("api/v1/calculators/", include("calculators.api_urls")),
+    path("api/v1/", include("lessons.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("", include("lessons.urls")),

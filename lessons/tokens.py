@@ -38,3 +38,23 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return token.user, token
+
+
+class CsrfSessionAuthentication(authentication.SessionAuthentication):
+    """Session authentication that checks CSRF on unsafe requests from anonymous visitors too.
+
+    DRF checks CSRF only for logged-in users, but anonymous learners have progress
+    in their session that a forged request could write to. Requests carrying an
+    ``Authorization`` header are left to token authentication (scripts send no cookies).
+    """
+
+    def authenticate(self, request):
+        if request._request.headers.get("Authorization"):
+            return None
+        user = getattr(request._request, "user", None)
+        if user is None or not user.is_active:
+            if request.method not in ("GET", "HEAD", "OPTIONS", "TRACE"):
+                self.enforce_csrf(request)
+            return None
+        self.enforce_csrf(request)
+        return (user, None)

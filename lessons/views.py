@@ -20,6 +20,7 @@ from lessons.forms import ChoiceForm, NumberForm
 from lessons.models import ApiToken, Challenge, DeepDive, Lesson, Step, Track
 from lessons.pages import build_lesson_page
 from lessons.results import compute_results, retry_url
+from lessons.throttling import LoginThrottle, PageAnswerThrottle, throttled, too_many
 from lessons.tokens import create_token
 
 
@@ -89,6 +90,7 @@ def item_url(lesson: Lesson, anchor: str) -> str:
 
 
 @require_POST
+@throttled(PageAnswerThrottle)
 def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     deep_dive = get_object_or_404(DeepDive.objects.filter(section__lesson=lesson), pk=pk)
@@ -102,6 +104,7 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_POST
+@throttled(PageAnswerThrottle)
 def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     step = get_object_or_404(
@@ -125,6 +128,7 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_POST
+@throttled(PageAnswerThrottle)
 def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     challenge = get_object_or_404(Challenge.objects.filter(section__lesson=lesson), pk=pk)
@@ -201,6 +205,9 @@ class SessionKeepingLoginView(LoginView):
     """Log in, then merge the anonymous session's progress into the account."""
 
     redirect_authenticated_user = True
+
+    def post(self, request, *args, **kwargs):
+        return too_many(request, LoginThrottle) or super().post(request, *args, **kwargs)
 
     def form_valid(self, form):
         learner_id = self.request.session.get(services.SESSION_KEY)

@@ -1,0 +1,388 @@
+"""The learner JSON API: lessons (without answers until answered), answering, results."""
+
+from __future__ import annotations
+
+import math
+
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from lessons import services
+from lessons.markup import render_markdown
+from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
+from lessons.pages import ChallengeView, DeepDiveView, WalkthroughView, build_lesson_page
+from lessons.results import compute_results, retry_url
+from lessons.templatetags.lesson_tags import drawn_prompt
+
+
+class AnswerThrottle(ScopedRateThrottle):
+    scope_attr = "throttle_scope"
+
+
+def visible_lessons(request: Request):
+    return Lesson.objects.visible_to(request.user).select_related("track")
+
+
+class ErrorSerializer(serializers.Serializer):
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class ProgressSerializer(serializers.Serializer):
+    answered = serializers.IntegerField()
+    total = serializers.IntegerField()
+    points = serializers.IntegerField()
+    max_points = serializers.IntegerField()
+
+
+class LessonSummarySerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Lesson.Kind.choices)
+    summary = serializers.CharField()
+    track = serializers.DictField(child=serializers.CharField())
+    published = serializers.BooleanField()
+    url = serializers.CharField()
+    progress = ProgressSerializer()
+
+
+class AnswerResultSerializer(serializers.Serializer):
+    outcome = serializers.ChoiceField(choices=["correct", "partial", "incorrect"])
+    verdict = serializers.CharField(required=False)
+    points = serializers.IntegerField()
+    max_points = serializers.IntegerField()
+    is_first = serializers.BooleanField(help_text="Only the first answer per item scores; retries are recorded.")
+    feedback = serializers.CharField()
+    follow_up = serializers.DictField(allow_null=True, required=False)
+    value = serializers.FloatField(required=False)
+    expected = serializers.FloatField(required=False)
+    unit = serializers.CharField(required=False)
+    steps = serializers.ListField(child=serializers.DictField(), required=False)
+
+
+class ChoiceAnswerSerializer(serializers.Serializer):
+    choice = serializers.IntegerField(help_text="The id of one of the deep dive's choices.")
+
+
+class NumberAnswerSerializer(serializers.Serializer):
+    value = serializers.FloatField(help_text="The learner's number, in the item's unit.")
+    seed = serializers.IntegerField(
+        required=False, min_value=0, max_value=2**31 - 1, help_text="Challenges: the seed shown with the inputs."
+    )
+
+    def validate_value(self, value: float) -> float:
+        if not math.isfinite(value):
+            raise serializers.ValidationError("Enter a finite number.")
+        return value
+
+
+def first_errors(serializer: serializers.Serializer) -> Response:
+    return Response({"errors": serializer.errors}, status=status.HTTP_400_BAD_REQUEST)
+
+
+def answer_payload(answer) -> dict:
+    return {
+        "outcome": answer.outcome,
+        "points": answer.points,
+        "max_points": answer.max_points,
+        "is_first": answer.is_first,
+    }
+
+
+def deep_dive_data(view: DeepDiveView) -> dict:
+    dd = view.deep_dive
+    data = {
+        "id": dd.pk,
+        "type": "deep_dive",
+        "key": dd.key,
+        "topic": dd.topic,
+        "prompt": dd.prompt,
+        "context": dd.context,
+        "points": dd.points,
+        "is_follow_up": view.is_follow_up,
+        "choices": [{"id": c.pk, "text": c.text} for c in view.choices],
+        "answers": [],
+        "follow_ups": [deep_dive_data(f) for f in view.follow_up_views],
+    }
+    if view.answered:
+        # Only after an answer: every choice's verdict and feedback, to compare.
+        data["choices"] = [
+            {
+                "id": c.pk,
+                "text": c.text,
+                "verdict": c.verdict,
+                "points": c.points,
+                "feedback": c.feedback,
+                "follow_up": c.follow_up_id,
+            }
+            for c in view.choices
+        ]
+        data["answers"] = [{**answer_payload(a), "choice": a.choice_id} for a in view.state.answers]
+    return data
+
+
+def walkthrough_data(view: WalkthroughView) -> dict:
+    wt = view.walkthrough
+    steps = []
+    for sv in view.steps:
+        step = sv.step
+        item = {
+            "id": step.pk,
+            "number": sv.number,
+            "title": step.title,
+            "body": step.body,
+            "components": step.components,
+            "connections": step.connections,
+        }
+        if step.calculator:
+            item["asks"] = {"unit": step.unit, "hints": step.hints, "points": step.points}
+            if sv.answered:
+                item["asks"].update(
+                    expected=sv.state.latest.expected,
+                    explanation=step.explanation,
+                    steps=[d.as_dict() for d in sv.derivation()],
+                )
+                item["answers"] = [{**answer_payload(a), "value": a.value} for a in sv.state.answers]
+        steps.append(item)
+    return {"id": wt.pk, "type": "walkthrough", "key": wt.key, "kind": wt.kind, "title": wt.title,
+            "intro": wt.intro, "topic": wt.topic, "steps": steps}  # fmt: skip
+
+
+def challenge_data(view: ChallengeView) -> dict:
+    ch = view.challenge
+    data = {
+        "id": ch.pk,
+        "type": "challenge",
+        "key": ch.key,
+        "topic": ch.topic,
+        "title": ch.title,
+        "prompt_html": str(drawn_prompt(ch, view.inputs)),
+        "calculator": ch.calculator,
+        "inputs": {**ch.inputs, **view.inputs},
+        "seed": view.draw["seed"],
+        "unit": ch.unit,
+        "hints": ch.hints,
+        "points": ch.points,
+        "answers": [],
+    }
+    if view.answered:
+        data.update(
+            expected=view.state.latest.expected,
+            explanation=ch.explanation,
+            steps=[d.as_dict() for d in view.derivation()],
+            answers=[{**answer_payload(a), "value": a.value} for a in view.state.answers],
+        )
+    return data
+
+
+ITEM_DATA = {"deep_dive": deep_dive_data, "walkthrough": walkthrough_data, "challenge": challenge_data}
+
+
+class LessonListView(APIView):
+    @extend_schema(
+        summary="List the lessons", responses=LessonSummarySerializer(many=True), operation_id="lessons_list"
+    )
+    def get(self, request: Request) -> Response:
+        lessons = list(visible_lessons(request))
+        results = compute_results(request, lessons)
+        data = []
+        for lesson in lessons:
+            score = results.score_for(lesson)
+            data.append(
+                {
+                    "slug": lesson.slug,
+                    "title": lesson.title,
+                    "kind": lesson.kind,
+                    "summary": lesson.summary,
+                    "track": {"slug": lesson.track.slug, "title": lesson.track.title},
+                    "published": lesson.published,
+                    "url": request.build_absolute_uri(lesson.get_absolute_url()),
+                    "progress": {"answered": score.answered, "total": score.total, "points": score.points,
+                                 "max_points": score.max_points},  # fmt: skip
+                }
+            )
+        return Response(data)
+
+
+class LessonDetailView(APIView):
+    @extend_schema(
+        summary="Read one lesson, by layer",
+        description="Verdicts, feedback and expected answers of an item appear only after the learner answered it.",
+        responses={200: OpenApiResponse(description="The lesson with its sections and items."), 404: ErrorSerializer},
+        operation_id="lessons_retrieve",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        lesson = get_object_or_404(visible_lessons(request), slug=slug)
+        page = build_lesson_page(request, lesson)
+        sections = []
+        for layer in page.layers:
+            for sv in layer.sections:
+                sections.append(
+                    {
+                        "key": sv.section.key,
+                        "layer": layer.number,
+                        "layer_label": layer.label,
+                        "title": sv.section.title,
+                        "minutes": sv.section.minutes,
+                        "body": sv.section.body,
+                        "body_html": str(render_markdown(sv.section.body)),
+                        "items": [ITEM_DATA[item.kind](item) for item in sv.items],
+                    }
+                )
+        return Response(
+            {
+                "slug": lesson.slug,
+                "title": lesson.title,
+                "kind": lesson.kind,
+                "summary": lesson.summary,
+                "track": {"slug": lesson.track.slug, "title": lesson.track.title},
+                "layers": [{"number": la.number, "label": la.label, "minutes": la.minutes} for la in page.layers],
+                "progress": {"answered": page.answered, "total": page.total, "points": page.points,
+                             "max_points": page.max_points},  # fmt: skip
+                "sections": sections,
+            }
+        )
+
+
+class AnswerView(APIView):
+    throttle_classes = [AnswerThrottle]
+    throttle_scope = "answers"
+
+
+class DeepDiveAnswerView(AnswerView):
+    @extend_schema(
+        summary="Answer a deep dive",
+        request=ChoiceAnswerSerializer,
+        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        deep_dive = get_object_or_404(
+            DeepDive.objects.filter(section__lesson__in=visible_lessons(request)), pk=pk
+        )
+        serializer = ChoiceAnswerSerializer(data=request.data)
+        if not serializer.is_valid():
+            return first_errors(serializer)
+        choice = Choice.objects.filter(deep_dive=deep_dive, pk=serializer.validated_data["choice"]).select_related(
+            "follow_up"
+        ).first()
+        if choice is None:
+            return Response({"errors": {"choice": ["That is not one of this deep dive's choices."]}}, status=400)
+        learner = services.current_learner(django_request(request), create=True)
+        answer = services.answer_deep_dive(learner, deep_dive, choice)
+        follow_up = choice.follow_up
+        return Response(
+            {
+                **answer_payload(answer),
+                "verdict": choice.verdict,
+                "feedback": choice.feedback,
+                "follow_up": {"id": follow_up.pk, "key": follow_up.key, "prompt": follow_up.prompt}
+                if follow_up
+                else None,
+            }
+        )
+
+
+def django_request(request: Request) -> HttpRequest:
+    return request._request
+
+
+def number_result(answer, item) -> dict:
+    expected = services.expected_for(item, answer.drawn_inputs)
+    return {
+        **answer_payload(answer),
+        "feedback": answer.message,
+        "value": answer.value,
+        "expected": answer.expected,
+        "unit": item.unit,
+        "steps": [d.as_dict() for d in expected.steps],
+    }
+
+
+class StepAnswerView(AnswerView):
+    @extend_schema(
+        summary="Answer an envelope step with a number",
+        request=NumberAnswerSerializer,
+        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        step = get_object_or_404(
+            Step.objects.filter(walkthrough__section__lesson__in=visible_lessons(request)).exclude(calculator=""),
+            pk=pk,
+        )
+        serializer = NumberAnswerSerializer(data=request.data)
+        if not serializer.is_valid():
+            return first_errors(serializer)
+        learner = services.current_learner(django_request(request), create=True)
+        answer = services.answer_number(learner, step, serializer.validated_data["value"])
+        return Response(number_result(answer, step))
+
+
+class ChallengeAnswerView(AnswerView):
+    @extend_schema(
+        summary="Answer a challenge with a number",
+        description="Send the `seed` the lesson showed with the inputs; the first seed a learner answers with "
+        "is stored, and later answers are graded against the same numbers.",
+        request=NumberAnswerSerializer,
+        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        challenge = get_object_or_404(
+            Challenge.objects.filter(section__lesson__in=visible_lessons(request)), pk=pk
+        )
+        serializer = NumberAnswerSerializer(data=request.data)
+        if not serializer.is_valid():
+            return first_errors(serializer)
+        learner = services.current_learner(django_request(request), create=True)
+        draw = services.store_draw(learner, challenge, serializer.validated_data.get("seed"))
+        answer = services.answer_number(learner, challenge, serializer.validated_data["value"], draw)
+        return Response(number_result(answer, challenge))
+
+
+class ResultsView(APIView):
+    @extend_schema(
+        summary="The learner's results",
+        responses=inline_serializer(
+            "Results",
+            {
+                "total": ProgressSerializer(),
+                "lessons": serializers.ListField(child=serializers.DictField()),
+                "topics": serializers.ListField(child=serializers.DictField()),
+                "misses": serializers.ListField(child=serializers.DictField()),
+            },
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        lessons = list(visible_lessons(request))
+        results = compute_results(request, lessons)
+
+        def progress(score) -> dict:
+            return {"answered": score.answered, "total": score.total, "points": score.points,
+                    "max_points": score.max_points}  # fmt: skip
+
+        return Response(
+            {
+                "total": progress(results.total),
+                "lessons": [{"slug": lesson.slug, "title": lesson.title, **progress(score)}
+                            for lesson, score in results.lessons],  # fmt: skip
+                "topics": [
+                    {"topic": t.topic, "label": t.label, "mastery": round(t.mastery, 4), **progress(t)}
+                    for t in results.topics
+                ],
+                "misses": [
+                    {
+                        "type": "deep_dive" if a.deep_dive_id else "step" if a.step_id else "challenge",
+                        "id": a.deep_dive_id or a.step_id or a.challenge_id,
+                        "outcome": a.outcome,
+                        "points": a.points,
+                        "max_points": a.max_points,
+                        "retry_url": request.build_absolute_uri(retry_url(a)),
+                    }
+                    for a in results.misses
+                ],
+            }
+        )

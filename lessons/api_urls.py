@@ -1,0 +1,14 @@
+"""JSON API routes for learners, under /api/v1/ (separate from the HTML endpoints)."""
+
+from django.urls import path
+
+from lessons import api
+
+urlpatterns = [
+    path("lessons/", api.LessonListView.as_view(), name="api-lesson-list"),
+    path("lessons/<slug:slug>/", api.LessonDetailView.as_view(), name="api-lesson-detail"),
+    path("deep-dives/<int:pk>/answer/", api.DeepDiveAnswerView.as_view(), name="api-deep-dive-answer"),
+    path("steps/<int:pk>/answer/", api.StepAnswerView.as_view(), name="api-step-answer"),
+    path("challenges/<int:pk>/answer/", api.ChallengeAnswerView.as_view(), name="api-challenge-answer"),
+    path("results/", api.ResultsView.as_view(), name="api-results"),
+]

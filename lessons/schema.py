@@ -1,0 +1,24 @@
+"""OpenAPI descriptions of this project's authentication classes (drf-spectacular extensions)."""
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+
+
+class ApiTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "lessons.tokens.ApiTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": 'A token from your account page, sent as "Token <key>".',
+        }
+
+
+class CsrfSessionScheme(OpenApiAuthenticationExtension):
+    target_class = "lessons.tokens.CsrfSessionAuthentication"
+    name = "cookieAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "cookie", "name": "sessionid"}

@@ -1,0 +1,211 @@
+"""The learner API: reading lessons without leaks, answering, results, CSRF, tokens, throttling, schema."""
+
+import json
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+from rest_framework.test import APIClient
+from rest_framework.throttling import SimpleRateThrottle
+
+from lessons.models import Answer, Challenge, DeepDive, Step
+from lessons.tokens import create_token
+from tests.lessons.factories import make_lesson
+
+
+@pytest.fixture
+def lesson(db):
+    return make_lesson()
+
+
+@pytest.fixture
+def api():
+    return APIClient()
+
+
+def walk(data):
+    """Yield every key and string in a JSON document."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield key
+            yield from walk(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from walk(value)
+    else:
+        yield data
+
+
+def test_lesson_list_and_detail(api, lesson):
+    listing = api.get("/api/v1/lessons/").json()
+    assert [row["slug"] for row in listing] == ["sample"]
+    assert listing[0]["progress"] == {"answered": 0, "total": 4, "points": 0, "max_points": 40}
+    detail = api.get("/api/v1/lessons/sample/").json()
+    assert detail["layers"] == [{"number": 2, "label": "Core", "minutes": 4}]
+    kinds = [item["type"] for item in detail["sections"][0]["items"]]
+    assert kinds == ["deep_dive", "walkthrough", "walkthrough", "challenge"]
+
+
+def test_detail_reveals_no_verdict_feedback_or_expected_answer_before_answering(api, lesson):
+    text = json.dumps(api.get("/api/v1/lessons/sample/").json())
+    assert "verdict" not in text
+    assert "Holds up." not in text  # a choice's feedback
+    assert "expected" not in text
+    assert "Budget over per-request KV." not in text  # a step's explanation
+
+
+def test_answer_a_deep_dive_then_its_feedback_appears(api, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    best = dd.choices.get(verdict="best")
+    response = api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": best.pk}, format="json")
+    assert response.status_code == 200
+    body = response.json()
+    assert body | {} == {"outcome": "correct", "points": 10, "max_points": 10, "is_first": True,
+                         "verdict": "best", "feedback": "Holds up.", "follow_up": None}  # fmt: skip
+    detail = api.get("/api/v1/lessons/sample/").json()
+    dive = detail["sections"][0]["items"][0]
+    assert {c["verdict"] for c in dive["choices"]} == {"best", "weak", "acceptable"}
+
+
+def test_answer_a_step_and_a_challenge(api, lesson):
+    step = Step.objects.get(title="Requests per replica")
+    body = api.post(f"/api/v1/steps/{step.pk}/answer/", {"value": 110}, format="json").json()
+    assert body["outcome"] == "correct"
+    assert body["expected"] == 110
+    assert body["steps"][-1]["value"] == 110
+    challenge = Challenge.objects.get()
+    detail = api.get("/api/v1/lessons/sample/").json()
+    shown = detail["sections"][0]["items"][3]
+    from calculators.registry import get_calculator
+
+    expected = get_calculator("kv-cache").evaluate(shown["inputs"]).outputs["copies_per_cache"]
+    body = api.post(
+        f"/api/v1/challenges/{challenge.pk}/answer/", {"value": expected, "seed": shown["seed"]}, format="json"
+    ).json()
+    assert body["outcome"] == "correct"
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [({}, "choice"), ({"choice": "x"}, "choice"), ({"choice": 999999}, "choice")],
+)
+def test_bad_deep_dive_answers_are_400_with_field_errors(api, lesson, payload, field):
+    dd = DeepDive.objects.get(key="dd-1")
+    response = api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", payload, format="json")
+    assert response.status_code == 400
+    assert field in response.json()["errors"]
+    assert not Answer.objects.exists()
+
+
+@pytest.mark.parametrize("value", ["abc", "NaN", "Infinity", None, ""])
+def test_bad_numbers_are_400(api, lesson, value):
+    step = Step.objects.get(title="Requests per replica")
+    response = api.post(f"/api/v1/steps/{step.pk}/answer/", {"value": value}, format="json")
+    assert response.status_code == 400
+    assert "value" in response.json()["errors"]
+
+
+def test_unknown_item_is_404(api, lesson):
+    assert api.post("/api/v1/deep-dives/999999/answer/", {"choice": 1}, format="json").status_code == 404
+    assert api.get("/api/v1/lessons/nope/").status_code == 404
+
+
+def test_csrf_is_enforced_for_anonymous_session_posts(lesson):
+    browser = APIClient(enforce_csrf_checks=True)
+    dd = DeepDive.objects.get(key="dd-1")
+    response = browser.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.first().pk}, format="json")
+    assert response.status_code == 403
+    assert "CSRF" in response.json()["detail"]
+    browser.get("/")  # the page sets the CSRF cookie, as a browser session would
+    token = browser.cookies["csrftoken"].value
+    ok = browser.post(
+        f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.first().pk}, format="json",
+        HTTP_X_CSRFTOKEN=token,
+    )  # fmt: skip
+    assert ok.status_code == 200
+
+
+def test_token_authenticated_script_answers_as_its_account(lesson, learner_user):
+    _token, key = create_token(learner_user, "script")
+    script = APIClient(enforce_csrf_checks=True)
+    script.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    dd = DeepDive.objects.get(key="dd-1")
+    response = script.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.first().pk}, format="json")
+    assert response.status_code == 200
+    assert Answer.objects.get().learner.user == learner_user
+    assert script.get("/api/v1/results/").json()["total"]["answered"] == 1
+
+
+def test_revoked_or_wrong_token_is_refused(lesson, learner_user):
+    script = APIClient()
+    script.credentials(HTTP_AUTHORIZATION="Token sil_not-a-real-key")
+    assert script.get("/api/v1/results/").status_code == 401
+
+
+def test_results(api, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
+    results = api.get("/api/v1/results/").json()
+    assert results["total"] == {"answered": 1, "total": 4, "points": 0, "max_points": 40}
+    assert results["topics"][0]["topic"] == "kv_allocation"
+    assert results["misses"][0]["retry_url"].endswith("/lessons/sample/#dd-dd-1")
+
+
+def test_answer_throttle_gives_429_with_retry_after(api, lesson, monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, "answers": "2/min"})
+    dd = DeepDive.objects.get(key="dd-1")
+    url = f"/api/v1/deep-dives/{dd.pk}/answer/"
+    codes = [api.post(url, {"choice": dd.choices.first().pk}, format="json").status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
+    response = api.post(url, {"choice": dd.choices.first().pk}, format="json")
+    assert int(response["Retry-After"]) > 0
+
+
+def test_page_answers_and_login_are_throttled_too(client, lesson, learner_user, monkeypatch):
+    monkeypatch.setattr(
+        SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, "answers": "1/min", "login": "2/min"}
+    )
+    dd = DeepDive.objects.get(key="dd-1")
+    url = f"/lessons/sample/deep-dives/{dd.pk}/answer/"
+    assert client.post(url, {"choice": dd.choices.first().pk}).status_code == 303
+    limited = client.post(url, {"choice": dd.choices.first().pk})
+    assert limited.status_code == 429
+    assert "Retry-After" in limited
+    codes = [client.post("/accounts/login/", {"username": "ada", "password": "bad"}).status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
+
+
+def test_openapi_schema_validates_without_warnings(db):
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null")
+
+
+def test_schema_and_docs_are_served_locally(client, db):
+    assert client.get("/api/schema/").status_code == 200
+    docs = client.get("/api/docs/").content.decode()
+    assert "swagger" in docs.lower()
+    assert "cdn" not in docs.lower()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_twenty_concurrent_answers_from_different_learners_all_land():
+    lesson = make_lesson()
+    dd = DeepDive.objects.get(key="dd-1")
+    best = dd.choices.get(verdict="best")
+    barrier = threading.Barrier(20)
+    codes = []
+
+    def learner():
+        c = Client()
+        barrier.wait()
+        codes.append(c.post(f"/lessons/{lesson.slug}/deep-dives/{dd.pk}/answer/", {"choice": best.pk}).status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=learner) for _ in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert codes == [303] * 20
+    assert Answer.objects.filter(is_first=True).count() == 20
