@@ -23,4 +23,4 @@ WHITENOISE_AUTOREFRESH = True
 # A file, not shared-cache memory, so threads in transactional tests wait for SQLite's lock
 # (busy timeout) instead of failing with "database table is locked".
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}
