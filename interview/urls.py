@@ -1,6 +1,7 @@
 """URL configuration: HTML pages, the JSON API under /api/v1/, the admin."""
 
 from django.contrib import admin
+from csp.decorators import csp_update
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -18,6 +19,11 @@ urlpatterns = [
     path("api/v1/calculators/", include("calculators.api_urls")),
     path("api/v1/", include("lessons.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    # Swagger UI sets inline styles on its own elements; scripts stay 'self' only.
+    path(
+        "api/docs/",
+        csp_update({"style-src": ["'unsafe-inline'"]})(SpectacularSwaggerSplitView.as_view(url_name="schema")),
+        name="api-docs",
+    ),
     path("", include("lessons.urls")),
 ]

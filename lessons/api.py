@@ -202,8 +202,12 @@ class LessonListView(APIView):
                     "track": {"slug": lesson.track.slug, "title": lesson.track.title},
                     "published": lesson.published,
                     "url": request.build_absolute_uri(lesson.get_absolute_url()),
-                    "progress": {"answered": score.answered, "total": score.total, "points": score.points,
-                                 "max_points": score.max_points},  # fmt: skip
+                    "progress": {
+                        "answered": score.answered,
+                        "total": score.total,
+                        "points": score.points,
+                        "max_points": score.max_points,
+                    },  # fmt: skip
                 }
             )
         return Response(data)
@@ -242,8 +246,12 @@ class LessonDetailView(APIView):
                 "summary": lesson.summary,
                 "track": {"slug": lesson.track.slug, "title": lesson.track.title},
                 "layers": [{"number": la.number, "label": la.label, "minutes": la.minutes} for la in page.layers],
-                "progress": {"answered": page.answered, "total": page.total, "points": page.points,
-                             "max_points": page.max_points},  # fmt: skip
+                "progress": {
+                    "answered": page.answered,
+                    "total": page.total,
+                    "points": page.points,
+                    "max_points": page.max_points,
+                },  # fmt: skip
                 "sections": sections,
             }
         )
@@ -261,15 +269,15 @@ class DeepDiveAnswerView(AnswerView):
         responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
-        deep_dive = get_object_or_404(
-            DeepDive.objects.filter(section__lesson__in=visible_lessons(request)), pk=pk
-        )
+        deep_dive = get_object_or_404(DeepDive.objects.filter(section__lesson__in=visible_lessons(request)), pk=pk)
         serializer = ChoiceAnswerSerializer(data=request.data)
         if not serializer.is_valid():
             return first_errors(serializer)
-        choice = Choice.objects.filter(deep_dive=deep_dive, pk=serializer.validated_data["choice"]).select_related(
-            "follow_up"
-        ).first()
+        choice = (
+            Choice.objects.filter(deep_dive=deep_dive, pk=serializer.validated_data["choice"])
+            .select_related("follow_up")
+            .first()
+        )
         if choice is None:
             return Response({"errors": {"choice": ["That is not one of this deep dive's choices."]}}, status=400)
         learner = services.current_learner(django_request(request), create=True)
@@ -331,9 +339,7 @@ class ChallengeAnswerView(AnswerView):
         responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
-        challenge = get_object_or_404(
-            Challenge.objects.filter(section__lesson__in=visible_lessons(request)), pk=pk
-        )
+        challenge = get_object_or_404(Challenge.objects.filter(section__lesson__in=visible_lessons(request)), pk=pk)
         serializer = NumberAnswerSerializer(data=request.data)
         if not serializer.is_valid():
             return first_errors(serializer)
@@ -367,8 +373,9 @@ class ResultsView(APIView):
         return Response(
             {
                 "total": progress(results.total),
-                "lessons": [{"slug": lesson.slug, "title": lesson.title, **progress(score)}
-                            for lesson, score in results.lessons],  # fmt: skip
+                "lessons": [
+                    {"slug": lesson.slug, "title": lesson.title, **progress(score)} for lesson, score in results.lessons
+                ],  # fmt: skip
                 "topics": [
                     {"topic": t.topic, "label": t.label, "mastery": round(t.mastery, 4), **progress(t)}
                     for t in results.topics

@@ -7,6 +7,7 @@ from schemathesis.checks import not_a_server_error, response_schema_conformance
 
 from tests.lessons.factories import make_lesson
 
+
 @pytest.fixture
 def api_schema(db):
     from django.core import signals

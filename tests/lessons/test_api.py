@@ -165,7 +165,9 @@ def test_answer_throttle_gives_429_with_retry_after(api, lesson, monkeypatch):
 
 def test_page_answers_and_login_are_throttled_too(client, lesson, learner_user, monkeypatch):
     monkeypatch.setattr(
-        SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, "answers": "1/min", "login": "2/min"}
+        SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {**SimpleRateThrottle.THROTTLE_RATES, "answers": "1/min", "login": "2/min"},
     )
     dd = DeepDive.objects.get(key="dd-1")
     url = f"/lessons/sample/deep-dives/{dd.pk}/answer/"

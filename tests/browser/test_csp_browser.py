@@ -1,0 +1,28 @@
+"""Under the Content-Security-Policy, htmx, the admin and the API docs still work with no violations."""
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import expect
+
+
+@pytest.mark.django_db(transaction=True)
+def test_admin_works_under_the_policy(live_server, page, content, console_errors):
+    User.objects.create_superuser("boss", "boss@example.com", "a-long-pass-phrase")
+    page.goto(live_server.url + "/admin/login/?next=/admin/lessons/deepdive/")
+    page.get_by_label("Username").fill("boss")
+    page.get_by_label("Password").fill("a-long-pass-phrase")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Select deep dive to change")).to_be_visible()
+    page.get_by_role("link", name="kv-heads", exact=True).click()
+    expect(page.locator("#choices-group")).to_be_visible()
+    assert [e for e in console_errors if "Content Security Policy" in e or "Refused" in e] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_api_docs_render_locally_under_the_policy(live_server, page, console_errors):
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(live_server.url + "/api/docs/")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("Serving Interview Lab API")
+    assert all(url.startswith(live_server.url) or url.startswith("data:") for url in requests), requests
+    assert [e for e in console_errors if "Content Security Policy" in e or "Refused" in e] == []
