@@ -9,6 +9,7 @@ for scope in ("ANON", "USER", "ANSWERS", "LOGIN"):
     os.environ.setdefault(f"THROTTLE_{scope}", "100000/min")
 
 from interview.settings import *  # noqa: E402,F403
+from interview.settings import BASE_DIR, DATABASES  # noqa: E402
 
 # Tests need no collectstatic: the manifest storage 404s under live_server.
 STORAGES = {

@@ -1,7 +1,7 @@
 """URL configuration: HTML pages, the JSON API under /api/v1/, the admin."""
 
-from django.contrib import admin
 from csp.decorators import csp_update
+from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
