@@ -414,7 +414,7 @@ def parse_walkthrough(check: Checker, data: Any) -> dict:
             check.fail("only envelope steps ask for a number")
         if kind != "envelope":
             for comp in step.get("components") or []:
-                comp = check.mapping(comp, {"key", "label", "col", "row"}, {"key", "label"}, "component")
+                comp = check.mapping(comp, {"key", "label", "col", "row"}, {"key", "label", "col", "row"}, "component")
                 key = check.key(comp)
                 if key in components:
                     check.fail(f"component '{key}' was already added")
