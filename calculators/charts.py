@@ -106,6 +106,8 @@ def nice_ticks(top: float, count: int = 5) -> list[float]:
     """Return round tick values from 0 to at least `top` (1, 2 or 5 times a power of ten)."""
     if top <= 0 or not math.isfinite(top):
         return [0.0, 1.0]
+    if top < 1e-200:  # too small for round steps: one span is enough
+        return [0.0, top]
     raw = top / count
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
@@ -192,7 +194,7 @@ def _routing_chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     rows = [
         (
             "Round robin, every card",
-            percent(o["round_robin_share"], 5),
+            percent(o["round_robin_share"]),
             number(100 * i["family_fleet_share"] * o["round_robin_share"], 4),
         )
     ]
@@ -211,15 +213,13 @@ def _routing_chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         rows.append(
             (
                 name + (" (your setting)" if yours else ""),
-                percent(share, 5),
+                percent(share),
                 number(100 * i["family_fleet_share"] * share, 4),
             )
         )
     quiet = (1 - hot) / cards
     bars.append(_Bar("Hash: any card without the hot key", quiet, percent(quiet, 4), "chart-bar chart-bar-muted"))
-    rows.append(
-        ("Hash, a card without the hot key", percent(quiet, 5), number(100 * i["family_fleet_share"] * quiet, 4))
-    )
+    rows.append(("Hash, a card without the hot key", percent(quiet), number(100 * i["family_fleet_share"] * quiet, 4)))
     title = "Share of one family's traffic on a single card"
     description = (
         f"With {cards} cards, round robin gives every card {percent(o['round_robin_share'])} of the family; "

@@ -24,12 +24,9 @@ def scientific(x: float, sig: int = 4) -> str:
     """Return x as "9.198 × 10¹²" (or "10¹³" when the mantissa is 1)."""
     if x == 0:
         return "0"
-    exponent = math.floor(math.log10(abs(x)))
-    mantissa = x / 10**exponent
-    if round(abs(mantissa), sig - 1) >= 10:  # 9.99995 rounds up to the next power
-        exponent += 1
-        mantissa /= 10
-    text = _trim(f"{mantissa:.{sig - 1}f}")
+    mantissa, _, exponent_text = f"{x:.{sig - 1}e}".partition("e")
+    exponent = int(exponent_text)
+    text = _trim(mantissa)
     if text == "1":
         return power_of_ten(exponent)
     if text == "-1":
@@ -119,7 +116,7 @@ def money(x: float, sig: int = 5) -> str:
 def value_text(value: float | int | bool | None, unit: str) -> str:
     """Return a value with its unit, the way pages show outputs and derivation steps."""
     if value is None:
-        return "none (unstable)"
+        return "none: the queue is unstable"
     if isinstance(value, bool):
         return "pass" if value else "fail"
     if unit == "B":

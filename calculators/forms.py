@@ -61,7 +61,7 @@ class CalculatorForm(forms.Form):
 def _field(parameter: Parameter) -> forms.CharField:
     auto_id = f"id_{parameter.name}"
     return forms.CharField(
-        label=parameter.label,
+        label=f"{parameter.label} ({parameter.unit_label})",
         required=False,  # blank is reported by the registry ("Enter a number.")
         strip=True,
         help_text=parameter.help,

@@ -19,7 +19,12 @@ from calculators.errors import CalculatorError
 __all__ = [
     "BYTES_PER_GB",
     "HOURS_PER_MONTH",
+    "IDLE_LIMIT",
+    "MARGIN_LIMIT",
+    "OVERFLOW_LIMIT",
+    "SECONDS_PER_HOUR",
     "CalculatorError",
+    "FleetBreakdown",
     "FleetResult",
     "KvCacheResult",
     "PoolResult",
@@ -33,11 +38,13 @@ __all__ = [
     "best_draft_tokens",
     "erlang_c",
     "fleet",
+    "fleet_breakdown",
     "kingman_wait",
     "kv_bytes_per_token",
     "kv_cache",
     "mm1_wait",
     "mmc_wait",
+    "one_token_period",
     "pool",
     "queue_wait",
     "replica",
@@ -49,6 +56,8 @@ __all__ = [
     "token_bucket",
     "token_bucket_curve",
     "token_cost",
+    "whole_ceil",
+    "whole_floor",
 ]
 
 BYTES_PER_GB = 1_000_000_000
@@ -452,8 +461,15 @@ def _token_bucket_admitted(rate_per_s: float, burst: int, n: int, window_s: floa
         return min(n, burst)
     if burst >= 2 or refill >= 1 - _WHOLE_TOLERANCE:
         return min(n, whole_floor(burst + (n - 1) * refill))
-    period = whole_ceil(1.0 / refill)
-    return 1 + (n - 1) // period
+    return 1 + (n - 1) // one_token_period(refill, n)
+
+
+def one_token_period(refill: float, arrivals: int) -> int:
+    """Return ceil(1/d): the arrivals between admissions of a one-token bucket (capped at `arrivals`)."""
+    inverse = 1.0 / refill
+    if not math.isfinite(inverse) or inverse >= arrivals:
+        return arrivals  # no second token before the last arrival
+    return whole_ceil(inverse)
 
 
 def token_bucket_curve(rate_per_s: float, burst: int, arrivals: int, window_s: float) -> np.ndarray:
@@ -472,8 +488,7 @@ def token_bucket_curve(rate_per_s: float, burst: int, arrivals: int, window_s: f
         raw = burst + (n - 1) * refill
         floored = np.floor(raw + _WHOLE_TOLERANCE * np.maximum(1.0, raw))
         return np.minimum(n, floored).astype(np.int64)
-    period = whole_ceil(1.0 / refill)
-    return (1 + (n - 1) // period).astype(np.int64)
+    return (1 + (n - 1) // one_token_period(refill, arrivals)).astype(np.int64)
 
 
 def simulate_token_bucket(rate_per_s: float, burst: int, arrival_times: list[float] | np.ndarray) -> int:
@@ -643,8 +658,10 @@ def _expected_tokens(acceptance: float, draft_tokens: int) -> float:
         return 1.0
     if acceptance == 1.0:
         return float(draft_tokens + 1)
-    # 1 - a^(g+1) computed as -expm1((g+1) log a) keeps precision near a = 1.
     miss = 1.0 - acceptance
+    if acceptance < 0.5:
+        return (1.0 - acceptance ** (draft_tokens + 1)) / miss
+    # Near a = 1, 1 - a^(g+1) loses digits; -expm1((g+1) log1p(-(1-a))) keeps them.
     return -math.expm1((draft_tokens + 1) * math.log1p(-miss)) / miss
 
 

@@ -137,6 +137,8 @@ class Output:
     name: str
     unit: str
     label: str
+    yes: str = "Pass"  # how a true check reads on a page
+    no: str = "Fail"
 
     @property
     def is_check(self) -> bool:
@@ -306,6 +308,11 @@ def _div(x: Number) -> str:
     """Return a divisor, in brackets when it is written as a power of ten."""
     text = n(x)
     return f"({text})" if "×" in text else text
+
+
+def _compare(ok: bool) -> str:
+    """Return the sign that makes a check's expression true: ≤ when it passes, > when it fails."""
+    return "≤" if ok else ">"
 
 
 def _plural(count: Number, word: str) -> str:
@@ -646,19 +653,19 @@ def _fleet_steps(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationS
         ),
         _step(
             "Idle check: at most 15% of owned capacity unused",
-            f"{percent(o['idle_share'], 4)} ≤ 15%",
+            f"{percent(o['idle_share'], 4)} {_compare(o['idle_ok'])} 15%",
             o["idle_ok"],
             "check",
         ),
         _step(
             "Margin check: blended cost at most 75% of the API price",
-            f"{money(o['blended_usd_per_million'])} ≤ 0.75 × {money(api)} = {money(0.75 * api)}",
+            f"{money(o['blended_usd_per_million'])} {_compare(o['margin_ok'])} 0.75 × {money(api)} = {money(0.75 * api)}",
             o["margin_ok"],
             "check",
         ),
         _step(
             "Overflow check: at most 10% of needed tokens go to the API",
-            f"{percent(o['overflow_share'], 4)} ≤ 10%",
+            f"{percent(o['overflow_share'], 4)} {_compare(o['overflow_ok'])} 10%",
             o["overflow_ok"],
             "check",
         ),
@@ -697,7 +704,7 @@ def _token_bucket_steps(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[Deri
             "requests",
         ),
     ]
-    if refill == 0 or burst >= 2 or refill >= 1:
+    if refill == 0 or burst >= 2 or refill >= 1 - 1e-9:
         steps.append(
             _step(
                 "Admitted: the bucket starts full, then each arrival adds d",
@@ -707,7 +714,7 @@ def _token_bucket_steps(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[Deri
             )
         )
     else:
-        period = maths.whole_ceil(1 / refill)
+        period = maths.one_token_period(refill, arrivals)
         steps.append(
             _step(
                 "Admitted: a one-token bucket passes one request every ⌈1 ÷ d⌉ arrivals",
@@ -1682,7 +1689,7 @@ CALCULATORS: dict[str, Calculator] = {
                 Output("wait_ms", "ms", "Mean wait before the loss"),
                 Output("utilization_after", "ratio", "Utilisation after the loss"),
                 Output("wait_after_ms", "ms", "Mean wait after the loss"),
-                Output("stable_after", "check", "Queue stable after the loss"),
+                Output("stable_after", "check", "Queue stable after the loss", yes="Yes", no="No: unstable"),
             ),
             compute=maths.queue_wait,
             derive=_queue_wait_steps,
@@ -1826,7 +1833,7 @@ CALCULATORS: dict[str, Calculator] = {
                     0.05,
                     0.0,
                     1.0,
-                    "×",
+                    "× target step",
                     "Time of one draft step as a share of one target step (c); below 0.05 in Leviathan et al.",
                     "Draft cost",
                 ),

@@ -59,6 +59,7 @@ def _result_context(calculator: Calculator, result: Result | None) -> dict | Non
             "value": result.outputs[output.name],
             "text": value_text(result.outputs[output.name], output.unit),
             "is_check": output.is_check,
+            "check_text": (output.yes if result.outputs[output.name] else output.no) if output.is_check else "",
         }
         for output in calculator.outputs
     ]

@@ -17,7 +17,7 @@ from lessons import services
 from lessons.markup import render_markdown
 from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
 from lessons.pages import ChallengeView, DeepDiveView, WalkthroughView, build_lesson_page
-from lessons.results import compute_results, retry_url
+from lessons.results import compute_results
 from lessons.templatetags.lesson_tags import drawn_prompt
 
 
@@ -123,6 +123,7 @@ def deep_dive_data(view: DeepDiveView) -> dict:
             for c in view.choices
         ]
         data["answers"] = [{**answer_payload(a), "choice": a.choice_id} for a in view.state.answers]
+        data["tries"] = view.state.count
     return data
 
 
@@ -189,7 +190,7 @@ class LessonListView(APIView):
     )
     def get(self, request: Request) -> Response:
         lessons = list(visible_lessons(request))
-        results = compute_results(request, lessons)
+        results = compute_results(request, lessons, with_misses=False)
         data = []
         for lesson in lessons:
             score = results.score_for(lesson)
@@ -382,14 +383,15 @@ class ResultsView(APIView):
                 ],
                 "misses": [
                     {
-                        "type": "deep_dive" if a.deep_dive_id else "step" if a.step_id else "challenge",
-                        "id": a.deep_dive_id or a.step_id or a.challenge_id,
-                        "outcome": a.outcome,
-                        "points": a.points,
-                        "max_points": a.max_points,
-                        "retry_url": request.build_absolute_uri(retry_url(a)),
+                        "type": miss.kind,
+                        "id": miss.item_id,
+                        "title": miss.title,
+                        "outcome": miss.outcome,
+                        "points": miss.points,
+                        "max_points": miss.max_points,
+                        "retry_url": request.build_absolute_uri(miss.url),
                     }
-                    for a in results.misses
+                    for miss in results.misses
                 ],
             }
         )

@@ -588,7 +588,10 @@ def write(tracks: list[dict], specs: list[LessonSpec]) -> LoadReport:
     track_ids = dict(Track.objects.values_list("slug", "id"))
     Lesson.objects.filter(slug__in=[s.lesson["slug"] for s in specs]).update(order=F("order") + ORDER_BUMP)
     for spec in specs:
+        before = (report.created, report.updated, report.deleted)
         write_lesson(report, spec, track_ids)
+        if (report.created, report.updated, report.deleted) != before:
+            Lesson.objects.filter(slug=spec.lesson["slug"]).touch()
         report.lessons.append(spec.lesson["slug"])
     return report
 

@@ -49,6 +49,12 @@ class Track(models.Model):
 
 
 class LessonQuerySet(models.QuerySet):
+    def touch(self) -> int:
+        """Mark these lessons as changed, so cached renderings of them are rebuilt."""
+        from django.utils import timezone
+
+        return self.update(updated_at=timezone.now())
+
     def visible_to(self, user) -> LessonQuerySet:
         """Return published lessons, and drafts too for staff (preview)."""
         if user.is_authenticated and user.is_staff:

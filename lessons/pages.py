@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import Count, JSONField, Max, OuterRef, Q, Subquery
 from django.http import HttpRequest
 
 from lessons.models import (
@@ -37,19 +37,21 @@ def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None
 
 @dataclass
 class ItemState:
-    answers: list[Answer] = field(default_factory=list)
+    """A learner's answers to one item: the first (it scores), the latest, and how many in all."""
+
+    first: Answer | None = None
+    latest: Answer | None = None
+    count: int = 0
 
     @property
-    def first(self) -> Answer | None:
-        return next((a for a in self.answers if a.is_first), None)
+    def answers(self) -> list[Answer]:
+        """Return the first and the latest answer (one answer when they are the same)."""
+        found = [a for a in (self.first, self.latest) if a is not None]
+        return sorted({a.pk: a for a in found}.values(), key=lambda a: a.pk)
 
     @property
-    def latest(self) -> Answer | None:
-        return self.answers[-1] if self.answers else None
-
-    @property
-    def retries(self) -> list[Answer]:
-        return [a for a in self.answers if not a.is_first]
+    def retries(self) -> int:
+        return max(self.count - 1, 0)
 
 
 @dataclass
@@ -174,46 +176,64 @@ class LessonPage:
         return sum(layer.minutes for layer in self.layers)
 
 
-def build_lesson_page(request: HttpRequest, lesson: Lesson, positions: dict[str, int] | None = None) -> LessonPage:
-    """Return the lesson with every item and the learner's state (about eight queries, constant)."""
-    sections = list(Section.objects.filter(lesson=lesson).order_by("order"))
-    choices = list(
-        Choice.objects.filter(deep_dive__section__lesson=lesson)
-        .select_related("deep_dive")
-        .order_by("deep_dive__section__order", "deep_dive__order", "order")
-    )
-    steps = list(
-        Step.objects.filter(walkthrough__section__lesson=lesson)
-        .select_related("walkthrough")
-        .order_by("walkthrough__section__order", "walkthrough__order", "order")
-    )
-    challenges = list(Challenge.objects.filter(section__lesson=lesson).order_by("section__order", "order"))
+def build_lesson_page(
+    request: HttpRequest, lesson: Lesson, positions: dict[str, int] | None = None, only: str | None = None
+) -> LessonPage:
+    """Return the lesson with every item and the learner's state, in a constant number of queries.
+
+    The whole page takes about eight queries. ``only`` ("deep_dive", "walkthrough" or
+    "challenge") loads just that kind of item, for the fragment an answer swaps in.
+    """
+    wanted = {only} if only else {"deep_dive", "walkthrough", "challenge"}
+    sections = [] if only else list(Section.objects.filter(lesson=lesson).order_by("order"))
+    choices = steps = challenges = []
+    if "deep_dive" in wanted:
+        choices = list(
+            Choice.objects.filter(deep_dive__section__lesson=lesson)
+            .select_related("deep_dive")
+            .order_by("deep_dive__section__order", "deep_dive__order", "order")
+        )
+    if "walkthrough" in wanted:
+        steps = list(
+            Step.objects.filter(walkthrough__section__lesson=lesson)
+            .select_related("walkthrough")
+            .order_by("walkthrough__section__order", "walkthrough__order", "order")
+        )
     lookup = learner_filter(request)
+    if "challenge" in wanted:
+        challenges_qs = Challenge.objects.filter(section__lesson=lesson).order_by("section__order", "order")
+        if lookup is not None:
+            # The learner's drawn numbers ride along in the same query.
+            draw = ChallengeDraw.objects.filter(**lookup, challenge=OuterRef("pk"))
+            challenges_qs = challenges_qs.annotate(
+                draw_seed=Subquery(draw.values("seed")[:1]),
+                draw_inputs=Subquery(draw.values("inputs")[:1], output_field=JSONField()),
+            )
+        challenges = list(challenges_qs)
     answers: list[Answer] = []
     draws: dict[int, ChallengeDraw] = {}
     resume_url = None
     if lookup is not None:
-        answers = list(
-            Answer.objects.filter(**lookup)
-            .filter(
-                Q(deep_dive__section__lesson=lesson)
-                | Q(step__walkthrough__section__lesson=lesson)
-                | Q(challenge__section__lesson=lesson)
-            )
-            .order_by("created_at", "pk")
-        )
-        draws = {d.challenge_id: d for d in ChallengeDraw.objects.filter(**lookup, challenge__section__lesson=lesson)}
-        position = LessonProgress.objects.filter(**lookup, lesson=lesson).first()
-        resume_url = position.url if position else None
+        item_filters = {
+            "deep_dive": Q(deep_dive__section__lesson=lesson),
+            "walkthrough": Q(step__walkthrough__section__lesson=lesson),
+            "challenge": Q(challenge__section__lesson=lesson),
+        }
+        condition = Q()
+        for kind in wanted:
+            condition |= item_filters[kind]
+        answers = load_answers(lookup, condition)
+        draws = {
+            ch.pk: ChallengeDraw(challenge=ch, seed=ch.draw_seed, inputs=ch.draw_inputs)
+            for ch in challenges
+            if getattr(ch, "draw_seed", None) is not None
+        }
+        if not only:
+            position = LessonProgress.objects.filter(**lookup, lesson=lesson).first()
+            resume_url = position.url if position else None
 
     by_item: dict[tuple[str, int], ItemState] = defaultdict(ItemState)
-    for answer in answers:
-        if answer.deep_dive_id:
-            by_item["dd", answer.deep_dive_id].answers.append(answer)
-        elif answer.step_id:
-            by_item["step", answer.step_id].answers.append(answer)
-        else:
-            by_item["ch", answer.challenge_id].answers.append(answer)
+    by_item.update(answers)
 
     deep_dives: dict[int, DeepDiveView] = {}
     targets: dict[int, DeepDive] = {}
@@ -259,7 +279,8 @@ def build_lesson_page(request: HttpRequest, lesson: Lesson, positions: dict[str,
         *((v.challenge.section_id, v.challenge.order, v) for v in challenge_views.values()),
     ]
     for section_id, _order, view in sorted(placed, key=lambda t: (t[0], t[1])):
-        section_views[section_id].items.append(view)
+        if section_id in section_views:
+            section_views[section_id].items.append(view)
 
     layers = []
     for layer in Layer:
@@ -286,6 +307,41 @@ def build_lesson_page(request: HttpRequest, lesson: Lesson, positions: dict[str,
         points=sum(a.points for a in firsts),
         max_points=max_points,
     )
+
+
+def item_key(deep_dive_id: int | None, step_id: int | None, challenge_id: int | None) -> tuple[str, int]:
+    if deep_dive_id:
+        return "dd", deep_dive_id
+    if step_id:
+        return "step", step_id
+    return "ch", challenge_id
+
+
+def load_answers(lookup: dict, condition: Q) -> dict[tuple[str, int], ItemState]:
+    """Return each answered item's state in two queries, however many retries were recorded."""
+    groups = (
+        Answer.objects.filter(**lookup)
+        .filter(condition)
+        .order_by()
+        .values("deep_dive_id", "step_id", "challenge_id")
+        .annotate(last=Max("pk"), count=Count("pk"))
+    )
+    states: dict[tuple[str, int], ItemState] = {}
+    last_ids: set[int] = set()
+    for group in groups:
+        key = item_key(group["deep_dive_id"], group["step_id"], group["challenge_id"])
+        states[key] = ItemState(count=group["count"])
+        last_ids.add(group["last"])
+    if not states:
+        return states
+    rows = Answer.objects.filter(**lookup).filter(Q(pk__in=last_ids) | (Q(is_first=True) & condition))
+    for answer in rows:
+        state = states[item_key(answer.deep_dive_id, answer.step_id, answer.challenge_id)]
+        if answer.is_first:
+            state.first = answer
+        if answer.pk in last_ids:
+            state.latest = answer
+    return states
 
 
 def first_unanswered(layers: list[LayerView]) -> str | None:

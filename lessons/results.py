@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
+from django.utils.html import strip_tags
 
+from lessons.markup import render_inline
 from lessons.models import Answer, Challenge, Choice, DeepDive, Lesson, Outcome, Step, Topic
 from lessons.pages import learner_filter
 
@@ -48,7 +50,7 @@ class TopicScore(Score):
 class Results:
     lessons: list[tuple[Lesson, Score]]
     topics: list[TopicScore]
-    misses: list[Answer]
+    misses: list[Miss]
     total: Score = field(default_factory=Score)
 
     def score_for(self, lesson: Lesson) -> Score:
@@ -80,28 +82,46 @@ def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[str, int, str,
     return items
 
 
-def compute_results(request: HttpRequest, lessons: list[Lesson]) -> Results:
+@dataclass
+class Miss:
+    """A first answer that was not fully right, with where to try it again."""
+
+    kind: str
+    item_id: int
+    title: str
+    url: str
+    outcome: str
+    points: int
+    max_points: int
+
+    @property
+    def outcome_label(self) -> str:
+        return Outcome(self.outcome).label
+
+
+def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses: bool = True) -> Results:
     """Return the learner's results over ``lessons`` in a constant number of queries."""
     items = gradable_items(lessons)
     lookup = learner_filter(request)
-    answers: list[Answer] = []
+    rows: list[dict] = []
     if lookup is not None:
-        answers = list(
+        rows = list(
             Answer.objects.filter(**lookup, is_first=True)
-            .select_related(
-                "deep_dive__section__lesson", "step__walkthrough__section__lesson", "challenge__section__lesson"
-            )
             .order_by("created_at")
-        )
-    first = {}
-    for answer in answers:
-        kind, pk = ("dd", answer.deep_dive_id) if answer.deep_dive_id else (
-            ("step", answer.step_id) if answer.step_id else ("ch", answer.challenge_id)
+            .values(
+                "deep_dive_id", "step_id", "challenge_id", "points", "max_points", "outcome",
+                "deep_dive__topic", "deep_dive__section__lesson_id",
+            )
         )  # fmt: skip
-        first[kind, pk] = answer
+    first = {}
+    for row in rows:
+        kind, pk = ("dd", row["deep_dive_id"]) if row["deep_dive_id"] else (
+            ("step", row["step_id"]) if row["step_id"] else ("ch", row["challenge_id"])
+        )  # fmt: skip
+        first[kind, pk] = row
 
     total = Score()
-    rows = []
+    lesson_rows = []
     topics: dict[str, TopicScore] = {}
     for lesson in lessons:
         score = Score()
@@ -116,42 +136,61 @@ def compute_results(request: HttpRequest, lessons: list[Lesson]) -> Results:
             answer = first.get((kind, pk))
             if answer is not None:
                 score.answered += 1
-                score.points += answer.points
+                score.points += answer["points"]
                 topic_score.answered += 1
-                topic_score.points += answer.points
-                topic_score.answered_max += answer.max_points
+                topic_score.points += answer["points"]
+                topic_score.answered_max += answer["max_points"]
         # Answered follow-ups add to what the lesson offered.
         for (kind, pk), answer in first.items():
-            if kind == "dd" and (kind, pk) not in counted and answer.deep_dive.section.lesson_id == lesson.pk:
-                topic_score = topics.setdefault(answer.deep_dive.topic, TopicScore(topic=answer.deep_dive.topic))
+            if kind == "dd" and (kind, pk) not in counted and answer["deep_dive__section__lesson_id"] == lesson.pk:
+                topic = answer["deep_dive__topic"]
+                topic_score = topics.setdefault(topic, TopicScore(topic=topic))
                 for s in (score, topic_score):
                     s.total += 1
                     s.answered += 1
-                    s.points += answer.points
-                    s.max_points += answer.max_points
-                topic_score.answered_max += answer.max_points
-        rows.append((lesson, score))
+                    s.points += answer["points"]
+                    s.max_points += answer["max_points"]
+                topic_score.answered_max += answer["max_points"]
+        lesson_rows.append((lesson, score))
         for name in ("points", "max_points", "answered", "total"):
             setattr(total, name, getattr(total, name) + getattr(score, name))
-    visible = {lesson.pk for lesson in lessons}
-    misses = [a for a in answers if a.outcome != Outcome.CORRECT and lesson_of(a).pk in visible]
+    misses = load_misses(lookup, lessons) if with_misses and lookup is not None else []
     topic_list = sorted(topics.values(), key=lambda t: Topic.values.index(t.topic) if t.topic in Topic.values else 99)
-    return Results(rows, topic_list, misses, total)
+    return Results(lesson_rows, topic_list, misses, total)
 
 
-def lesson_of(answer: Answer) -> Lesson:
-    if answer.deep_dive_id:
-        return answer.deep_dive.section.lesson
-    if answer.step_id:
-        return answer.step.walkthrough.section.lesson
-    return answer.challenge.section.lesson
+def load_misses(lookup: dict, lessons: list[Lesson]) -> list[Miss]:
+    """Return the learner's missed first answers in the given lessons, oldest first (one query)."""
+    visible = {lesson.pk: lesson for lesson in lessons}
+    answers = (
+        Answer.objects.filter(**lookup, is_first=True)
+        .exclude(outcome=Outcome.CORRECT)
+        .select_related("deep_dive__section", "step__walkthrough__section", "challenge__section")
+        .order_by("created_at")
+    )
+    misses = []
+    for answer in answers:
+        if answer.deep_dive_id:
+            item, section, kind = answer.deep_dive, answer.deep_dive.section, "deep_dive"
+            title = truncate_words(strip_tags(render_inline(item.prompt)), 16)
+        elif answer.step_id:
+            item, section, kind = answer.step, answer.step.walkthrough.section, "step"
+            title = item.title
+        else:
+            item, section, kind = answer.challenge, answer.challenge.section, "challenge"
+            title = item.title
+        lesson = visible.get(section.lesson_id)
+        if lesson is None:
+            continue
+        if kind == "step":
+            wt = item.walkthrough
+            url = f"{lesson.get_absolute_url()}walkthroughs/{wt.key}/{item.order}/#{wt.anchor}"
+        else:
+            url = f"{lesson.get_absolute_url()}#{item.anchor}"
+        misses.append(Miss(kind, item.pk, title, url, answer.outcome, answer.points, answer.max_points))
+    return misses
 
 
-def retry_url(answer: Answer) -> str:
-    """Return the page and anchor where a missed item can be tried again."""
-    lesson = lesson_of(answer)
-    if answer.step_id:
-        step = answer.step
-        return f"{lesson.get_absolute_url()}walkthroughs/{step.walkthrough.key}/{step.order}/#{step.walkthrough.anchor}"
-    item = answer.deep_dive or answer.challenge
-    return f"{lesson.get_absolute_url()}#{item.anchor}"
+def truncate_words(text: str, count: int) -> str:
+    words = text.split()
+    return " ".join(words[:count]) + ("…" if len(words) > count else "")

@@ -54,15 +54,12 @@ def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | 
 
 def record(learner: Learner, **fields) -> Answer:
     """Store an answer; the first one per item scores, a concurrent duplicate becomes a retry."""
-    item_field = next(name for name in ("deep_dive", "step", "challenge") if fields.get(name) is not None)
-    first_exists = Answer.objects.filter(learner=learner, is_first=True, **{item_field: fields[item_field]}).exists()
-    if not first_exists:
-        try:
-            with transaction.atomic():
-                return Answer.objects.create(learner=learner, is_first=True, **fields)
-        except IntegrityError:
-            pass  # another request stored the first answer a moment ago
-    return Answer.objects.create(learner=learner, is_first=False, **fields)
+    # The unique constraint decides: the insert that wins is the first answer, any other is a retry.
+    try:
+        with transaction.atomic():
+            return Answer.objects.create(learner=learner, is_first=True, **fields)
+    except IntegrityError:
+        return Answer.objects.create(learner=learner, is_first=False, **fields)
 
 
 def answer_deep_dive(learner: Learner, deep_dive: DeepDive, choice: Choice) -> Answer:
@@ -175,9 +172,18 @@ def store_draw(learner: Learner, challenge: Challenge, seed: int | None) -> dict
 
 
 def remember_position(learner: Learner, lesson_id: int, anchor: str, url: str) -> None:
-    LessonProgress.objects.update_or_create(
-        learner=learner, lesson_id=lesson_id, defaults={"anchor": anchor, "url": url}
+    """Record where the learner is (one UPDATE in the usual case)."""
+    from django.utils import timezone
+
+    updated = LessonProgress.objects.filter(learner=learner, lesson_id=lesson_id).update(
+        anchor=anchor, url=url, updated_at=timezone.now()
     )
+    if not updated:
+        try:
+            with transaction.atomic():
+                LessonProgress.objects.create(learner=learner, lesson_id=lesson_id, anchor=anchor, url=url)
+        except IntegrityError:
+            LessonProgress.objects.filter(learner=learner, lesson_id=lesson_id).update(anchor=anchor, url=url)
 
 
 @transaction.atomic

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.views import LoginView
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -19,7 +23,7 @@ from lessons import services
 from lessons.forms import ChoiceForm, NumberForm
 from lessons.models import ApiToken, Challenge, DeepDive, Lesson, Step, Track
 from lessons.pages import build_lesson_page
-from lessons.results import compute_results, retry_url
+from lessons.results import compute_results
 from lessons.throttling import LoginThrottle, PageAnswerThrottle, throttled, too_many
 from lessons.tokens import create_token
 
@@ -31,7 +35,7 @@ def visible_lessons(request: HttpRequest):
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     lessons = list(visible_lessons(request))
-    results = compute_results(request, lessons)
+    results = compute_results(request, lessons, with_misses=False)
     tracks = []
     for track in Track.objects.all():
         rows = [(lesson, results.score_for(lesson)) for lesson in lessons if lesson.track_id == track.pk]
@@ -57,10 +61,30 @@ def render_lesson(
     return render(request, "lessons/lesson.html", context, status=status)
 
 
+CSRF_PLACEHOLDER = "csrf-placeholder-7f3a91"
+
+
+def is_fresh_visitor(request: HttpRequest) -> bool:
+    """Return whether the request carries no session or messages: nothing on the page is theirs yet."""
+    return settings.SESSION_COOKIE_NAME not in request.COOKIES and "messages" not in request.COOKIES
+
+
 @require_GET
-@vary_on_headers("HX-Request")
+@vary_on_headers("HX-Request", "Cookie")
 def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    return render_lesson(request, get_lesson(request, slug))
+    """Show a lesson; a first-time visitor's copy is rendered once per lesson version and cached."""
+    lesson = get_lesson(request, slug)
+    if not is_fresh_visitor(request) or not lesson.published:
+        return render_lesson(request, lesson)
+    key = f"lesson-page:{lesson.pk}:{lesson.updated_at.timestamp()}"
+    html = cache.get(key)
+    if html is None:
+        page = build_lesson_page(request, lesson)
+        context = {"page": page, "lesson": lesson, "errors": {}, "csrf_token": CSRF_PLACEHOLDER}
+        html = render_to_string("lessons/lesson.html", context, request)
+        cache.set(key, html, 24 * 3600)
+    # Every visitor still gets a CSRF token of their own in the forms and htmx headers.
+    return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
 
 
 @require_GET
@@ -122,8 +146,8 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     services.remember_position(learner, lesson.pk, step.walkthrough.anchor, f"{url}#{step.walkthrough.anchor}")
     if not request.htmx:
         return HttpResponseRedirect(f"{url}#{step.walkthrough.anchor}", status=303)
-    page = build_lesson_page(request, lesson, {step.walkthrough.key: step.order})
-    view = next(w for w in page.walkthroughs.values() if w.walkthrough.pk == step.walkthrough_id)
+    page = build_lesson_page(request, lesson, {step.walkthrough.key: step.order}, only="walkthrough")
+    view = page.walkthroughs[step.walkthrough_id]
     return fragment(request, "walkthrough", {"page": page, "lesson": lesson, "view": view}, answer)
 
 
@@ -146,7 +170,7 @@ def answered(request, lesson, anchor: str, partial: str, pk: int, answer) -> Htt
     """Redirect a plain form post back to the item; give htmx the item's fragment."""
     if not request.htmx:
         return HttpResponseRedirect(item_url(lesson, anchor), status=303)
-    page = build_lesson_page(request, lesson)
+    page = build_lesson_page(request, lesson, only=partial)
     views = page.deep_dives if partial == "deep_dive" else page.challenges
     return fragment(request, partial, {"page": page, "lesson": lesson, "view": views[pk]}, answer)
 
@@ -183,8 +207,7 @@ def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpR
 def results(request: HttpRequest) -> HttpResponse:
     lessons = list(visible_lessons(request))
     data = compute_results(request, lessons)
-    misses = [(answer, retry_url(answer)) for answer in data.misses]
-    return render(request, "lessons/results.html", {"results": data, "misses": misses})
+    return render(request, "lessons/results.html", {"results": data})
 
 
 @require_http_methods(["GET", "POST"])

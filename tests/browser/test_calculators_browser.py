@@ -1,0 +1,69 @@
+"""Calculators in a real browser: live recomputation with htmx, and axe-core finds nothing."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import describe
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_changing_an_input_updates_the_result_the_chart_and_the_url(page, live_server, console_errors):
+    page.goto(f"{live_server.url}/calculators/replica/")
+    requests = page.locator('[data-output="requests_per_replica"] dd')
+    expect(requests).to_have_text("110 requests")
+    chart_before = page.locator("#calc-result svg desc").text_content()
+
+    gpus = page.get_by_label("GPUs per replica")
+    gpus.fill("8")
+
+    expect(requests).to_have_text("324 requests")
+    expect(page.locator("#calc-result svg desc")).not_to_have_text(chart_before)
+    expect(page.locator("#calc-result svg desc")).to_contain_text("324 requests")
+    expect(page).to_have_url(re.compile(r"/calculators/replica/\?.*gpus=8"))
+    expect(page.locator("#announcer")).to_have_text("Updated. Requests per replica: 324 requests.")
+    expect(gpus).to_be_focused()  # only the result region was swapped
+    assert console_errors == []
+
+
+def test_a_bad_value_shows_its_error_and_recovers(page, live_server):
+    page.goto(f"{live_server.url}/calculators/kv-cache/")
+    layers = page.get_by_label("Layers")
+    layers.fill("0")
+    expect(page.locator("#id_layers_error")).to_have_text("Must be at least 1 layer; got 0.")
+    expect(layers).to_have_attribute("aria-invalid", "true")
+    layers.fill("32")
+    expect(page.locator("#id_layers_error")).to_have_text("")
+    expect(layers).not_to_have_attribute("aria-invalid", "true")
+    expect(page.locator('[data-output="bytes_per_token"] dd')).to_contain_text("131,072 B")
+
+
+def test_a_preset_link_fills_the_fields(page, live_server):
+    page.goto(f"{live_server.url}/calculators/kv-cache/?tokens=2048")
+    page.get_by_role("link", name="Llama-2-13B, BF16 (no GQA)").click()
+    expect(page.get_by_label("KV heads")).to_have_value("40")
+    expect(page.get_by_label("Prefix tokens")).to_have_value("2048")
+
+
+@pytest.mark.parametrize("path", ["/calculators/", "/calculators/queue-wait/", "/calculators/fleet/?owned_cards=8000"])
+def test_calculator_pages_have_no_axe_violations(page, live_server, axe_violations, path):
+    page.goto(f"{live_server.url}{path}")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+
+def test_a_page_with_errors_has_no_axe_violations(page, live_server, axe_violations):
+    page.goto(f"{live_server.url}/calculators/routing/?cards=4&shards=8")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+
+def test_dark_mode_has_no_axe_violations(browser, live_server, axe_violations):
+    context = browser.new_context(color_scheme="dark")
+    page = context.new_page()
+    page.goto(f"{live_server.url}/calculators/spec-decode/")
+    violations = axe_violations(page)
+    context.close()
+    assert violations == [], describe(violations)

@@ -1,0 +1,109 @@
+"""SVG charts: well-formed, accessible, escaped, and carrying the figures they show."""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from calculators import charts
+from calculators.registry import CALCULATORS, get_calculator
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _chart(slug, raw=None):
+    result = get_calculator(slug).evaluate(raw or {})
+    return charts.chart_for(slug, result.inputs, result.outputs)
+
+
+@pytest.mark.parametrize("slug", [s for s in CALCULATORS if s != "pool"])
+def test_chart_is_accessible_svg(slug):
+    chart = _chart(slug)
+    root = ET.fromstring(chart.svg)
+    assert root.tag == f"{SVG}svg"
+    assert root.get("role") == "img"
+    assert root.get("width") == "100%" and root.get("viewBox").startswith("0 0 420 ")
+    title, desc = root.find(f"{SVG}title"), root.find(f"{SVG}desc")
+    assert title.text == chart.title and desc.text == chart.description
+    assert root.get("aria-labelledby") == f"{title.get('id')} {desc.get('id')}"
+    assert chart.table.columns and all(len(row) == len(chart.table.columns) for row in chart.table.rows)
+
+
+def test_pool_has_no_chart():
+    assert _chart("pool") is None
+
+
+def test_charts_use_classes_not_fixed_colours():
+    svg = _chart("routing").svg
+    assert 'fill="#' not in svg and 'stroke="#' not in svg and "style=" not in svg
+
+
+def test_chart_text_is_escaped():
+    svg = charts._Svg("x", "<script>&", "a < b", 100)
+    svg.text(0, 0, "<b>")
+    rendered = svg.render()
+    assert "<script>" not in rendered and "&lt;script&gt;&amp;" in rendered and "&lt;b&gt;" in rendered
+    ET.fromstring(rendered)
+
+
+def test_routing_chart_compares_round_robin_hash_and_sharding():
+    chart = _chart("routing")
+    rows = {row[0]: row[1] for row in chart.table.rows}
+    assert rows["Round robin, every card"] == "1.5625%"
+    assert rows["Hash: busiest card (your setting)"] == "80.3125%"
+    assert rows["Hash, hot key over 2 cards: busiest"] == "40.3125%"
+    assert "80.3125%" in chart.description
+
+
+def test_queue_wait_chart_marks_before_and_after():
+    chart = _chart("queue-wait")
+    assert "before 97.1 ms" in chart.svg and "after 825 ms" in chart.svg
+    assert chart.table.rows[-2:] == (("66% (before)", "97.06 ms"), ("94.29% (after)", "825 ms"))
+
+
+def test_queue_wait_chart_says_when_the_queue_is_unstable():
+    chart = _chart("queue-wait", {"utilization": "0.8"})
+    assert "unstable" in chart.svg and "never drains" in chart.description
+    assert chart.table.rows[-1][1] == "unstable: grows without bound"
+
+
+def test_cost_chart_compares_owned_rented_and_api():
+    rows = {row[0]: row[1:] for row in _chart("token-cost").table.rows}
+    assert rows["Your cards"] == ("$1.1416", "45.66%")
+    assert rows["Same cards rented (1.35×)"] == ("$1.5411", "61.64%")
+    assert rows["API"] == ("$2.50", "100%")
+
+
+def test_fleet_chart_shows_what_idle_cards_cost():
+    rows = {row[0]: row[1] for row in _chart("fleet", {"owned_cards": "8000"}).table.rows}
+    assert rows["Owned card, fully busy"] == "$1.1416"
+    assert rows["Owned, 32.1% idle"] == "$1.68"
+    assert rows["Blended, this month"] == "$1.68"
+
+
+def test_spec_decode_chart_marks_the_best_length():
+    chart = _chart("spec-decode")
+    assert "best γ = 8" in chart.svg
+    assert ("8 (best)", "3.092×") in chart.table.rows
+    assert ("4 (yours)", "2.801×") in chart.table.rows
+
+
+def test_token_bucket_chart_counts_admissions():
+    chart = _chart("token-bucket", {"rate_per_s": "5", "burst": "10", "arrivals": "100", "window_s": "10"})
+    assert chart.table.rows[-1] == ("100", "9.9 s", "59", "41")
+
+
+def test_token_bucket_chart_with_a_billion_arrivals_stays_small():
+    chart = _chart("token-bucket", {"arrivals": "1000000000", "window_s": "100"})
+    assert len(chart.svg) < 20_000
+
+
+def test_text_alternative_lists_every_row():
+    chart = _chart("shed")
+    text = charts.text_alternative(chart)
+    assert chart.description in text
+    assert "Part: Free, shed; Requests per second: 250" in text
+
+
+def test_nice_ticks():
+    assert charts.nice_ticks(0.803125) == [0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
+    assert charts.nice_ticks(0) == [0.0, 1.0]

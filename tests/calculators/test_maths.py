@@ -1,0 +1,452 @@
+"""Every formula of calculators.maths against the worked figures of reference/serving-math.md."""
+
+from fractions import Fraction
+
+import pytest
+
+from calculators import maths
+from calculators.errors import CalculatorError
+
+# --- F1, F4: KV cache (S1, S5, S6) ------------------------------------------
+
+
+def test_70b_kv_bytes_per_token_is_320_kib():  # S1
+    assert maths.kv_bytes_per_token(80, 8, 128, 2) == 327_680 == 320 * 1024
+
+
+@pytest.mark.parametrize(
+    ("shape", "expected"),
+    [
+        ((80, 8, 128, 2), 327_680),  # Llama-2-70B / Llama-3-70B BF16
+        ((80, 8, 128, 1), 163_840),  # FP8
+        ((32, 8, 128, 2), 131_072),  # Llama-3-8B
+        ((32, 32, 128, 2), 524_288),  # Llama-2-7B (MHA)
+        ((40, 40, 128, 2), 819_200),  # Llama-2-13B (MHA)
+    ],
+)
+def test_kv_bytes_per_token_table(shape, expected):  # F1 worked examples
+    assert maths.kv_bytes_per_token(*shape) == expected
+
+
+def test_70b_at_tp4_holds_80_kib_per_token_per_gpu():  # F1: 2 KV heads per GPU
+    assert maths.kv_bytes_per_token(80, 8 // 4, 128, 2) == 81_920
+
+
+def test_llama_2_13b_2048_tokens_matches_vllm_blog():  # F1 cross-check: "up to 1.7GB"
+    assert maths.kv_cache(40, 40, 128, 2, 2048, 8).copy_bytes == 1_677_721_600
+
+
+def test_1200_token_preamble_is_393_2_mb_and_375_mib():  # S5
+    copy = maths.kv_cache(80, 8, 128, 2, 1200, 8).copy_bytes
+    assert copy == 393_216_000
+    assert copy / 2**20 == 375.0
+
+
+def test_8_gb_cache_holds_20_copies():  # S6, F4
+    assert maths.kv_cache(80, 8, 128, 2, 1200, 8).copies_per_cache == 20
+
+
+def test_8b_preamble_is_157_mb_and_50_copies():  # F4
+    result = maths.kv_cache(32, 8, 128, 2, 1200, 8)
+    assert round(result.copy_bytes / 1e6, 1) == 157.3
+    assert result.copies_per_cache == 50
+
+
+def test_copies_floor_is_exact_at_a_whole_number():
+    # 2.01 GB of 100.5 MB copies is exactly 20, though 2.01 x 10^9 is 2,009,999,999.9999998 in floating point.
+    assert maths.kv_cache(1, 1, 1, 1, 50_250_000, 2.01).copies_per_cache == 20
+
+
+def test_kv_cache_returns_python_ints():
+    result = maths.kv_cache(80, 8, 128, 2, 1200, 8)
+    assert all(type(value) is int for value in result)
+
+
+# --- F5: routing (S7 to S10) -------------------------------------------------
+
+
+def test_round_robin_share_on_64_cards():  # S7
+    assert maths.routing(64, 0.8, 0.3, 1).round_robin_share == 0.015625
+
+
+def test_hash_busiest_card_is_80_plus_20_over_64():  # S8, reading A over all cards
+    assert maths.routing(64, 0.8, 0.3, 1).hash_busiest_share == pytest.approx(0.803125, abs=1e-15)
+
+
+def test_fleet_points_about_24_1():  # S9
+    points = maths.routing(64, 0.8, 0.3, 1).fleet_points
+    assert points == pytest.approx(24.09375)
+    assert round(points, 1) == 24.1
+
+
+def test_hot_card_carries_15_4_times_its_fair_share():  # S9
+    assert maths.routing(64, 0.8, 0.3, 1).fleet_points / (100 / 64) == pytest.approx(15.42, abs=0.005)
+
+
+@pytest.mark.parametrize(
+    ("shards", "busiest", "points", "copies"),
+    [(2, 0.403125, 12.09, 1), (4, 0.203125, 6.09, 3), (8, 0.103125, 3.09, 7)],
+)
+def test_sharding_table(shards, busiest, points, copies):  # S10, F5 sharding table
+    result = maths.routing(64, 0.8, 0.3, shards)
+    assert result.hash_busiest_share == pytest.approx(busiest)
+    assert round(result.fleet_points, 2) == points
+    assert result.duplicate_copies == copies
+
+
+def test_routing_refuses_more_shards_than_cards():
+    with pytest.raises(CalculatorError) as error:
+        maths.routing(4, 0.8, 0.3, 5)
+    assert error.value.fields == ("shards",)
+
+
+# --- F3: requests per replica (S4) -------------------------------------------
+
+
+def test_70b_on_4_h100_holds_110_requests():  # F3 vLLM convention
+    result = maths.replica(4, 80, 140, 0.9, 327_680, 4096)
+    assert result.kv_budget_bytes == 148_000_000_000
+    assert result.kv_bytes_per_request == 1_342_177_280
+    assert result.requests_per_replica == 110
+
+
+@pytest.mark.parametrize(("context", "requests"), [(8192, 55), (2048, 220)])
+def test_requests_per_replica_at_other_contexts(context, requests):  # F3 table
+    assert maths.replica(4, 80, 140, 0.9, 327_680, context).requests_per_replica == requests
+
+
+def test_70b_on_2_gpus_holds_2_requests():  # S4: why the replica has 4 GPUs
+    result = maths.replica(2, 80, 140, 0.9, 327_680, 4096)
+    assert result.kv_budget_bytes == 4_000_000_000
+    assert result.requests_per_replica == 2
+
+
+def test_8b_on_1_h100_holds_104_requests():  # F3
+    result = maths.replica(1, 80, 16.06, 0.9, 131_072, 4096)
+    assert result.kv_budget_bytes == 55_940_000_000
+    assert result.requests_per_replica == 104
+
+
+def test_replica_refuses_weights_that_do_not_fit():
+    with pytest.raises(CalculatorError) as error:
+        maths.replica(1, 80, 140, 0.9, 327_680, 4096)
+    assert error.value.fields == ("weights_gb",)
+    assert "72 GB" in error.value.message
+
+
+# --- F12: pool --------------------------------------------------------------
+
+
+def test_2000_concurrent_at_110_per_replica_is_76_gpus():  # F12
+    result = maths.pool(100, 20, 110, 4, 1.0)
+    assert result.peak_concurrency == 2000
+    assert (result.replicas, result.gpus) == (19, 76)
+
+
+def test_pool_at_60_percent_target():
+    assert maths.pool(100, 20, 110, 4, 0.6) == (2000.0, 31, 124)
+
+
+def test_pool_ceil_ignores_float_noise():
+    # 3,000 requests at 100 per replica and 0.3: exactly 100 replicas, though 100 x 0.3 is 30.000000000000004.
+    assert maths.pool(150, 20, 100, 1, 0.3).replicas == 100
+
+
+def test_pool_with_no_traffic_needs_no_replicas():
+    assert maths.pool(0, 20, 110, 4, 0.6) == (0.0, 0, 0)
+
+
+# --- F10: token cost and fleet (S12, S19) -------------------------------------
+
+
+def test_a_month_is_730_hours():  # S12
+    assert maths.HOURS_PER_MONTH == 8760 / 12
+
+
+def test_h100_70b_token_cost():  # F10 table: $1.1416, 45.7%
+    result = maths.token_cost(2100, 1, 700, 2.5)
+    assert result.usd_per_hour == pytest.approx(2.8767, abs=1e-4)
+    assert result.tokens_per_hour == 2_520_000
+    assert result.usd_per_million_tokens == pytest.approx(1.1416, abs=1e-4)
+    assert result.share_of_api == pytest.approx(0.457, abs=5e-4)
+
+
+@pytest.mark.parametrize(
+    ("card_month", "tokens_per_s", "api", "per_million", "share"),
+    [
+        (2100, 10_000, 0.2, 0.0799, 0.400),
+        (2900, 10_000, 0.2, 0.1104, 0.552),
+        (2835, 10_000, 0.2, 0.1079, 0.539),
+        (3915, 10_000, 0.2, 0.1490, 0.745),
+        (2900, 700, 2.5, 1.5764, 0.631),
+        (2835, 700, 2.5, 1.5411, 0.616),
+        (3915, 700, 2.5, 2.1282, 0.851),
+    ],
+)
+def test_cost_per_million_table(card_month, tokens_per_s, api, per_million, share):  # F10 table
+    result = maths.token_cost(card_month, 1, tokens_per_s, api)
+    assert result.usd_per_million_tokens == pytest.approx(per_million, abs=1e-4)
+    assert result.share_of_api == pytest.approx(share, abs=5e-4)
+
+
+def test_token_cost_is_the_same_for_n_cards_at_n_times_the_rate():
+    assert maths.token_cost(2100, 4, 2800, 2.5).usd_per_million_tokens == pytest.approx(
+        maths.token_cost(2100, 1, 700, 2.5).usd_per_million_tokens
+    )
+
+
+def test_tokens_per_card_month():  # F10
+    assert maths.fleet(1e13, 10_000, 0, 0, 2100, 1.35, 0.2).tokens_per_card_month == 2.628e10
+    assert maths.fleet(1e13, 700, 0, 0, 2100, 1.35, 2.5).tokens_per_card_month == 1.8396e9
+
+
+@pytest.mark.parametrize(
+    ("tokens_per_s", "cards"),
+    [(10_000, 381), (10_000 * 2.4, 159), (10_000 * 0.45, 846), (700, 5436), (700 * 2.4, 2265), (700 * 0.45, 12_080)],
+)
+def test_cards_needed_for_a_10t_month(tokens_per_s, cards):  # F10 table (B200 and A100 are assumptions)
+    assert maths.fleet(1e13, tokens_per_s, 0, 0, 2100, 1.35, 2.5).cards_needed == cards
+
+
+def test_fleet_overflow_scenario():  # F10: own 5,000 H100 for 10T 70B tokens
+    result = maths.fleet(1e13, 700, 5000, 0, 2100, 1.35, 2.5)
+    assert result.overflow_tokens == pytest.approx(0.802e12)
+    assert result.overflow_share == pytest.approx(0.0802)
+    assert result.api_usd == pytest.approx(2_005_000)
+    assert result.total_usd == pytest.approx(12_505_000)
+    assert result.blended_usd_per_million == pytest.approx(1.2505)
+    assert result.blended_usd_per_million / 2.5 == pytest.approx(0.500, abs=5e-4)
+    assert result.idle_share == 0
+    assert result.rented_cards_to_cover == 436
+    assert (result.idle_ok, result.margin_ok, result.overflow_ok) == (True, True, True)
+
+
+def test_fleet_own_4000_rent_1000():  # F10
+    result = maths.fleet(1e13, 700, 4000, 1000, 2100, 1.35, 2.5)
+    assert result.overflow_share == pytest.approx(0.0802)
+    assert result.total_usd == pytest.approx(13_240_000)
+    assert result.blended_usd_per_million == pytest.approx(1.324)
+    assert result.blended_usd_per_million / 2.5 == pytest.approx(0.530, abs=5e-4)
+
+
+def test_fleet_over_provisioned_fails_idle_check():  # F10: own 8,000
+    result = maths.fleet(1e13, 700, 8000, 0, 2100, 1.35, 2.5)
+    assert result.idle_share == pytest.approx(0.3205, abs=5e-5)
+    assert result.blended_usd_per_million == pytest.approx(1.68)
+    assert result.blended_usd_per_million / 2.5 == pytest.approx(0.672)
+    assert (result.idle_ok, result.margin_ok, result.overflow_ok) == (False, True, True)
+
+
+def test_441m_bet_is_68_9_percent_idle_not_71():  # S19
+    assert 17_500 * 2100 * 12 == 441_000_000
+    result = maths.fleet(1e13, 700, 17_500, 0, 2100, 1.35, 2.5)
+    assert round(result.idle_share, 3) == 0.689
+    assert round(maths.fleet(1e13, 750, 17_500, 0, 2100, 1.35, 2.5).idle_share, 2) == 0.71
+    assert round(maths.fleet(9.34e12, 700, 17_500, 0, 2100, 1.35, 2.5).idle_share, 2) == 0.71
+
+
+def test_fleet_with_no_owned_cards_reports_no_idle():
+    result = maths.fleet(1e13, 700, 0, 0, 2100, 1.35, 2.5)
+    assert result.idle_share == 0
+    assert result.overflow_share == 1
+    assert result.rented_cards_to_cover == 5436
+    assert result.overflow_ok is False
+
+
+def test_fleet_rented_cards_serve_before_the_api():
+    result = maths.fleet(1e13, 700, 5000, 436, 2100, 1.35, 2.5)
+    assert result.overflow_tokens == 0
+    assert result.api_usd == 0
+
+
+def test_fleet_returns_plain_python_types():
+    result = maths.fleet(1e13, 700, 5000, 0, 2100, 1.35, 2.5)
+    assert {type(value) for value in result} <= {float, int, bool}
+
+
+# --- F9: token bucket (S20) ---------------------------------------------------
+
+
+def test_burst_of_50_admits_20():  # F9
+    assert maths.token_bucket(10, 20, 50, 0) == (20, 30)
+
+
+def test_100_over_10_s_admits_59():  # F9: bound 59.5
+    assert maths.token_bucket(5, 10, 100, 10) == (59, 41)
+
+
+def test_second_burst_after_1_s_and_5_s():  # F9 (reference simulation)
+    assert maths.simulate_token_bucket(10, 20, [0.0] * 50 + [1.0] * 50) == 30
+    assert maths.simulate_token_bucket(10, 20, [0.0] * 50 + [5.0] * 50) == 40
+
+
+def test_redis_cell_example_admits_16_of_20():  # F9 GCRA 15 30 60: limit = max_burst + 1
+    assert maths.token_bucket(30 / 60, 16, 20, 0).admitted == 16
+
+
+def test_gcra_second_burst_after_10_s():  # F9: another 20 at t = 10 s -> +5
+    assert maths.simulate_token_bucket(0.5, 16, [0.0] * 20 + [10.0] * 20) == 21
+
+
+def test_steady_stream_under_the_rate_is_all_admitted():
+    assert maths.token_bucket(10, 20, 100, 20) == (100, 0)
+
+
+def test_one_token_bucket_drops_the_fraction_it_cannot_hold():
+    # b = 1, d = 0.4 per arrival: one request every ceil(1 / 0.4) = 3 arrivals.
+    assert maths.token_bucket(0.4, 1, 10, 10).admitted == 4
+    assert maths.simulate_token_bucket(0.4, 1, [float(i) for i in range(10)]) == 4
+
+
+def test_token_bucket_curve_matches_the_closed_form():
+    curve = maths.token_bucket_curve(5, 10, 100, 10)
+    assert len(curve) == 100
+    assert int(curve[-1]) == 59
+    assert [int(x) for x in curve[:3]] == [1, 2, 3]
+
+
+def test_token_bucket_curve_with_one_token():
+    assert [int(x) for x in maths.token_bucket_curve(0.4, 1, 10, 10)] == [1, 1, 1, 2, 2, 2, 3, 3, 3, 4]
+
+
+# --- F8: queueing (S11, S21, S22) ---------------------------------------------
+
+
+def test_erlang_c_3_servers_2_erlangs_is_4_9():  # F8
+    assert maths.erlang_c(3, 2) == pytest.approx(float(Fraction(4, 9)), abs=1e-12)
+
+
+def test_mm4_at_3_erlangs():  # F8: C = 0.5094, Wq = 0.5094 s
+    assert maths.erlang_c(4, 3) == pytest.approx(0.5094, abs=5e-5)
+    assert maths.mmc_wait(4, 3, 1.0) == pytest.approx(0.5094, abs=5e-5)
+
+
+def test_mm3_at_2_5_erlangs():  # F8: C = 0.7022, Wq = 7.02 min (not the 60% one tutorial prints)
+    assert maths.erlang_c(3, 2.5) == pytest.approx(0.7022, abs=5e-5)
+    assert maths.mmc_wait(3, 2.5, 5.0) == pytest.approx(7.02, abs=5e-3)
+
+
+def test_mm1_lambda_8_mu_10_waits_0_4_s():  # F8
+    assert maths.mm1_wait(8, 10) == pytest.approx(0.4)
+
+
+def test_erlang_c_with_one_server_is_the_utilisation():
+    assert maths.erlang_c(1, 0.66) == pytest.approx(0.66)
+
+
+def test_erlang_c_refuses_an_unstable_queue():
+    with pytest.raises(CalculatorError):
+        maths.erlang_c(3, 3)
+
+
+def test_kingman():  # F8: 150 ms, and 200 ms (= M/M/1) with cs^2 = 1
+    assert maths.kingman_wait(0.8, 50, 1, 0.5) == pytest.approx(150)
+    assert maths.kingman_wait(0.8, 50, 1, 1) == pytest.approx(200)
+
+
+def test_97_ms_becomes_about_850_ms():  # S22, F8 model A: rho = 0.6614, S = 49.67 ms
+    result = maths.queue_wait(49.67, 0.6614, 1, 0.3)
+    assert result.wait_ms == pytest.approx(97.0, abs=0.1)
+    assert result.utilization_after == pytest.approx(0.945, abs=5e-4)
+    assert result.wait_after_ms == pytest.approx(851, abs=1)
+    assert result.stable_after is True
+
+
+def test_round_numbers_give_97_1_then_825_ms():  # F8: S = 50 ms, rho = 0.66
+    result = maths.queue_wait(50, 0.66, 1, 0.3)
+    assert result.wait_ms == pytest.approx(97.1, abs=0.05)
+    assert result.wait_after_ms == pytest.approx(825, abs=0.5)
+
+
+def test_headroom_cap_waits_1_5_then_6_service_times():  # S11
+    result = maths.queue_wait(1.0, 0.6, 1, 0.3)
+    assert result.wait_ms == pytest.approx(1.5)
+    assert result.utilization_after == pytest.approx(0.857, abs=5e-4)
+    assert result.wait_after_ms == pytest.approx(6.0)
+
+
+def test_mmc_pool_losing_30_percent_of_servers_jumps_at_least_21_8_times():  # F8 table, c = 10 -> 7
+    # Same offered load on 7 servers instead of 10; the smallest ratio over stable loads is about 21.75.
+    ratios = [maths.mmc_wait(7, a, 1) / maths.mmc_wait(10, a, 1) for a in [x / 100 for x in range(1, 700)]]
+    assert min(ratios) == pytest.approx(21.75, abs=0.01)
+
+
+def test_queue_wait_unstable_after_loss_is_not_an_error():
+    result = maths.queue_wait(50, 0.8, 1, 0.3)
+    assert result.stable_after is False
+    assert result.wait_after_ms is None
+    assert result.utilization_after == pytest.approx(0.8 / 0.7)
+
+
+def test_queue_wait_with_several_servers_uses_erlang_c():
+    result = maths.queue_wait(1000, 0.75, 4, 0)
+    assert result.wait_ms == pytest.approx(509.4, abs=0.05)
+    assert result.wait_after_ms == pytest.approx(result.wait_ms)
+
+
+# --- Shedding ---------------------------------------------------------------
+
+
+def test_shed_default_case():
+    assert maths.shed(1000, 600, 500, 0.85) == (250.0, 250.0, 0.85)
+
+
+def test_shed_never_admits_below_zero():
+    result = maths.shed(700, 600, 500, 0.85)  # 30% of capacity lost: paid alone is above the target
+    assert result.free_admitted_rps == 0
+    assert result.free_shed_rps == 500
+    assert result.utilization == pytest.approx(600 / 700)
+
+
+def test_shed_never_admits_more_than_free_demand():
+    assert maths.shed(1000, 100, 50, 0.85) == (50.0, 0.0, 0.15)
+
+
+# --- F11: speculative decoding ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("alpha", "gamma", "cost", "tokens", "speedup"),
+    [
+        (0.8, 4, 0.05, 3.3616, 2.801),
+        (0.6, 5, 0.1, 2.3834, 1.589),
+        (0.5, 3, 0.2, 1.875, 1.172),
+        (0.7, 3, 0.1, 2.533, 1.949),  # 2.533 / 1.3 = 1.94846: the reference rounds the last digit up
+    ],
+)
+def test_spec_decode_table(alpha, gamma, cost, tokens, speedup):  # F11 worked examples
+    result = maths.spec_decode(alpha, gamma, cost)
+    assert result.expected_tokens == pytest.approx(tokens, abs=5e-4)
+    assert result.speedup == pytest.approx(speedup, abs=1e-3)
+
+
+def test_best_draft_length_for_0_8_and_0_05_is_8():  # F11: 3.092x
+    best, speedup = maths.best_draft_tokens(0.8, 0.05)
+    assert best == 8
+    assert speedup == pytest.approx(3.092, abs=5e-4)
+
+
+def test_spec_decode_at_full_and_zero_acceptance():
+    assert maths.spec_decode(1.0, 4, 0).expected_tokens == 5
+    assert maths.spec_decode(0.0, 4, 0.05) == (1.0, pytest.approx(1 / 1.2))
+
+
+def test_spec_decode_near_full_acceptance_keeps_precision():
+    assert maths.spec_decode(1 - 1e-12, 4, 0).expected_tokens == pytest.approx(5, rel=1e-9)
+
+
+def test_compute_bound_bound_is_0_56():  # F11: E / ((g + 1)(1 + g c)) for 0.8, 4, 0.05
+    result = maths.spec_decode(0.8, 4, 0.05)
+    assert result.expected_tokens / ((4 + 1) * (1 + 4 * 0.05)) == pytest.approx(0.56, abs=5e-3)
+
+
+# --- Whole-number helpers -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("x", "floor", "ceil"),
+    [(30.000000000000004, 30, 30), (19.999999999999996, 20, 20), (20.35, 20, 21), (0.0, 0, 0)],
+)
+def test_whole_floor_and_ceil_ignore_float_noise(x, floor, ceil):
+    assert maths.whole_floor(x) == floor
+    assert maths.whole_ceil(x) == ceil

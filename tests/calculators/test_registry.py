@@ -1,0 +1,394 @@
+"""The registry: the public contract of DESIGN.md, parsing, evaluation and derivations (no database)."""
+
+import json
+import math
+
+import pytest
+
+from calculators.errors import CalculatorInputError
+from calculators.formatting import bytes_text, input_text, money, number, percent, value_text
+from calculators.registry import CALCULATORS, DerivationStep, Result, get_calculator
+
+# The calculator table of DESIGN.md, verbatim: slug -> ([(parameter, default)], [outputs]).
+CONTRACT = {
+    "kv-cache": (
+        [("layers", 80), ("kv_heads", 8), ("head_dim", 128), ("bytes_per_value", 2), ("tokens", 1200), ("cache_gb", 8)],
+        ["bytes_per_token", "copy_bytes", "copies_per_cache"],
+    ),
+    "routing": (
+        [("cards", 64), ("hot_share", 0.8), ("family_fleet_share", 0.3), ("shards", 1)],
+        ["round_robin_share", "hash_busiest_share", "fleet_points", "duplicate_copies"],
+    ),
+    "replica": (
+        [
+            ("gpus", 4),
+            ("gpu_memory_gb", 80),
+            ("weights_gb", 140),
+            ("memory_utilization", 0.9),
+            ("kv_bytes_per_token", 327680),
+            ("context_tokens", 4096),
+        ],
+        ["kv_budget_bytes", "kv_bytes_per_request", "requests_per_replica"],
+    ),
+    "pool": (
+        [
+            ("peak_requests_per_s", 100),
+            ("mean_request_s", 20),
+            ("requests_per_replica", 110),
+            ("gpus_per_replica", 4),
+            ("target_utilization", 0.6),
+        ],
+        ["peak_concurrency", "replicas", "gpus"],
+    ),
+    "token-cost": (
+        [("card_month_usd", 2100), ("cards", 1), ("tokens_per_s", 700), ("api_usd_per_million", 2.5)],
+        ["usd_per_hour", "tokens_per_hour", "usd_per_million_tokens", "share_of_api"],
+    ),
+    "fleet": (
+        [
+            ("monthly_tokens", 1e13),
+            ("tokens_per_s_per_card", 700),
+            ("owned_cards", 5000),
+            ("rented_cards", 0),
+            ("card_month_usd", 2100),
+            ("rent_multiplier", 1.35),
+            ("api_usd_per_million", 2.5),
+        ],
+        [
+            "tokens_per_card_month",
+            "cards_needed",
+            "overflow_tokens",
+            "overflow_share",
+            "api_usd",
+            "total_usd",
+            "blended_usd_per_million",
+            "idle_share",
+            "rented_cards_to_cover",
+            "idle_ok",
+            "margin_ok",
+            "overflow_ok",
+        ],
+    ),
+    "token-bucket": (
+        [("rate_per_s", 10), ("burst", 20), ("arrivals", 50), ("window_s", 0)],
+        ["admitted", "rejected"],
+    ),
+    "queue-wait": (
+        [("service_ms", 50), ("utilization", 0.66), ("servers", 1), ("capacity_loss", 0.3)],
+        ["wait_ms", "utilization_after", "wait_after_ms", "stable_after"],
+    ),
+    "shed": (
+        [("capacity_rps", 1000), ("paid_rps", 600), ("free_rps", 500), ("target_utilization", 0.85)],
+        ["free_admitted_rps", "free_shed_rps", "utilization"],
+    ),
+    "spec-decode": (
+        [("acceptance", 0.8), ("draft_tokens", 4), ("draft_cost", 0.05)],
+        ["expected_tokens", "speedup"],
+    ),
+}
+
+
+def test_every_slug_of_the_contract_in_display_order():
+    assert list(CALCULATORS) == list(CONTRACT)
+
+
+@pytest.mark.parametrize("slug", CONTRACT)
+def test_parameters_and_defaults_match_the_contract(slug):
+    calculator = get_calculator(slug)
+    assert [(p.name, p.default) for p in calculator.parameters] == CONTRACT[slug][0]
+
+
+@pytest.mark.parametrize("slug", CONTRACT)
+def test_outputs_match_the_contract(slug):
+    assert [o.name for o in get_calculator(slug).outputs] == CONTRACT[slug][1]
+
+
+@pytest.mark.parametrize("slug", CONTRACT)
+def test_defaults_lie_within_bounds_and_match_the_type(slug):
+    for p in get_calculator(slug).parameters:
+        assert p.min <= p.default <= p.max
+        assert p.type in ("int", "float")
+        assert isinstance(p.default, int if p.type == "int" else float)
+        assert p.unit is not None and p.help and p.label
+
+
+def test_get_calculator_raises_key_error_for_unknown_slug():
+    with pytest.raises(KeyError):
+        get_calculator("warp-drive")
+
+
+def test_describe_has_exactly_the_api_fields():
+    entry = get_calculator("kv-cache").describe()
+    assert set(entry) == {"slug", "title", "parameters", "outputs"}
+    assert set(entry["parameters"][0]) == {"name", "type", "default", "min", "max", "unit", "help"}
+    assert set(entry["outputs"][0]) == {"name", "unit"}
+    assert entry["parameters"][5] | {"help": ""} == {
+        "name": "cache_gb",
+        "type": "float",
+        "default": 8.0,
+        "min": 0.001,
+        "max": 1_000_000.0,
+        "unit": "GB",
+        "help": "",
+    }
+
+
+# --- parse ------------------------------------------------------------------
+
+
+def test_parse_fills_defaults():
+    assert get_calculator("routing").parse({}) == {
+        "cards": 64,
+        "hot_share": 0.8,
+        "family_fleet_share": 0.3,
+        "shards": 1,
+    }
+
+
+def test_parse_accepts_strings_and_numbers():
+    values = get_calculator("routing").parse({"cards": " 32 ", "hot_share": 0.5, "shards": "2.0"})
+    assert values == {"cards": 32, "hot_share": 0.5, "family_fleet_share": 0.3, "shards": 2}
+    assert type(values["shards"]) is int
+
+
+def test_parse_casts_floats_and_accepts_exponents():
+    values = get_calculator("fleet").parse(
+        {"monthly_tokens": "1e13", "tokens_per_s_per_card": "700", "owned_cards": "5e3"}
+    )
+    assert values["monthly_tokens"] == 1e13
+    assert type(values["tokens_per_s_per_card"]) is float
+    assert values["owned_cards"] == 5000 and type(values["owned_cards"]) is int
+
+
+def _errors(slug, raw):
+    with pytest.raises(CalculatorInputError) as error:
+        get_calculator(slug).parse(raw)
+    return error.value.errors
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("abc", "“abc” is not a number."),
+        ("", "Enter a number."),
+        ("nan", "NaN (not a number) is not allowed: enter a finite number."),
+        ("NaN", "NaN (not a number) is not allowed: enter a finite number."),
+        ("inf", "Infinity is not allowed: enter a finite number."),
+        ("-inf", "Infinity is not allowed: enter a finite number."),
+        ("Infinity", "Infinity is not allowed: enter a finite number."),
+        ("0", "Must be at least 1 layer; got 0."),
+        ("1001", "Must be at most 1,000 layers; got 1001."),
+        ("4.5", "Must be a whole number; got 4.5."),
+        (float("nan"), "NaN (not a number) is not allowed: enter a finite number."),
+        (True, "Enter a number."),
+        (None, "Enter a number."),
+    ],
+)
+def test_parse_messages(raw, message):
+    assert _errors("kv-cache", {"layers": raw}) == {"layers": [message]}
+
+
+def test_fraction_bounds_explain_the_unit():
+    assert _errors("routing", {"hot_share": "80"}) == {
+        "hot_share": ["Must be at most 1 (a fraction: 0.8 means 80%); got 80."]
+    }
+
+
+def test_bound_messages_name_the_unit():
+    assert _errors("kv-cache", {"cache_gb": "0"}) == {"cache_gb": ["Must be at least 0.001 GB; got 0."]}
+    assert _errors("queue-wait", {"service_ms": "-1"}) == {"service_ms": ["Must be at least 0.001 ms; got -1."]}
+
+
+def test_unknown_parameter_lists_the_valid_names():
+    errors = _errors("spec-decode", {"alpha": "0.8"})
+    assert errors == {
+        "alpha": ["Unknown parameter. Speculative decoding speedup takes: acceptance, draft_tokens, draft_cost."]
+    }
+
+
+def test_parse_collects_every_error():
+    errors = _errors("kv-cache", {"layers": "x", "kv_heads": "nan", "tokens": "0", "nope": "1"})
+    assert set(errors) == {"layers", "kv_heads", "tokens", "nope"}
+
+
+def test_very_long_bad_values_are_shortened_in_messages():
+    message = _errors("kv-cache", {"layers": "x" * 500})["layers"][0]
+    assert len(message) < 60 and "…" in message
+
+
+def test_huge_integers_are_compared_exactly():
+    assert _errors("kv-cache", {"layers": "9" * 40})["layers"][0].startswith("Must be at most 1,000 layers")
+
+
+# --- evaluate ---------------------------------------------------------------
+
+
+def test_evaluate_returns_the_api_shape():
+    result = get_calculator("kv-cache").evaluate({"tokens": "1200"})
+    assert isinstance(result, Result)
+    body = result.as_dict()
+    assert list(body) == ["slug", "inputs", "outputs", "steps"]
+    assert body["outputs"] == {"bytes_per_token": 327680, "copy_bytes": 393216000, "copies_per_cache": 20}
+    assert body["inputs"]["cache_gb"] == 8.0
+    assert set(body["steps"][0]) == {"label", "expression", "value", "unit"}
+    json.dumps(body, allow_nan=False)
+
+
+def test_domain_error_becomes_an_input_error_on_the_parameter():
+    with pytest.raises(CalculatorInputError) as error:
+        get_calculator("routing").evaluate({"cards": "4", "shards": "5"})
+    assert list(error.value.errors) == ["shards"]
+    assert "more cards than the fleet has" in error.value.errors["shards"][0]
+
+
+def test_weights_that_do_not_fit_are_reported_on_weights():
+    with pytest.raises(CalculatorInputError) as error:
+        get_calculator("replica").evaluate({"gpus": "1"})
+    assert list(error.value.errors) == ["weights_gb"]
+
+
+def test_unstable_queue_is_a_result_not_an_error():
+    result = get_calculator("queue-wait").evaluate({"utilization": "0.8"})
+    assert result.outputs["stable_after"] is False
+    assert result.outputs["wait_after_ms"] is None
+    assert result.steps[-1].value is None
+    json.dumps(result.as_dict(), allow_nan=False)
+
+
+@pytest.mark.parametrize("slug", CONTRACT)
+def test_defaults_evaluate_to_finite_outputs_of_plain_types(slug):
+    result = get_calculator(slug).evaluate({})
+    for name, value in result.outputs.items():
+        assert type(value) in (int, float, bool), name
+        assert isinstance(value, bool) or math.isfinite(value), name
+
+
+@pytest.mark.parametrize("slug", CONTRACT)
+def test_every_preset_evaluates(slug):
+    calculator = get_calculator(slug)
+    assert calculator.presets, "every calculator has presets"
+    for preset in calculator.presets:
+        calculator.evaluate({**{k: input_text(v) for k, v in calculator.defaults.items()}, **preset.values})
+
+
+@pytest.mark.parametrize("slug", CONTRACT)
+def test_every_calculator_has_notes(slug):
+    assert get_calculator(slug).notes
+
+
+def test_seed_corrections_are_explained_in_notes():
+    notes = {slug: " ".join(c.notes) for slug, c in CALCULATORS.items()}
+    assert "80 + 20/64 = **80.3125%**" in notes["routing"] and "20/63" in notes["routing"]
+    assert "393.2 MB, or 375 MiB" in notes["kv-cache"] and "384 MB" in notes["kv-cache"]
+    assert "68.9% idle" in notes["fleet"] and "71%" in notes["fleet"]
+    assert "0.945" in notes["queue-wait"] and "97" in notes["queue-wait"]
+    for slug in ("token-cost", "fleet"):
+        for assumption in ("S13", "S14", "S15", "S16", "S17"):
+            assert assumption in notes[slug]
+
+
+def test_presets_include_the_model_shapes_and_chips():
+    kv_labels = " ".join(p.label for p in get_calculator("kv-cache").presets)
+    assert all(model in kv_labels for model in ("Llama-3-70B", "Llama-3-8B", "Llama-2-13B"))
+    fleet_labels = " ".join(p.label for p in get_calculator("fleet").presets)
+    assert all(chip in fleet_labels for chip in ("H100", "B200", "A100"))
+
+
+# --- derivations ------------------------------------------------------------
+
+
+def test_kv_cache_derivation_reads_like_the_worked_example():
+    steps = get_calculator("kv-cache").evaluate({}).steps
+    assert steps[0] == DerivationStep(
+        "KV bytes per token", "2 (K and V) × 80 layers × 8 KV heads × 128 values per head × 2 B", 327680, "B"
+    )
+    assert [(s.label, s.value, s.unit) for s in steps[3:5]] == [
+        ("Copy size in decimal megabytes", 393.216, "MB"),
+        ("Copy size in binary mebibytes", 375.0, "MiB"),
+    ]
+    assert steps[-1].expression == "⌊8,000,000,000 B ÷ 393,216,000 B⌋ = ⌊20.35⌋"
+
+
+def test_replica_derivation_ends_with_the_floor():
+    step = get_calculator("replica").evaluate({}).steps[-1]
+    assert (step.label, step.value) == ("Whole requests that fit", 110)
+    assert step.expression == "⌊148,000,000,000 B ÷ 1,342,177,280 B⌋ = ⌊110.3⌋"
+
+
+def test_fleet_derivation_shows_the_three_checks():
+    steps = get_calculator("fleet").evaluate({}).steps
+    checks = [s for s in steps if s.unit == "check"]
+    assert [s.value for s in checks] == [True, True, True]
+    assert checks[1].expression == "$1.2505 ≤ 0.75 × $2.50 = $1.875"
+
+
+def test_queue_wait_derivation_with_several_servers_names_erlang_c():
+    labels = [s.label for s in get_calculator("queue-wait").evaluate({"servers": "4", "utilization": "0.75"}).steps]
+    assert "Probability a request waits (Erlang C)" in labels
+
+
+@pytest.mark.parametrize("slug", CONTRACT)
+def test_every_output_appears_in_the_derivation(slug):
+    result = get_calculator(slug).evaluate({})
+    step_values = [s.value for s in result.steps]
+    for name, value in result.outputs.items():
+        if isinstance(value, bool) or value is None:
+            continue
+        assert any(
+            isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and math.isclose(v, value, rel_tol=1e-12, abs_tol=1e-12)
+            for v in step_values
+        ), name
+
+
+# --- formatting -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (327680, "327,680"),
+        (0.015625, "0.015625"),
+        (80.3125, "80.3125"),
+        (1e13, "10¹³"),
+        (9.198e12, "9.198 × 10¹²"),
+        (2005000.0, "2,005,000"),
+        (3.1e-5, "3.1 × 10⁻⁵"),
+        (True, "yes"),
+        (None, "—"),
+    ],
+)
+def test_number(value, text):
+    assert number(value) == text
+
+
+def test_sizes_say_which_unit():
+    assert bytes_text(393_216_000) == "393,216,000 B (393.2 MB, 375.0 MiB)"
+    assert bytes_text(327_680) == "327,680 B (327.7 kB, 320.0 KiB)"
+
+
+def test_money_percent_and_values():
+    assert (money(2.5), money(1.2505), money(2_005_000)) == ("$2.50", "$1.2505", "$2,005,000")
+    assert percent(0.803125) == "80.3125%"
+    assert value_text(0.015625, "fraction") == "0.015625 (1.5625%)"
+    assert value_text(False, "check") == "fail"
+    assert value_text(None, "ms") == "none: the queue is unstable"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), [(80, "80"), (8.0, "8"), (0.9, "0.9"), (1e13, "1e13"), (1.8396e9, "1.8396e9")]
+)
+def test_input_text_round_trips(value, text):
+    assert input_text(value) == text
+    assert float(text) == value
+
+
+def test_failed_checks_read_as_true_statements():
+    steps = get_calculator("fleet").evaluate({"owned_cards": "0"}).steps
+    checks = {s.label.split(":")[0]: s.expression for s in steps if s.unit == "check"}
+    assert checks == {
+        "Idle check": "0% ≤ 15%",
+        "Margin check": "$2.50 > 0.75 × $2.50 = $1.875",
+        "Overflow check": "100% > 10%",
+    }
