@@ -7,6 +7,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
+PYTEST_ARGS ?= -n 2
 
 .PHONY: run test setup browser lint format bench clean
 
