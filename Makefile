@@ -46,7 +46,7 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 
 test: $(STAMP) browser lint
-	$(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations"; exit 1; }
+	DJANGO_SETTINGS_MODULE=interview.test_settings $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations"; exit 1; }
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)
