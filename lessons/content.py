@@ -726,10 +726,20 @@ def put(out: dict, name: str, value: Any, default: Any = "") -> None:
         out[name] = value
 
 
+def in_order(mapping: dict, keys: tuple[str, ...] | None = None) -> dict:
+    """Return ``mapping`` with its keys in a fixed order, whatever order the database kept.
+
+    PostgreSQL's jsonb does not keep key order, so export imposes one: ``keys`` first,
+    the rest sorted.
+    """
+    first = [k for k in (keys or ()) if k in mapping]
+    return {k: mapping[k] for k in first + sorted(k for k in mapping if k not in first)}
+
+
 def ask_to_data(row, ranges: dict | None = None) -> dict:
     ask: dict[str, Any] = {"calculator": row.calculator}
-    put(ask, "inputs", row.inputs, {})
-    put(ask, "ranges", ranges or {}, {})
+    put(ask, "inputs", in_order(row.inputs), {})
+    put(ask, "ranges", in_order(ranges or {}), {})
     ask["output"] = row.output
     put(ask, "scale", row.scale, 1.0)
     ask["unit"] = row.unit
@@ -737,7 +747,9 @@ def ask_to_data(row, ranges: dict | None = None) -> dict:
     put(ask, "tolerance_kind", row.tolerance_kind, "relative")
     put(ask, "partial_band", row.partial_band, None)
     put(ask, "points", row.points, DEFAULT_POINTS)
-    put(ask, "slips", row.slips, [])
+    slips = [in_order({**slip, **({"inputs": in_order(slip["inputs"])} if "inputs" in slip else {})},
+                     ("factor", "inputs", "feedback")) for slip in row.slips]  # fmt: skip
+    put(ask, "slips", slips, [])
     return ask
 
 
@@ -779,8 +791,8 @@ def lesson_to_data(lesson: Lesson) -> dict:
                 s["ask"] = ask_to_data(step)
             put(s, "hints", step.hints, [])
             put(s, "explanation", step.explanation)
-            put(s, "components", step.components, [])
-            put(s, "connections", step.connections, [])
+            put(s, "components", [in_order(c, ("key", "label", "col", "row")) for c in step.components], [])
+            put(s, "connections", [in_order(c, ("from", "to", "label")) for c in step.connections], [])
             out["steps"].append(s)
         items[wt.section_id].append((wt.order, {"walkthrough": out}))
     for ch in challenges:
