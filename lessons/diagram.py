@@ -51,7 +51,7 @@ def render_svg(components: list[dict], connections: list[dict], title: str, uid:
         for c in components
     }
     parts = [
-        f'<svg viewBox="0 0 {width} {height}" role="img" aria-labelledby="{uid}-title" '
+        f'<svg viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" aria-labelledby="{uid}-title" '
         f'xmlns="http://www.w3.org/2000/svg">',
         f'<title id="{uid}-title">{escape(title)}</title>',
         "<defs>",
