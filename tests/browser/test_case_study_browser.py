@@ -1,0 +1,79 @@
+"""A newcomer works through the case study's layer 3 in a real browser and sees the score on the results page."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from lessons.models import Choice, DeepDive, Step
+from lessons.services import expected_for
+from tests.browser.conftest import describe
+
+CASE = "/lessons/llm-serving-platform/"
+MOMENTS = ["kv-memory", "batching", "tensor-parallel", "speculative", "routing", "autoscaling"]
+
+
+def best_text(key: str) -> str:
+    choice = Choice.objects.get(deep_dive__key=key, deep_dive__section__lesson__slug="llm-serving-platform",
+                                verdict="best")  # fmt: skip
+    return choice.text.split("\n")[0][:40]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_newcomer_works_through_layer_3_and_sees_the_score(live_server, page, content, axe_violations, console_errors):
+    page.goto(live_server.url + CASE)
+    page.get_by_role("link", name=re.compile("Layer 3 · Go deeper · 11 min")).click()
+    expect(page.locator("#layer-3")).to_be_visible()
+
+    # Size it up: three graded numbers, each computed by a calculator.
+    steps = list(
+        Step.objects.filter(walkthrough__key="size-it-up", walkthrough__section__lesson__slug="llm-serving-platform")
+        .exclude(calculator="")
+        .order_by("order")
+    )
+    assert len(steps) == 3
+    envelope = page.locator("#wt-size-it-up")
+    for number, step in enumerate(steps, start=1):
+        expect(envelope.locator(".step-count")).to_have_text(f"Step {number} of 3")
+        envelope = page.locator("#wt-size-it-up")
+        envelope.get_by_label("Your answer").fill(f"{expected_for(step).value:.6g}")
+        envelope.get_by_role("button", name="Check").click()
+        expect(page.locator("#wt-size-it-up-feedback")).to_contain_text("Correct")
+        expect(page.locator("#wt-size-it-up")).to_contain_text("The worked arithmetic")
+        if number < 3:
+            page.locator("#wt-size-it-up-next").click()
+
+    # Build the high-level design: five steps, the diagram grows each time.
+    build = page.locator("#wt-build-the-design")
+    boxes = build.locator(".box").count()
+    for number in range(2, 6):
+        page.locator("#wt-build-the-design-next").click()
+        expect(page.locator("#wt-build-the-design .step-count")).to_have_text(f"Step {number} of 5")
+        grown = page.locator("#wt-build-the-design .box").count()
+        assert grown > boxes
+        boxes = grown
+
+    # Six interview moments, each answered with its best approach.
+    for key in MOMENTS:
+        dive = page.locator(f"#dd-{key}")
+        dive.get_by_role("button", name=re.compile(re.escape(best_text(key)))).first.click()
+        expect(page.locator(f"#dd-{key}-feedback")).to_contain_text("Best")
+        expect(page.locator("#announcer")).to_contain_text("Correct")
+
+    # Follow one support-bot request: six steps.
+    for number in range(2, 7):
+        page.locator("#wt-support-bot-request-next").click()
+        expect(page.locator("#wt-support-bot-request .step-count")).to_have_text(f"Step {number} of 6")
+
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    page.get_by_role("link", name="Results", exact=True).click()
+    row = page.locator("tr", has_text="Design an LLM serving platform")
+    expect(row).to_contain_text("9 / 9")
+    expect(row).to_contain_text("90 / 90")
+    for label in ("KV memory allocation", "Batching", "Tensor parallelism", "Speculative decoding", "Routing",
+                  "Autoscaling"):  # fmt: skip
+        expect(page.get_by_role("heading", name=label)).to_be_visible()
+    assert DeepDive.objects.filter(key__in=MOMENTS).count() == 6
+    assert console_errors == []
