@@ -7,7 +7,7 @@ import re
 
 from django import forms
 
-from lessons.models import Choice, DeepDive
+from lessons.models import Choice
 
 NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
@@ -17,12 +17,12 @@ class ChoiceForm(forms.Form):
         error_messages={"required": "Pick one of the approaches.", "invalid": "Pick one of the approaches."}
     )
 
-    def __init__(self, *args, deep_dive: DeepDive, **kwargs):
+    def __init__(self, *args, choices: list[Choice], **kwargs):
         super().__init__(*args, **kwargs)
-        self.deep_dive = deep_dive
+        self.choices = {choice.pk: choice for choice in choices}
 
     def clean_choice(self) -> Choice:
-        choice = Choice.objects.filter(deep_dive=self.deep_dive, pk=self.cleaned_data["choice"]).first()
+        choice = self.choices.get(self.cleaned_data["choice"])
         if choice is None:
             raise forms.ValidationError("That approach is not one of this question's choices.")
         return choice

@@ -176,10 +176,34 @@ class LessonPage:
         return sum(layer.minutes for layer in self.layers)
 
 
-def build_lesson_page(
-    request: HttpRequest, lesson: Lesson, positions: dict[str, int] | None = None, only: str | None = None
-) -> LessonPage:
-    """Return the lesson with every item and the learner's state, in a constant number of queries.
+@dataclass
+class LessonData:
+    """The rows a lesson page is built from, and the learner's state per item."""
+
+    lesson: Lesson
+    sections: list[Section]
+    choices: list[Choice]
+    steps: list[Step]
+    challenges: list[Challenge]
+    states: dict[tuple[str, int], ItemState]
+    draws: dict[int, ChallengeDraw]
+    resume_url: str | None
+
+    def state(self, kind: str, pk: int) -> ItemState:
+        return self.states.get((kind, pk)) or ItemState()
+
+    def record(self, answer: Answer) -> None:
+        """Add an answer just stored, so the page shows it without reading it back."""
+        key = item_key(answer.deep_dive_id, answer.step_id, answer.challenge_id)
+        state = self.states.setdefault(key, ItemState())
+        state.count += 1
+        state.latest = answer
+        if answer.is_first:
+            state.first = answer
+
+
+def load_lesson_data(request: HttpRequest, lesson: Lesson, only: str | None = None) -> LessonData:
+    """Read a lesson's rows and the learner's answers in a constant number of queries.
 
     The whole page takes about eight queries. ``only`` ("deep_dive", "walkthrough" or
     "challenge") loads just that kind of item, for the fragment an answer swaps in.
@@ -210,7 +234,7 @@ def build_lesson_page(
                 draw_inputs=Subquery(draw.values("inputs")[:1], output_field=JSONField()),
             )
         challenges = list(challenges_qs)
-    answers: list[Answer] = []
+    states: dict[tuple[str, int], ItemState] = {}
     draws: dict[int, ChallengeDraw] = {}
     resume_url = None
     if lookup is not None:
@@ -222,7 +246,7 @@ def build_lesson_page(
         condition = Q()
         for kind in wanted:
             condition |= item_filters[kind]
-        answers = load_answers(lookup, condition)
+        states = load_answers(lookup, condition)
         draws = {
             ch.pk: ChallengeDraw(challenge=ch, seed=ch.draw_seed, inputs=ch.draw_inputs)
             for ch in challenges
@@ -231,9 +255,22 @@ def build_lesson_page(
         if not only:
             position = LessonProgress.objects.filter(**lookup, lesson=lesson).first()
             resume_url = position.url if position else None
+    return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url)
 
+
+def build_lesson_page(
+    request: HttpRequest,
+    lesson: Lesson,
+    positions: dict[str, int] | None = None,
+    only: str | None = None,
+    data: LessonData | None = None,
+) -> LessonPage:
+    """Return the lesson with every item and the learner's state (see load_lesson_data)."""
+    data = data or load_lesson_data(request, lesson, only)
+    sections, choices, steps, challenges = data.sections, data.choices, data.steps, data.challenges
+    draws, resume_url = data.draws, data.resume_url
     by_item: dict[tuple[str, int], ItemState] = defaultdict(ItemState)
-    by_item.update(answers)
+    by_item.update(data.states)
 
     deep_dives: dict[int, DeepDiveView] = {}
     targets: dict[int, DeepDive] = {}

@@ -52,8 +52,13 @@ def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | 
     return learner
 
 
-def record(learner: Learner, **fields) -> Answer:
-    """Store an answer; the first one per item scores, a concurrent duplicate becomes a retry."""
+def record(learner: Learner, *, answered_before: bool = False, **fields) -> Answer:
+    """Store an answer; the first one per item scores, a concurrent duplicate becomes a retry.
+
+    ``answered_before`` (known from the state already read) skips the doomed first-answer insert.
+    """
+    if answered_before:
+        return Answer.objects.create(learner=learner, is_first=False, **fields)
     # The unique constraint decides: the insert that wins is the first answer, any other is a retry.
     try:
         with transaction.atomic():
@@ -62,9 +67,10 @@ def record(learner: Learner, **fields) -> Answer:
         return Answer.objects.create(learner=learner, is_first=False, **fields)
 
 
-def answer_deep_dive(learner: Learner, deep_dive: DeepDive, choice: Choice) -> Answer:
+def answer_deep_dive(learner: Learner, deep_dive: DeepDive, choice: Choice, answered_before: bool = False) -> Answer:
     return record(
         learner,
+        answered_before=answered_before,
         deep_dive=deep_dive,
         choice=choice,
         outcome=VERDICT_OUTCOME[choice.verdict],
@@ -111,13 +117,16 @@ def grade_number(item: GradedNumber, given: float, inputs: dict | None = None) -
     return expected, grade
 
 
-def answer_number(learner: Learner, item: Step | Challenge, given: float, drawn: dict | None = None) -> Answer:
+def answer_number(
+    learner: Learner, item: Step | Challenge, given: float, drawn: dict | None = None, answered_before: bool = False
+) -> Answer:
     seed = drawn.get("seed") if drawn else None
     inputs = drawn.get("inputs") if drawn else None
     expected, grade = grade_number(item, given, inputs)
     field = "step" if isinstance(item, Step) else "challenge"
     return record(
         learner,
+        answered_before=answered_before,
         **{field: item},
         value=given,
         expected=expected.value,

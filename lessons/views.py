@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -21,8 +21,8 @@ from django.views.decorators.vary import vary_on_headers
 
 from lessons import services
 from lessons.forms import ChoiceForm, NumberForm
-from lessons.models import ApiToken, Challenge, DeepDive, Lesson, Step, Track
-from lessons.pages import build_lesson_page
+from lessons.models import ApiToken, ChallengeDraw, Lesson, Track
+from lessons.pages import build_lesson_page, load_lesson_data
 from lessons.results import compute_results
 from lessons.throttling import LoginThrottle, PageAnswerThrottle, throttled, too_many
 from lessons.tokens import create_token
@@ -113,66 +113,81 @@ def item_url(lesson: Lesson, anchor: str) -> str:
     return f"{lesson.get_absolute_url()}#{anchor}"
 
 
+def find(rows, **attrs):
+    """Return the first row whose attributes match, or raise Http404."""
+    for row in rows:
+        if all(getattr(row, name) == value for name, value in attrs.items()):
+            return row
+    raise Http404("No such item in this lesson.")
+
+
 @require_POST
 @throttled(PageAnswerThrottle)
 def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
-    deep_dive = get_object_or_404(DeepDive.objects.filter(section__lesson=lesson), pk=pk)
-    form = ChoiceForm(request.POST, deep_dive=deep_dive)
+    data = load_lesson_data(request, lesson, only="deep_dive")
+    choices = [c for c in data.choices if c.deep_dive_id == pk]
+    deep_dive = find([c.deep_dive for c in choices], pk=pk)
+    form = ChoiceForm(request.POST, choices=choices)
     if not form.is_valid():
         return answer_error(request, lesson, deep_dive.anchor, form, {"dd": deep_dive.pk})
     learner = services.current_learner(request, create=True)
-    answer = services.answer_deep_dive(learner, deep_dive, form.cleaned_data["choice"])
+    before = data.state("dd", pk).count > 0
+    answer = services.answer_deep_dive(learner, deep_dive, form.cleaned_data["choice"], answered_before=before)
     services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive.anchor))
-    return answered(request, lesson, deep_dive.anchor, "deep_dive", deep_dive.pk, answer)
+    return answered(request, data, deep_dive.anchor, "deep_dive", pk, answer)
 
 
 @require_POST
 @throttled(PageAnswerThrottle)
 def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
-    step = get_object_or_404(
-        Step.objects.filter(walkthrough__section__lesson=lesson).exclude(calculator="").select_related("walkthrough"),
-        pk=pk,
-    )
+    data = load_lesson_data(request, lesson, only="walkthrough")
+    step = find((s for s in data.steps if s.calculator), pk=pk)
+    key = step.walkthrough.key
     form = NumberForm(request.POST)
-    url = reverse("walkthrough-step", args=[lesson.slug, step.walkthrough.key, step.order])
+    url = reverse("walkthrough-step", args=[lesson.slug, key, step.order])
     if not form.is_valid():
-        return answer_error(
-            request, lesson, step.walkthrough.anchor, form, {"step": step.pk}, {step.walkthrough.key: step.order}
-        )
+        return answer_error(request, lesson, step.walkthrough.anchor, form, {"step": step.pk}, {key: step.order})
     learner = services.current_learner(request, create=True)
-    answer = services.answer_number(learner, step, form.cleaned_data["value"])
+    before = data.state("step", pk).count > 0
+    answer = services.answer_number(learner, step, form.cleaned_data["value"], answered_before=before)
     services.remember_position(learner, lesson.pk, step.walkthrough.anchor, f"{url}#{step.walkthrough.anchor}")
     if not request.htmx:
         return HttpResponseRedirect(f"{url}#{step.walkthrough.anchor}", status=303)
-    page = build_lesson_page(request, lesson, {step.walkthrough.key: step.order}, only="walkthrough")
-    view = page.walkthroughs[step.walkthrough_id]
-    return fragment(request, "walkthrough", {"page": page, "lesson": lesson, "view": view}, answer)
+    data.record(answer)
+    page = build_lesson_page(request, lesson, {key: step.order}, data=data)
+    return fragment(
+        request, "walkthrough", {"page": page, "lesson": lesson, "view": page.walkthroughs[step.walkthrough_id]}, answer
+    )
 
 
 @require_POST
 @throttled(PageAnswerThrottle)
 def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
-    challenge = get_object_or_404(Challenge.objects.filter(section__lesson=lesson), pk=pk)
+    data = load_lesson_data(request, lesson, only="challenge")
+    challenge = find(data.challenges, pk=pk)
     form = NumberForm(request.POST)
     if not form.is_valid():
         return answer_error(request, lesson, challenge.anchor, form, {"ch": challenge.pk})
     learner = services.current_learner(request, create=True)
     draw = services.store_draw(learner, challenge, form.cleaned_data.get("seed"))
-    answer = services.answer_number(learner, challenge, form.cleaned_data["value"], draw)
+    before = data.state("ch", pk).count > 0
+    answer = services.answer_number(learner, challenge, form.cleaned_data["value"], draw, answered_before=before)
     services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge.anchor))
-    return answered(request, lesson, challenge.anchor, "challenge", challenge.pk, answer)
+    data.draws[pk] = ChallengeDraw(challenge=challenge, seed=draw["seed"], inputs=draw["inputs"])
+    return answered(request, data, challenge.anchor, "challenge", pk, answer)
 
 
-def answered(request, lesson, anchor: str, partial: str, pk: int, answer) -> HttpResponse:
+def answered(request, data, anchor: str, partial: str, pk: int, answer) -> HttpResponse:
     """Redirect a plain form post back to the item; give htmx the item's fragment."""
     if not request.htmx:
-        return HttpResponseRedirect(item_url(lesson, anchor), status=303)
-    page = build_lesson_page(request, lesson, only=partial)
+        return HttpResponseRedirect(item_url(data.lesson, anchor), status=303)
+    data.record(answer)
+    page = build_lesson_page(request, data.lesson, data=data)
     views = page.deep_dives if partial == "deep_dive" else page.challenges
-    return fragment(request, partial, {"page": page, "lesson": lesson, "view": views[pk]}, answer)
+    return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": views[pk]}, answer)
 
 
 def fragment(request, partial: str, context: dict, answer) -> HttpResponse:
