@@ -158,9 +158,13 @@ class DeepDive(Item):
     def __str__(self) -> str:
         return f"{self.key}: {self.prompt[:60]}"
 
+    @staticmethod
+    def anchor_for(key: str) -> str:
+        return f"dd-{key}"
+
     @property
     def anchor(self) -> str:
-        return f"dd-{self.key}"
+        return self.anchor_for(self.key)
 
 
 class Verdict(models.TextChoices):
@@ -277,9 +281,13 @@ class Walkthrough(Item):
     def __str__(self) -> str:
         return self.title
 
+    @staticmethod
+    def anchor_for(key: str) -> str:
+        return f"wt-{key}"
+
     @property
     def anchor(self) -> str:
-        return f"wt-{self.key}"
+        return self.anchor_for(self.key)
 
     @property
     def has_diagram(self) -> bool:
@@ -337,9 +345,13 @@ class Challenge(Item, GradedNumber):
     def __str__(self) -> str:
         return self.title
 
+    @staticmethod
+    def anchor_for(key: str) -> str:
+        return f"ch-{key}"
+
     @property
     def anchor(self) -> str:
-        return f"ch-{self.key}"
+        return self.anchor_for(self.key)
 
 
 class Learner(models.Model):

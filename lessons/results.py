@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from django.utils.html import strip_tags
 
 from lessons.markup import render_inline
-from lessons.models import Answer, Challenge, Choice, DeepDive, Lesson, Outcome, Step, Topic
+from lessons.models import Answer, Challenge, Choice, DeepDive, Lesson, Outcome, Step, Topic, Walkthrough
 from lessons.pages import learner_filter
 
 
@@ -162,32 +162,37 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
 def load_misses(lookup: dict, lessons: list[Lesson]) -> list[Miss]:
     """Return the learner's missed first answers in the given lessons, oldest first (one query)."""
     visible = {lesson.pk: lesson for lesson in lessons}
-    answers = (
+    rows = (
         Answer.objects.filter(**lookup, is_first=True)
         .exclude(outcome=Outcome.CORRECT)
-        .select_related("deep_dive__section", "step__walkthrough__section", "challenge__section")
         .order_by("created_at")
-    )
+        .values(
+            "outcome", "points", "max_points",
+            "deep_dive_id", "deep_dive__prompt", "deep_dive__key", "deep_dive__section__lesson_id",
+            "step_id", "step__title", "step__order", "step__walkthrough__key",
+            "step__walkthrough__section__lesson_id",
+            "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id",
+        )
+    )  # fmt: skip
     misses = []
-    for answer in answers:
-        if answer.deep_dive_id:
-            item, section, kind = answer.deep_dive, answer.deep_dive.section, "deep_dive"
-            title = truncate_words(strip_tags(render_inline(item.prompt)), 16)
-        elif answer.step_id:
-            item, section, kind = answer.step, answer.step.walkthrough.section, "step"
-            title = item.title
+    for row in rows:
+        if row["deep_dive_id"]:
+            lesson = visible.get(row["deep_dive__section__lesson_id"])
+            kind, pk = "deep_dive", row["deep_dive_id"]
+            title = truncate_words(strip_tags(render_inline(row["deep_dive__prompt"])), 16)
+            anchor = "#" + DeepDive.anchor_for(row["deep_dive__key"])
+        elif row["step_id"]:
+            lesson = visible.get(row["step__walkthrough__section__lesson_id"])
+            kind, pk, title = "step", row["step_id"], row["step__title"]
+            key = row["step__walkthrough__key"]
+            anchor = f"walkthroughs/{key}/{row['step__order']}/#{Walkthrough.anchor_for(key)}"
         else:
-            item, section, kind = answer.challenge, answer.challenge.section, "challenge"
-            title = item.title
-        lesson = visible.get(section.lesson_id)
-        if lesson is None:
-            continue
-        if kind == "step":
-            wt = item.walkthrough
-            url = f"{lesson.get_absolute_url()}walkthroughs/{wt.key}/{item.order}/#{wt.anchor}"
-        else:
-            url = f"{lesson.get_absolute_url()}#{item.anchor}"
-        misses.append(Miss(kind, item.pk, title, url, answer.outcome, answer.points, answer.max_points))
+            lesson = visible.get(row["challenge__section__lesson_id"])
+            kind, pk, title = "challenge", row["challenge_id"], row["challenge__title"]
+            anchor = "#" + Challenge.anchor_for(row["challenge__key"])
+        if lesson is not None:
+            url = lesson.get_absolute_url() + anchor
+            misses.append(Miss(kind, pk, title, url, row["outcome"], row["points"], row["max_points"]))
     return misses
 
 
