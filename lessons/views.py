@@ -33,15 +33,23 @@ def visible_lessons(request: HttpRequest):
 
 
 @require_GET
+@vary_on_headers("Cookie")
 def home(request: HttpRequest) -> HttpResponse:
     lessons = list(visible_lessons(request))
+    if is_fresh_visitor(request):
+        version = ",".join(f"{lesson.pk}:{lesson.updated_at.timestamp()}" for lesson in lessons)
+        return shared_page(request, f"home:{version}", lambda: home_context(request, lessons), "lessons/home.html")
+    return render(request, "lessons/home.html", home_context(request, lessons))
+
+
+def home_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
     results = compute_results(request, lessons, with_misses=False)
     tracks = []
     for track in Track.objects.all():
         rows = [(lesson, results.score_for(lesson)) for lesson in lessons if lesson.track_id == track.pk]
         if rows:
             tracks.append((track, rows))
-    return render(request, "lessons/home.html", {"tracks": tracks, "total": results.total})
+    return {"tracks": tracks, "total": results.total}
 
 
 def get_lesson(request: HttpRequest, slug: str) -> Lesson:
@@ -77,13 +85,20 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if not is_fresh_visitor(request) or not lesson.published:
         return render_lesson(request, lesson)
     key = f"lesson-page:{lesson.pk}:{lesson.updated_at.timestamp()}"
+    context = lambda: {"page": build_lesson_page(request, lesson), "lesson": lesson, "errors": {}}  # noqa: E731
+    return shared_page(request, key, context, "lessons/lesson.html")
+
+
+def shared_page(request: HttpRequest, key: str, context, template: str) -> HttpResponse:
+    """Serve a page every first-time visitor sees alike, rendered once per content version.
+
+    ``key`` must change whenever the content does. Every visitor still gets a CSRF token
+    of their own in the forms and htmx headers.
+    """
     html = cache.get(key)
     if html is None:
-        page = build_lesson_page(request, lesson)
-        context = {"page": page, "lesson": lesson, "errors": {}, "csrf_token": CSRF_PLACEHOLDER}
-        html = render_to_string("lessons/lesson.html", context, request)
+        html = render_to_string(template, {**context(), "csrf_token": CSRF_PLACEHOLDER}, request)
         cache.set(key, html, 24 * 3600)
-    # Every visitor still gets a CSRF token of their own in the forms and htmx headers.
     return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
 
 

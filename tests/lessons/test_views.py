@@ -304,3 +304,14 @@ def test_a_cached_page_still_accepts_a_no_javascript_answer(lesson):
     dd = DeepDive.objects.get(key="dd-1")
     response = browser2.post(answer_url(dd), {"choice": choice(lesson, "best").pk, "csrfmiddlewaretoken": token})
     assert response.status_code == 303
+
+
+def test_home_for_first_time_visitors_is_shared_and_follows_content_changes(lesson, django_assert_num_queries):
+    from django.test import Client
+
+    assert lesson.title in Client().get("/").content.decode()
+    with django_assert_num_queries(1):  # the lesson list, whose versions key the cache
+        assert lesson.title in Client().get("/").content.decode()
+    lesson.title = "Renamed lesson"
+    lesson.save()
+    assert "Renamed lesson" in Client().get("/").content.decode()
