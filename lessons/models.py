@@ -51,9 +51,13 @@ class Track(models.Model):
 class LessonQuerySet(models.QuerySet):
     def touch(self) -> int:
         """Mark these lessons as changed, so cached renderings of them are rebuilt."""
+        from django.core.cache import cache
         from django.utils import timezone
 
-        return self.update(updated_at=timezone.now())
+        slugs = list(self.values_list("slug", flat=True))
+        changed = self.update(updated_at=timezone.now())
+        cache.delete_many([Lesson.version_cache_key(slug) for slug in slugs])
+        return changed
 
     def visible_to(self, user) -> LessonQuerySet:
         """Return published lessons, and drafts too for staff (preview)."""
@@ -93,6 +97,25 @@ class Lesson(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("lesson", args=[self.slug])
+
+    VERSION_TTL_S = 2  # how long another worker may serve the previous version after an edit
+
+    @staticmethod
+    def version_cache_key(slug: str) -> str:
+        return f"lesson-version:{slug}"
+
+    @classmethod
+    def published_version(cls, slug: str) -> tuple[int, float] | None:
+        """Return (id, last change) of a published lesson, from a short-lived cache (a query on a miss)."""
+        from django.core.cache import cache
+
+        key = cls.version_cache_key(slug)
+        version = cache.get(key)
+        if version is None:
+            row = cls.objects.filter(slug=slug, published=True).values_list("pk", "updated_at").first()
+            version = (row[0], row[1].timestamp()) if row else ()
+            cache.set(key, version, cls.VERSION_TTL_S)
+        return version or None
 
 
 class Section(models.Model):

@@ -81,12 +81,15 @@ def is_fresh_visitor(request: HttpRequest) -> bool:
 @vary_on_headers("HX-Request", "Cookie")
 def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """Show a lesson; a first-time visitor's copy is rendered once per lesson version and cached."""
-    lesson = get_lesson(request, slug)
-    if not is_fresh_visitor(request) or not lesson.published:
-        return render_lesson(request, lesson)
-    key = f"lesson-page:{lesson.pk}:{lesson.updated_at.timestamp()}"
-    context = lambda: {"page": build_lesson_page(request, lesson), "lesson": lesson, "errors": {}}  # noqa: E731
-    return shared_page(request, key, context, "lessons/lesson.html")
+    version = Lesson.published_version(slug) if is_fresh_visitor(request) else None
+    if version is None:
+        return render_lesson(request, get_lesson(request, slug))
+
+    def context() -> dict:
+        lesson = get_lesson(request, slug)
+        return {"page": build_lesson_page(request, lesson), "lesson": lesson, "errors": {}}
+
+    return shared_page(request, f"lesson-page:{version[0]}:{version[1]}", context, "lessons/lesson.html")
 
 
 def shared_page(request: HttpRequest, key: str, context, template: str) -> HttpResponse:
