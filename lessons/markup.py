@@ -8,6 +8,7 @@ import re
 
 import markdown as markdown_lib
 import nh3
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from calculators.registry import CalculatorInputError, get_calculator
@@ -23,6 +24,26 @@ ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}
 BYTE_UNITS = {
     "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3,
 }  # fmt: skip
+
+
+TABLE_PATTERN = re.compile(r"<table>.*?</table>", re.S)
+
+
+def wrap_tables(html: str) -> str:
+    """Wrap each table in a focusable region named after its position, headings and first cell."""
+    count = iter(range(1, 1000))
+    return TABLE_PATTERN.sub(lambda match: wrap_table(match, next(count)), html)
+
+
+def wrap_table(match: re.Match, number: int) -> str:
+    def cells(tag: str) -> list[str]:
+        found = re.findall(rf"<{tag}[^>]*>(.*?)</{tag}>", match.group(0), re.S)
+        return [re.sub(r"<[^>]+>", "", cell).strip() for cell in found]
+
+    headings, first_cell = cells("th"), next(iter(cells("td")), "")
+    label = f"Table {number}: " + ", ".join(h for h in headings if h)[:80]
+    label = escape(f"{label}; first row: {first_cell[:40]}" if first_cell else label)
+    return f'<div class="table-scroll" tabindex="0" role="region" aria-label="{label}">{match.group(0)}</div>'
 
 
 class MarkupError(ValueError):
@@ -131,7 +152,9 @@ def render_markdown(text: str) -> SafeString:
     except MarkupError as error:
         expanded = CALC_PATTERN.sub(f"[number unavailable: {error}]", text)
     html = markdown_lib.markdown(expanded, extensions=["tables", "sane_lists", "smarty"], output_format="html")
-    return mark_safe(sanitize(html))  # noqa: S308 - sanitised just above
+    # Wide tables scroll inside a keyboard-focusable region instead of widening the page.
+    html = wrap_tables(sanitize(html))
+    return mark_safe(html)  # noqa: S308 - sanitised just above; the wrapper is ours
 
 
 @functools.lru_cache(maxsize=8192)

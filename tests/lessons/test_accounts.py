@@ -96,3 +96,34 @@ def test_token_without_name_is_refused(client, learner_user):
     response = client.post(reverse("account"), {"name": ""})
     assert response.status_code == 400
     assert "Give the token a name." in response.content.decode()
+
+
+def test_password_change(client, learner_user):
+    client.force_login(learner_user)
+    response = client.post(
+        reverse("password_change"),
+        {
+            "old_password": "correct-horse-battery",
+            "new_password1": "another-long-phrase",
+            "new_password2": "another-long-phrase",
+        },
+    )
+    assert response.status_code == 302
+    learner_user.refresh_from_db()
+    assert learner_user.check_password("another-long-phrase")
+
+
+def test_password_reset_sends_a_working_link(client, learner_user, mailoutbox):
+    response = client.post(reverse("password_reset"), {"email": "ada@example.com"})
+    assert response.status_code == 302
+    assert len(mailoutbox) == 1
+    link = next(line for line in mailoutbox[0].body.splitlines() if "/accounts/reset/" in line).strip()
+    path = link[link.index("/accounts/reset/") :]
+    form_page = client.get(path, follow=True)
+    assert "Choose a new password" in form_page.content.decode()
+    done = client.post(
+        form_page.redirect_chain[-1][0], {"new_password1": "brand-new-phrase-9", "new_password2": "brand-new-phrase-9"}
+    )
+    assert done.status_code == 302
+    learner_user.refresh_from_db()
+    assert learner_user.check_password("brand-new-phrase-9")
