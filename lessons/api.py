@@ -14,6 +14,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from lessons import services
+from lessons.markup import markdown_text as md
 from lessons.markup import render_markdown
 from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
 from lessons.pages import ChallengeView, DeepDiveView, WalkthroughView, build_lesson_page
@@ -101,11 +102,11 @@ def deep_dive_data(view: DeepDiveView) -> dict:
         "type": "deep_dive",
         "key": dd.key,
         "topic": dd.topic,
-        "prompt": dd.prompt,
-        "context": dd.context,
+        "prompt": md(dd.prompt),
+        "context": md(dd.context),
         "points": dd.points,
         "is_follow_up": view.is_follow_up,
-        "choices": [{"id": c.pk, "text": c.text} for c in view.choices],
+        "choices": [{"id": c.pk, "text": md(c.text)} for c in view.choices],
         "answers": [],
         "follow_ups": [deep_dive_data(f) for f in view.follow_up_views],
     }
@@ -114,10 +115,10 @@ def deep_dive_data(view: DeepDiveView) -> dict:
         data["choices"] = [
             {
                 "id": c.pk,
-                "text": c.text,
+                "text": md(c.text),
                 "verdict": c.verdict,
                 "points": c.points,
-                "feedback": c.feedback,
+                "feedback": md(c.feedback),
                 "follow_up": c.follow_up_id,
             }
             for c in view.choices
@@ -136,22 +137,22 @@ def walkthrough_data(view: WalkthroughView) -> dict:
             "id": step.pk,
             "number": sv.number,
             "title": step.title,
-            "body": step.body,
+            "body": md(step.body),
             "components": step.components,
             "connections": step.connections,
         }
         if step.calculator:
-            item["asks"] = {"unit": step.unit, "hints": step.hints, "points": step.points}
+            item["asks"] = {"unit": step.unit, "hints": [md(h) for h in step.hints], "points": step.points}
             if sv.answered:
                 item["asks"].update(
                     expected=sv.state.latest.expected,
-                    explanation=step.explanation,
+                    explanation=md(step.explanation),
                     steps=[d.as_dict() for d in sv.derivation()],
                 )
                 item["answers"] = [{**answer_payload(a), "value": a.value} for a in sv.state.answers]
         steps.append(item)
     return {"id": wt.pk, "type": "walkthrough", "key": wt.key, "kind": wt.kind, "title": wt.title,
-            "intro": wt.intro, "topic": wt.topic, "steps": steps}  # fmt: skip
+            "intro": md(wt.intro), "topic": wt.topic, "steps": steps}  # fmt: skip
 
 
 def challenge_data(view: ChallengeView) -> dict:
@@ -167,14 +168,14 @@ def challenge_data(view: ChallengeView) -> dict:
         "inputs": {**ch.inputs, **view.inputs},
         "seed": view.draw["seed"],
         "unit": ch.unit,
-        "hints": ch.hints,
+        "hints": [md(h) for h in ch.hints],
         "points": ch.points,
         "answers": [],
     }
     if view.answered:
         data.update(
             expected=view.state.latest.expected,
-            explanation=ch.explanation,
+            explanation=md(ch.explanation),
             steps=[d.as_dict() for d in view.derivation()],
             answers=[{**answer_payload(a), "value": a.value} for a in view.state.answers],
         )
@@ -199,7 +200,7 @@ class LessonListView(APIView):
                     "slug": lesson.slug,
                     "title": lesson.title,
                     "kind": lesson.kind,
-                    "summary": lesson.summary,
+                    "summary": md(lesson.summary),
                     "track": {"slug": lesson.track.slug, "title": lesson.track.title},
                     "published": lesson.published,
                     "url": request.build_absolute_uri(lesson.get_absolute_url()),
@@ -234,7 +235,7 @@ class LessonDetailView(APIView):
                         "layer_label": layer.label,
                         "title": sv.section.title,
                         "minutes": sv.section.minutes,
-                        "body": sv.section.body,
+                        "body": md(sv.section.body),
                         "body_html": str(render_markdown(sv.section.body)),
                         "items": [ITEM_DATA[item.kind](item) for item in sv.items],
                     }
@@ -244,7 +245,7 @@ class LessonDetailView(APIView):
                 "slug": lesson.slug,
                 "title": lesson.title,
                 "kind": lesson.kind,
-                "summary": lesson.summary,
+                "summary": md(lesson.summary),
                 "track": {"slug": lesson.track.slug, "title": lesson.track.title},
                 "layers": [{"number": la.number, "label": la.label, "minutes": la.minutes} for la in page.layers],
                 "progress": {
@@ -288,8 +289,8 @@ class DeepDiveAnswerView(AnswerView):
             {
                 **answer_payload(answer),
                 "verdict": choice.verdict,
-                "feedback": choice.feedback,
-                "follow_up": {"id": follow_up.pk, "key": follow_up.key, "prompt": follow_up.prompt}
+                "feedback": md(choice.feedback),
+                "follow_up": {"id": follow_up.pk, "key": follow_up.key, "prompt": md(follow_up.prompt)}
                 if follow_up
                 else None,
             }

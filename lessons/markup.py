@@ -158,6 +158,15 @@ def render_markdown(text: str) -> SafeString:
 
 
 @functools.lru_cache(maxsize=8192)
+def markdown_text(text: str) -> str:
+    """Return authored Markdown with its {{calc ...}} numbers filled in (for the JSON API)."""
+    try:
+        return expand_calcs(text or "")
+    except MarkupError as error:
+        return CALC_PATTERN.sub(f"[number unavailable: {error}]", text)
+
+
+@functools.lru_cache(maxsize=8192)
 def render_inline(text: str) -> SafeString:
     """Return sanitised inline HTML (no surrounding paragraph) for short authored strings."""
     html = str(render_markdown(text)).strip()

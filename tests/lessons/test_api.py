@@ -211,3 +211,11 @@ def test_twenty_concurrent_answers_from_different_learners_all_land():
         t.join()
     assert codes == [303] * 20
     assert Answer.objects.filter(is_first=True).count() == 20
+
+
+def test_api_text_has_calculator_numbers_filled_in(api, lesson):
+    section = lesson.sections.get()
+    section.body = "A token of KV is {{calc kv-cache.bytes_per_token | int}} bytes."
+    section.save()
+    body = api.get("/api/v1/lessons/sample/").json()["sections"][0]["body"]
+    assert body == "A token of KV is 327,680 bytes."
