@@ -179,10 +179,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "interview.api_errors.api_exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
-    ],
+    "DEFAULT_THROTTLE_CLASSES": ["lessons.throttling.VisitorRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "anon": envstr("THROTTLE_ANON", "600/min"),
         "user": envstr("THROTTLE_USER", "1200/min"),

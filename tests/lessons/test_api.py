@@ -219,3 +219,13 @@ def test_api_text_has_calculator_numbers_filled_in(api, lesson):
     section.save()
     body = api.get("/api/v1/lessons/sample/").json()["sections"][0]["body"]
     assert body == "A token of KV is 327,680 bytes."
+
+
+def test_anonymous_and_account_rates_are_separate(api, lesson, learner_user, monkeypatch):
+    monkeypatch.setattr(
+        SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, "anon": "2/min", "user": "3/min"}
+    )
+    assert [api.get("/api/v1/calculators/").status_code for _ in range(3)] == [200, 200, 429]
+    _token, key = create_token(learner_user, "rates")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert [api.get("/api/v1/calculators/").status_code for _ in range(4)] == [200, 200, 200, 429]
