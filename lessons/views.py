@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
+from django.db.models import Count, Max
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,8 +22,8 @@ from django.views.decorators.vary import vary_on_headers
 
 from lessons import services
 from lessons.forms import ChoiceForm, NumberForm
-from lessons.models import ApiToken, ChallengeDraw, Lesson, Track
-from lessons.pages import build_lesson_page, load_lesson_data
+from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
+from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
 from lessons.results import compute_results
 from lessons.throttling import LoginThrottle, PageAnswerThrottle, throttled, too_many
 from lessons.tokens import create_token
@@ -93,10 +94,10 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def shared_page(request: HttpRequest, key: str, context, template: str) -> HttpResponse:
-    """Serve a page every first-time visitor sees alike, rendered once per content version.
+    """Serve a page rendered once per ``key`` (a content version, and a learner's if it is theirs).
 
-    ``key`` must change whenever the content does. Every visitor still gets a CSRF token
-    of their own in the forms and htmx headers.
+    ``key`` must change whenever what the page shows does. Every visitor still gets a
+    CSRF token of their own in the forms and htmx headers.
     """
     html = cache.get(key)
     if html is None:
@@ -237,10 +238,18 @@ def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpR
 
 
 @require_GET
+@vary_on_headers("Cookie")
 def results(request: HttpRequest) -> HttpResponse:
+    """Show the learner's results; rendered again only after a new answer or a content change."""
     lessons = list(visible_lessons(request))
-    data = compute_results(request, lessons)
-    return render(request, "lessons/results.html", {"results": data})
+    lookup = learner_filter(request)
+    if lookup is None or len(messages.get_messages(request)) or request.user.is_staff:
+        return render(request, "lessons/results.html", {"results": compute_results(request, lessons)})
+    stamp = Answer.objects.filter(**lookup).aggregate(count=Count("pk"), last=Max("pk"))
+    owner = f"user-{request.user.pk}" if request.user.is_authenticated else f"learner-{lookup['learner_id']}"
+    versions = ",".join(f"{lesson.pk}:{lesson.updated_at.timestamp()}" for lesson in lessons)
+    key = f"results:{owner}:{stamp['count']}:{stamp['last']}:{versions}"
+    return shared_page(request, key, lambda: {"results": compute_results(request, lessons)}, "lessons/results.html")
 
 
 @require_http_methods(["GET", "POST"])

@@ -315,3 +315,17 @@ def test_home_for_first_time_visitors_is_shared_and_follows_content_changes(less
     lesson.title = "Renamed lesson"
     lesson.save()
     assert "Renamed lesson" in Client().get("/").content.decode()
+
+
+def test_results_page_is_rebuilt_after_each_new_answer(client, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk})
+    assert "0 of 40 points" in client.get(reverse("results")).content.decode()
+    assert "0 of 40 points" in client.get(reverse("results")).content.decode()  # from the cache
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "110"})
+    assert "10 of 40 points" in client.get(reverse("results")).content.decode()
+    client.post(reverse("reset-progress"), {"confirm": "yes"})
+    page = client.get(reverse("results")).content.decode()
+    assert "Progress reset" in page
+    assert "0 of 40 points" in page
