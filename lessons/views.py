@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import Count, Max
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
@@ -152,8 +153,9 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return answer_error(request, lesson, deep_dive.anchor, form, {"dd": deep_dive.pk})
     learner = services.current_learner(request, create=True)
     before = data.state("dd", pk).count > 0
-    answer = services.answer_deep_dive(learner, deep_dive, form.cleaned_data["choice"], answered_before=before)
-    services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive.anchor))
+    with transaction.atomic():  # one commit for the answer and the position
+        answer = services.answer_deep_dive(learner, deep_dive, form.cleaned_data["choice"], answered_before=before)
+        services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive.anchor))
     return answered(request, data, deep_dive.anchor, "deep_dive", pk, answer)
 
 
@@ -170,8 +172,9 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return answer_error(request, lesson, step.walkthrough.anchor, form, {"step": step.pk}, {key: step.order})
     learner = services.current_learner(request, create=True)
     before = data.state("step", pk).count > 0
-    answer = services.answer_number(learner, step, form.cleaned_data["value"], answered_before=before)
-    services.remember_position(learner, lesson.pk, step.walkthrough.anchor, f"{url}#{step.walkthrough.anchor}")
+    with transaction.atomic():
+        answer = services.answer_number(learner, step, form.cleaned_data["value"], answered_before=before)
+        services.remember_position(learner, lesson.pk, step.walkthrough.anchor, f"{url}#{step.walkthrough.anchor}")
     if not request.htmx:
         return HttpResponseRedirect(f"{url}#{step.walkthrough.anchor}", status=303)
     data.record(answer)
@@ -191,10 +194,11 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if not form.is_valid():
         return answer_error(request, lesson, challenge.anchor, form, {"ch": challenge.pk})
     learner = services.current_learner(request, create=True)
-    draw = services.store_draw(learner, challenge, form.cleaned_data.get("seed"))
     before = data.state("ch", pk).count > 0
-    answer = services.answer_number(learner, challenge, form.cleaned_data["value"], draw, answered_before=before)
-    services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge.anchor))
+    with transaction.atomic():
+        draw = services.store_draw(learner, challenge, form.cleaned_data.get("seed"))
+        answer = services.answer_number(learner, challenge, form.cleaned_data["value"], draw, answered_before=before)
+        services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge.anchor))
     data.draws[pk] = ChallengeDraw(challenge=challenge, seed=draw["seed"], inputs=draw["inputs"])
     return answered(request, data, challenge.anchor, "challenge", pk, answer)
 
