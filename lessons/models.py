@@ -439,7 +439,12 @@ class Answer(models.Model):
                 condition=Q(outcome__in=["correct", "partial", "incorrect"]), name="answer_outcome_valid"
             ),
         ]
-        indexes = [models.Index(fields=["learner", "created_at"])]
+        indexes = [
+            models.Index(fields=["learner", "created_at"]),
+            models.Index(fields=["learner", "deep_dive"], name="answer_learner_deep_dive"),
+            models.Index(fields=["learner", "step"], name="answer_learner_step"),
+            models.Index(fields=["learner", "challenge"], name="answer_learner_challenge"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.learner} · {self.get_outcome_display()} · {self.points}/{self.max_points}"

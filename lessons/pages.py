@@ -238,14 +238,14 @@ def load_lesson_data(request: HttpRequest, lesson: Lesson, only: str | None = No
     draws: dict[int, ChallengeDraw] = {}
     resume_url = None
     if lookup is not None:
-        item_filters = {
-            "deep_dive": Q(deep_dive__section__lesson=lesson),
-            "walkthrough": Q(step__walkthrough__section__lesson=lesson),
-            "challenge": Q(challenge__section__lesson=lesson),
-        }
-        condition = Q()
-        for kind in wanted:
-            condition |= item_filters[kind]
+        # Filter by the item ids already read: the (learner, item) indexes answer this without joins.
+        condition = Q(pk__in=[])
+        if choices:
+            condition |= Q(deep_dive_id__in={c.deep_dive_id for c in choices})
+        if steps:
+            condition |= Q(step_id__in=[s.pk for s in steps if s.calculator])
+        if challenges:
+            condition |= Q(challenge_id__in=[c.pk for c in challenges])
         states = load_answers(lookup, condition)
         draws = {
             ch.pk: ChallengeDraw(challenge=ch, seed=ch.draw_seed, inputs=ch.draw_inputs)
