@@ -6,6 +6,7 @@ import math
 
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
+from django.utils.html import strip_tags
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -13,11 +14,11 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from lessons import services
+from lessons import review, services
 from lessons.markup import markdown_text as md
 from lessons.markup import render_markdown
 from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
-from lessons.pages import ChallengeView, DeepDiveView, WalkthroughView, build_lesson_page
+from lessons.pages import ChallengeView, DeepDiveView, WalkthroughView, build_lesson_page, learner_filter
 from lessons.results import compute_results
 from lessons.templatetags.lesson_tags import drawn_prompt
 
@@ -395,4 +396,38 @@ class ResultsView(APIView):
                     for miss in results.misses
                 ],
             }
+        )
+
+
+class ReviewView(APIView):
+    @extend_schema(
+        summary="Items due for spaced review",
+        responses=inline_serializer(
+            "ReviewItem",
+            {
+                "title": serializers.CharField(),
+                "lesson": serializers.CharField(),
+                "url": serializers.CharField(),
+                "due": serializers.DateTimeField(),
+                "last_outcome": serializers.CharField(),
+                "reviews": serializers.IntegerField(),
+            },
+            many=True,
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        lookup = learner_filter(django_request(request))
+        items = review.due_items(lookup, list(visible_lessons(request))) if lookup is not None else []
+        return Response(
+            [
+                {
+                    "title": strip_tags(item.title),
+                    "lesson": item.lesson_title,
+                    "url": request.build_absolute_uri(item.url),
+                    "due": item.due,
+                    "last_outcome": item.last_outcome,
+                    "reviews": item.reviews,
+                }
+                for item in items
+            ]
         )

@@ -11,4 +11,5 @@ urlpatterns = [
     path("steps/<int:pk>/answer/", api.StepAnswerView.as_view(), name="api-step-answer"),
     path("challenges/<int:pk>/answer/", api.ChallengeAnswerView.as_view(), name="api-challenge-answer"),
     path("results/", api.ResultsView.as_view(), name="api-results"),
+    path("review/", api.ReviewView.as_view(), name="api-review"),
 ]

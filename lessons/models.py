@@ -499,3 +499,36 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class ReviewCard(models.Model):
+    """When a learner should see an item again: an FSRS card updated by each of their answers."""
+
+    learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="review_cards")
+    deep_dive = models.ForeignKey(DeepDive, null=True, blank=True, on_delete=models.CASCADE)
+    step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE)
+    challenge = models.ForeignKey(Challenge, null=True, blank=True, on_delete=models.CASCADE)
+    card = models.JSONField(help_text="The scheduler's card state (fsrs.Card.to_dict()).")
+    due = models.DateTimeField()
+    last_outcome = models.CharField(max_length=12, choices=Outcome.choices)
+    reviews = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        ordering = ["due"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(deep_dive__isnull=False, step__isnull=True, challenge__isnull=True)
+                    | Q(deep_dive__isnull=True, step__isnull=False, challenge__isnull=True)
+                    | Q(deep_dive__isnull=True, step__isnull=True, challenge__isnull=False)
+                ),
+                name="review_card_has_exactly_one_item",
+            ),
+            models.UniqueConstraint(fields=["learner", "deep_dive"], name="one_card_per_deep_dive"),
+            models.UniqueConstraint(fields=["learner", "step"], name="one_card_per_step"),
+            models.UniqueConstraint(fields=["learner", "challenge"], name="one_card_per_challenge"),
+        ]
+        indexes = [models.Index(fields=["learner", "due"])]
+
+    def __str__(self) -> str:
+        return f"{self.learner} · due {self.due:%Y-%m-%d %H:%M}"

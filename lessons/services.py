@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 
 from calculators.registry import get_calculator
-from lessons import grading
+from lessons import grading, review
 from lessons.models import (
     Answer,
     Challenge,
@@ -57,6 +57,13 @@ def record(learner: Learner, *, answered_before: bool = False, **fields) -> Answ
 
     ``answered_before`` (known from the state already read) skips the doomed first-answer insert.
     """
+    with transaction.atomic():
+        answer = store(learner, answered_before, fields)
+        review.schedule(answer)
+    return answer
+
+
+def store(learner: Learner, answered_before: bool, fields: dict) -> Answer:
     if answered_before:
         return Answer.objects.create(learner=learner, is_first=False, **fields)
     # The unique constraint decides: the insert that wins is the first answer, any other is a retry.
@@ -204,6 +211,7 @@ def merge_learners(source: Learner, target: Learner) -> None:
         taken = Answer.objects.filter(learner=target, is_first=True, **{f"{field}__isnull": False}).values(field)
         Answer.objects.filter(learner=source, is_first=True, **{f"{field}__in": taken}).update(is_first=False)
     Answer.objects.filter(learner=source).update(learner=target)
+    review.merge_cards(source.pk, target.pk)
     taken_draws = ChallengeDraw.objects.filter(learner=target).values("challenge")
     ChallengeDraw.objects.filter(learner=source, challenge__in=taken_draws).delete()
     ChallengeDraw.objects.filter(learner=source).update(learner=target)
@@ -234,4 +242,5 @@ def reset_progress(learner: Learner) -> int:
         learner.answers.all().delete()
         learner.draws.all().delete()
         learner.positions.all().delete()
+        learner.review_cards.all().delete()
     return count

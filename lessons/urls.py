@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("results/", views.results, name="results"),
     path("results/reset/", views.reset_progress, name="reset-progress"),
+    path("review/", views.review_queue, name="review"),
     path("lessons/<slug:slug>/", views.lesson_detail, name="lesson"),
     path(
         "lessons/<slug:slug>/walkthroughs/<slug:key>/<int:number>/",

@@ -21,7 +21,7 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from lessons import services
+from lessons import review, services
 from lessons.forms import ChoiceForm, NumberForm
 from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
 from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
@@ -248,12 +248,26 @@ def results(request: HttpRequest) -> HttpResponse:
     lessons = list(visible_lessons(request))
     lookup = learner_filter(request)
     if lookup is None or len(messages.get_messages(request)) or request.user.is_staff:
-        return render(request, "lessons/results.html", {"results": compute_results(request, lessons)})
+        due = review.due_count(lookup) if lookup is not None else 0
+        return render(request, "lessons/results.html", {"results": compute_results(request, lessons), "due": due})
     stamp = Answer.objects.filter(**lookup).aggregate(count=Count("pk"), last=Max("pk"))
+    due = review.due_count(lookup)
     owner = f"user-{request.user.pk}" if request.user.is_authenticated else f"learner-{lookup['learner_id']}"
     versions = ",".join(f"{lesson.pk}:{lesson.updated_at.timestamp()}" for lesson in lessons)
-    key = f"results:{owner}:{stamp['count']}:{stamp['last']}:{versions}"
-    return shared_page(request, key, lambda: {"results": compute_results(request, lessons)}, "lessons/results.html")
+    key = f"results:{owner}:{stamp['count']}:{stamp['last']}:{due}:{versions}"
+
+    def context() -> dict:
+        return {"results": compute_results(request, lessons), "due": due}
+
+    return shared_page(request, key, context, "lessons/results.html")
+
+
+@require_GET
+def review_queue(request: HttpRequest) -> HttpResponse:
+    """List the items due for spaced review, most overdue first."""
+    lookup = learner_filter(request)
+    items = review.due_items(lookup, list(visible_lessons(request))) if lookup is not None else []
+    return render(request, "lessons/review.html", {"items": items, "started": lookup is not None})
 
 
 @require_http_methods(["GET", "POST"])

@@ -1,0 +1,123 @@
+"""Spaced review: every answer reschedules its item for the learner with FSRS (py-fsrs).
+
+A miss comes back within minutes, a right answer after days and then weeks; the
+review page lists what is due.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from fsrs import Card, Rating, Scheduler
+
+from lessons.markup import render_inline
+from lessons.models import Answer, Challenge, DeepDive, Lesson, Outcome, ReviewCard, Walkthrough
+
+SCHEDULER = Scheduler(
+    learning_steps=(timedelta(minutes=10), timedelta(hours=4)),
+    relearning_steps=(timedelta(minutes=10),),
+    enable_fuzzing=False,
+)
+RATING = {Outcome.CORRECT: Rating.Good, Outcome.PARTIAL: Rating.Hard, Outcome.INCORRECT: Rating.Again}
+
+
+def item_fields(answer: Answer) -> dict:
+    if answer.deep_dive_id:
+        return {"deep_dive_id": answer.deep_dive_id}
+    if answer.step_id:
+        return {"step_id": answer.step_id}
+    return {"challenge_id": answer.challenge_id}
+
+
+def schedule(answer: Answer, now: datetime | None = None) -> ReviewCard:
+    """Reschedule the answered item for its learner (two queries)."""
+    now = now or timezone.now()
+    fields = item_fields(answer)
+    row = ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first()
+    card = Card.from_dict(row.card) if row else Card(due=now)
+    card, _log = SCHEDULER.review_card(card, RATING[answer.outcome], review_datetime=now)
+    values = {"card": card.to_dict(), "due": card.due, "last_outcome": answer.outcome}
+    if row is None:
+        try:
+            with transaction.atomic():
+                return ReviewCard.objects.create(learner_id=answer.learner_id, **fields, **values)
+        except IntegrityError:  # a concurrent answer created it; update that one
+            row = ReviewCard.objects.get(learner_id=answer.learner_id, **fields)
+    for name, value in values.items():
+        setattr(row, name, value)
+    row.reviews += 1
+    row.save(update_fields=[*values, "reviews"])
+    return row
+
+
+@dataclass(frozen=True)
+class DueItem:
+    title: str
+    lesson_title: str
+    url: str
+    due: datetime
+    last_outcome: str
+    reviews: int
+
+    @property
+    def outcome_label(self) -> str:
+        return Outcome(self.last_outcome).label
+
+
+def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, limit: int = 50) -> list[DueItem]:
+    """Return the learner's items due for review in visible lessons, most overdue first (one query)."""
+    now = now or timezone.now()
+    visible = {lesson.pk: lesson for lesson in lessons}
+    rows = (
+        ReviewCard.objects.filter(**lookup, due__lte=now)
+        .order_by("due")
+        .values(
+            "due", "last_outcome", "reviews",
+            "deep_dive_id", "deep_dive__prompt", "deep_dive__key", "deep_dive__section__lesson_id",
+            "step__title", "step__order", "step__walkthrough__key", "step__walkthrough__section__lesson_id",
+            "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id",
+        )[: limit * 2]
+    )  # fmt: skip
+    items = []
+    for row in rows:
+        if row["deep_dive_id"]:
+            lesson = visible.get(row["deep_dive__section__lesson_id"])
+            title = render_inline(row["deep_dive__prompt"])
+            anchor = "#" + DeepDive.anchor_for(row["deep_dive__key"])
+        elif row["challenge_id"]:
+            lesson = visible.get(row["challenge__section__lesson_id"])
+            title = row["challenge__title"]
+            anchor = "#" + Challenge.anchor_for(row["challenge__key"])
+        else:
+            lesson = visible.get(row["step__walkthrough__section__lesson_id"])
+            key = row["step__walkthrough__key"]
+            title = row["step__title"]
+            anchor = f"walkthroughs/{key}/{row['step__order']}/#{Walkthrough.anchor_for(key)}"
+        if lesson is not None:
+            items.append(
+                DueItem(
+                    title,
+                    lesson.title,
+                    lesson.get_absolute_url() + anchor,
+                    row["due"],
+                    row["last_outcome"],
+                    row["reviews"],
+                )  # fmt: skip
+            )
+    return items[:limit]
+
+
+def due_count(lookup: dict, now: datetime | None = None) -> int:
+    return ReviewCard.objects.filter(**lookup, due__lte=now or timezone.now()).count()
+
+
+def merge_cards(source_id: int, target_id: int) -> None:
+    """Move a learner's cards to another learner; where both have one, keep the target's."""
+    for field in ("deep_dive", "step", "challenge"):
+        taken = ReviewCard.objects.filter(learner_id=target_id).exclude(**{f"{field}__isnull": True}).values(field)
+        ReviewCard.objects.filter(Q(learner_id=source_id) & Q(**{f"{field}__in": taken})).delete()
+    ReviewCard.objects.filter(learner_id=source_id).update(learner_id=target_id)

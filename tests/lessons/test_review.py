@@ -1,0 +1,89 @@
+"""Spaced review: answers schedule their items; misses come back sooner than right answers."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from lessons.models import Answer, Choice, DeepDive, Learner, ReviewCard
+from lessons.review import due_items, schedule
+from tests.lessons.factories import make_lesson
+
+
+@pytest.fixture
+def lesson(db):
+    return make_lesson(deep_dives=2)
+
+
+def answer(client, lesson, key, verdict):
+    dd = DeepDive.objects.get(key=key)
+    choice = Choice.objects.get(deep_dive=dd, verdict=verdict)
+    client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": choice.pk})
+
+
+def test_a_miss_comes_back_sooner_than_a_right_answer(client, lesson):
+    answer(client, lesson, "dd-1", "weak")
+    answer(client, lesson, "dd-2", "best")
+    missed = ReviewCard.objects.get(deep_dive__key="dd-1")
+    right = ReviewCard.objects.get(deep_dive__key="dd-2")
+    assert missed.due < right.due
+    assert missed.due - timezone.now() < timedelta(minutes=15)
+    assert missed.last_outcome == "incorrect"
+
+
+def test_retries_reschedule_the_same_card(client, lesson):
+    answer(client, lesson, "dd-1", "weak")
+    first_due = ReviewCard.objects.get().due
+    answer(client, lesson, "dd-1", "best")
+    card = ReviewCard.objects.get()
+    assert card.reviews == 2
+    assert card.due > first_due
+
+
+def test_review_page_lists_due_items_with_links(client, lesson):
+    answer(client, lesson, "dd-1", "weak")
+    assert "Nothing is due right now" in client.get(reverse("review")).content.decode()
+    ReviewCard.objects.update(due=timezone.now() - timedelta(minutes=1))
+    html = client.get(reverse("review")).content.decode()
+    assert f'href="{lesson.get_absolute_url()}#dd-dd-1"' in html
+    assert "Last answer: missed" in html
+    results = client.get(reverse("results")).content.decode()
+    assert "1 item due for review" in results
+
+
+def test_schedule_is_computed_from_the_answer_time(lesson):
+    learner = Learner.objects.create()
+    dd = DeepDive.objects.get(key="dd-1")
+    now = timezone.now()
+    missed = Answer.objects.create(learner=learner, deep_dive=dd, outcome="incorrect", points=0, max_points=10)
+    card = schedule(missed, now=now)
+    assert card.due == now + timedelta(minutes=10)
+    assert [item.title for item in due_items({"learner": learner}, [lesson], now=now + timedelta(minutes=11))] == [
+        "How? (dd-1)"
+    ]
+
+
+def test_reset_and_merge_carry_the_cards(client, lesson, learner_user):
+    answer(client, lesson, "dd-1", "weak")
+    client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
+    assert ReviewCard.objects.get().learner.user == learner_user
+    client.post(reverse("reset-progress"), {"confirm": "yes"})
+    assert not ReviewCard.objects.exists()
+
+
+def test_review_api(lesson, learner_user):
+    from rest_framework.test import APIClient
+
+    from lessons.tokens import create_token
+
+    _token, key = create_token(learner_user, "review")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    dd = DeepDive.objects.get(key="dd-1")
+    api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
+    assert api.get("/api/v1/review/").json() == []
+    ReviewCard.objects.update(due=timezone.now() - timedelta(minutes=1))
+    [item] = api.get("/api/v1/review/").json()
+    assert item["title"] == "How? (dd-1)"
+    assert item["url"].endswith("/lessons/sample/#dd-dd-1")
