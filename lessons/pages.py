@@ -106,6 +106,23 @@ class WalkthroughView:
     def step(self) -> StepView:
         return self.steps[self.current - 1]
 
+    # URLs name a step by its order (stable); "Step 2 of 5" counts positions.
+    @property
+    def current_order(self) -> int:
+        return self.step.step.order
+
+    @property
+    def prev_order(self) -> int | None:
+        return self.steps[self.current - 2].step.order if self.current > 1 else None
+
+    @property
+    def next_order(self) -> int | None:
+        return self.steps[self.current].step.order if self.current < self.total else None
+
+    @property
+    def first_order(self) -> int:
+        return self.steps[0].step.order
+
     @property
     def total(self) -> int:
         return len(self.steps)
@@ -302,8 +319,8 @@ def build_lesson_page(
         view = walkthroughs.setdefault(wt.pk, WalkthroughView(wt, []))
         view.steps.append(StepView(step, len(view.steps) + 1, by_item["step", step.pk]))
     for view in walkthroughs.values():
-        wanted = (positions or {}).get(view.walkthrough.key, 1)
-        view.current = min(max(wanted, 1), view.total)
+        wanted = (positions or {}).get(view.walkthrough.key)
+        view.current = next((sv.number for sv in view.steps if sv.step.order == wanted), 1)
 
     challenge_views = {
         ch.pk: ChallengeView(ch, by_item["ch", ch.pk], challenge_draw(None, ch, draws)) for ch in challenges

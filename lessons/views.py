@@ -116,16 +116,17 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     view = next((w for w in page.walkthroughs.values() if w.walkthrough.key == key), None)
     if view is None:
         return render(request, "404.html", {"message": "That walkthrough does not exist."}, status=404)
-    if number != view.current:
-        return redirect("walkthrough-step", slug=slug, key=key, number=view.current)
+    if number != view.current_order:
+        return redirect("walkthrough-step", slug=slug, key=key, number=view.current_order)
     learner = services.current_learner(request)
     if learner is not None:
         services.remember_position(
             learner, lesson.pk, view.walkthrough.anchor, request.get_full_path() + f"#{view.walkthrough.anchor}"
         )
     context = {"page": page, "lesson": lesson, "view": view, "errors": {}}
-    if request.htmx:
-        return render(request, "lessons/lesson.html#walkthrough", context)
+    # A history restore (Back after a cache miss) also carries HX-Request and needs the whole page.
+    if request.htmx and not request.htmx.history_restore_request:
+        return render(request, "lessons/lesson.html#walkthrough", {**context, "as_fragment": True})
     return render(request, "lessons/lesson.html", context)
 
 
@@ -214,7 +215,8 @@ def answered(request, data, anchor: str, partial: str, pk: int, answer) -> HttpR
 
 
 def fragment(request, partial: str, context: dict, answer) -> HttpResponse:
-    context = {**context, "announce": announcement(answer), "errors": {}}
+    item_id = answer.deep_dive_id or answer.step_id or answer.challenge_id
+    context = {**context, "announce": announcement(answer), "announce_for": item_id, "errors": {}, "as_fragment": True}
     return render(request, f"lessons/lesson.html#{partial}", context)
 
 
@@ -236,7 +238,9 @@ def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpR
         else:
             partial = "walkthrough"
             view = next(w for w in page.walkthroughs.values() if any(s.step.pk == errors["step"] for s in w.steps))
-        context = {"page": page, "lesson": lesson, "view": view, "errors": errors, "announce": message}
+        item_id = errors.get("dd") or errors.get("ch") or errors.get("step")
+        context = {"page": page, "lesson": lesson, "view": view, "errors": errors, "announce": message,
+                   "announce_for": item_id, "as_fragment": True}  # fmt: skip
         return render(request, f"lessons/lesson.html#{partial}", context, status=422)
     return render(request, "lessons/lesson.html", {"page": page, "lesson": lesson, "errors": errors}, status=400)
 

@@ -4,15 +4,47 @@
   // Move focus to content htmx swapped in when it asks for it (data-focus), so
   // keyboard and screen-reader users land on the feedback they just caused.
   document.addEventListener("htmx:afterSettle", function (event) {
-    var target = event.detail.elt && event.detail.elt.querySelector
-      ? event.detail.elt.querySelector("[data-focus]")
-      : null;
-    if (!target) {
-      target = document.querySelector("[data-focus]");
+    var swapped = event.detail.elt;
+    if (!swapped || !swapped.querySelector) {
+      return;
     }
+    var target = swapped.matches("[data-focus]") ? swapped : swapped.querySelector("[data-focus]");
     if (target && !target.contains(document.activeElement)) {
       target.focus({ preventScroll: false });
       target.removeAttribute("data-focus");
+      return;
+    }
+    // Focus was on something the swap removed (e.g. "Back" on step 1): keep it in the swapped region.
+    if (document.activeElement === document.body) {
+      var heading = swapped.querySelector("[tabindex='-1']");
+      if (heading) {
+        heading.focus({ preventScroll: true });
+      }
+    }
+  });
+  // A request that failed (rate limit, expired session, server error) is said, not silently dropped.
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    var announcer = document.getElementById("announcer");
+    var message = status === 429
+      ? "Too many requests: wait a few seconds and try again. Nothing you saved was lost."
+      : status === 403
+        ? "Your session changed (for example you logged in elsewhere): reload the page and try again."
+        : "That did not work (error " + status + "). Reload the page and try again; your saved answers are safe.";
+    if (announcer) {
+      announcer.textContent = message;
+    }
+    var box = document.getElementById("request-error");
+    if (box) {
+      box.textContent = message;
+      box.hidden = false;
+    }
+  });
+  document.addEventListener("htmx:sendError", function () {
+    var box = document.getElementById("request-error");
+    if (box) {
+      box.textContent = "The server could not be reached. Check your connection and try again.";
+      box.hidden = false;
     }
   });
   // Confirm before destructive actions marked with data-confirm.

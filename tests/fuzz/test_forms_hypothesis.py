@@ -17,7 +17,12 @@ NUMBER_TEXT = st.one_of(
     st.integers().map(str),
     st.sampled_from(["1e309", "-0", "1,000,000", "0x10", "½", "١٢٣", "  42  ", "1e-400"]),
 )
-FUZZ = settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=list(HealthCheck), database=None)
+FUZZ = settings(
+    max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    database=None,
+)
 
 
 @pytest.fixture

@@ -46,7 +46,8 @@ def test_htmx_answer_returns_fragment_with_feedback_and_announcement(client, les
     assert response.status_code == 200
     assert "<html" not in html
     assert "Holds up." in html
-    assert 'id="announcer" hx-swap-oob="true"' in html
+    assert 'id="announcer" hx-swap-oob="innerHTML"' in html
+    assert html.count('id="announcer"') == 1
     assert "Correct: 10 of 10 points" in html
     assert "data-focus" in html
 
@@ -101,6 +102,7 @@ def test_follow_up_appears_only_after_the_choice_that_leads_to_it(client, lesson
     response = client.post(answer_url(weak.deep_dive), {"choice": weak.pk}, **HTMX)
     assert "How? (dd-follow)" in response.content.decode()
     assert "Follow-up" in response.content.decode()
+    assert response.content.decode().count('id="announcer"') == 1
 
 
 def test_walkthrough_step_navigation_full_page_and_fragment(client, lesson):
@@ -120,7 +122,32 @@ def test_walkthrough_step_navigation_full_page_and_fragment(client, lesson):
 def test_step_number_out_of_range_redirects_to_a_real_step(client, lesson):
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 9]))
     assert response.status_code == 302
-    assert response["Location"].endswith("/build/2/")
+    assert response["Location"].endswith("/build/1/")
+
+
+def test_walkthrough_urls_follow_step_order_not_position(client, lesson):
+    """Steps ordered 0, 5, 10 (as the admin allows): links, answers and retries land on the right step."""
+    Step.objects.filter(title="Preamble size").update(order=50)
+    Step.objects.filter(title="Requests per replica").update(order=0)
+    Step.objects.filter(title="Preamble size").update(order=5)
+    first = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 0])).content.decode()
+    assert "Step 1 of 2" in first
+    assert "/walkthroughs/size/5/" in first  # the Next link
+    step = Step.objects.get(title="Preamble size")
+    response = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    assert response["Location"].endswith("/walkthroughs/size/5/#wt-size")
+    page = client.get(response["Location"]).content.decode()
+    assert "Step 2 of 2" in page
+    assert "Preamble size" in page
+    results = client.get(reverse("results")).content.decode()
+    assert "/walkthroughs/size/5/#wt-size" in results
+
+
+def test_history_restore_gets_the_whole_page(client, lesson):
+    url = reverse("walkthrough-step", args=[lesson.slug, "build", 2])
+    html = client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true").content.decode()
+    assert "<html" in html
+    assert html.count('id="announcer"') == 1
 
 
 def test_envelope_step_grades_then_reveals_the_arithmetic(client, lesson):
