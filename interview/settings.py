@@ -180,6 +180,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "interview.api_errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["lessons.throttling.VisitorRateThrottle"],
+    # Trust X-Forwarded-For only behind the proxy that sets it; otherwise a client could pick its own address.
+    "NUM_PROXIES": 1 if envbool("BEHIND_PROXY", False) else 0,
     "DEFAULT_THROTTLE_RATES": {
         "anon": envstr("THROTTLE_ANON", "600/min"),
         "user": envstr("THROTTLE_USER", "1200/min"),

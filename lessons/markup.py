@@ -150,7 +150,8 @@ def render_markdown(text: str) -> SafeString:
     try:
         expanded = expand_calcs(text)
     except MarkupError as error:
-        expanded = CALC_PATTERN.sub(f"[number unavailable: {error}]", text)
+        message = f"[number unavailable: {error}]"
+        expanded = CALC_PATTERN.sub(lambda _m: message, text)
     html = markdown_lib.markdown(expanded, extensions=["tables", "sane_lists", "smarty"], output_format="html")
     # Wide tables scroll inside a keyboard-focusable region instead of widening the page.
     html = wrap_tables(sanitize(html))
@@ -163,7 +164,8 @@ def markdown_text(text: str) -> str:
     try:
         return expand_calcs(text or "")
     except MarkupError as error:
-        return CALC_PATTERN.sub(f"[number unavailable: {error}]", text)
+        message = f"[number unavailable: {error}]"
+        return CALC_PATTERN.sub(lambda _m: message, text)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -7,6 +7,7 @@ across workers, and local memory otherwise.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 
 from django.http import HttpRequest, HttpResponse
@@ -15,10 +16,20 @@ from rest_framework.throttling import SimpleRateThrottle
 
 
 class LoginThrottle(SimpleRateThrottle):
+    """Log-in attempts per address."""
+
     scope = "login"
 
     def get_cache_key(self, request, view) -> str:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class AccountLoginThrottle(LoginThrottle):
+    """Log-in attempts per account name, whatever address they come from."""
+
+    def get_cache_key(self, request, view) -> str:
+        username = str(request.POST.get("username", ""))[:150].strip().lower()
+        return self.cache_format % {"scope": "login-account", "ident": hashlib.sha256(username.encode()).hexdigest()}
 
 
 class PageAnswerThrottle(SimpleRateThrottle):

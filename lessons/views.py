@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -26,7 +28,7 @@ from lessons.forms import ChoiceForm, NumberForm
 from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
 from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
 from lessons.results import compute_results
-from lessons.throttling import LoginThrottle, PageAnswerThrottle, throttled, too_many
+from lessons.throttling import AccountLoginThrottle, LoginThrottle, PageAnswerThrottle, throttled, too_many
 from lessons.tokens import create_token
 
 
@@ -72,11 +74,18 @@ def render_lesson(
 
 
 CSRF_PLACEHOLDER = "csrf-placeholder-7f3a91"
+PAGE_CACHE_SECONDS = 3600
+# Pages cached by one release are not served by the next (templates and static names may differ).
+RELEASE = hashlib.sha256(
+    b"".join(p.read_bytes() for p in sorted((settings.BASE_DIR / "templates").rglob("*.html")))
+).hexdigest()[:12]
 
 
 def is_fresh_visitor(request: HttpRequest) -> bool:
-    """Return whether the request carries no session or messages: nothing on the page is theirs yet."""
-    return settings.SESSION_COOKIE_NAME not in request.COOKIES and "messages" not in request.COOKIES
+    """Return whether the request carries no session, messages or htmx headers: a page like everyone's."""
+    return (
+        settings.SESSION_COOKIE_NAME not in request.COOKIES and "messages" not in request.COOKIES and not request.htmx
+    )
 
 
 @require_GET
@@ -100,10 +109,11 @@ def shared_page(request: HttpRequest, key: str, context, template: str) -> HttpR
     ``key`` must change whenever what the page shows does. Every visitor still gets a
     CSRF token of their own in the forms and htmx headers.
     """
+    key = "page:" + hashlib.sha256(f"{RELEASE}:{key}".encode()).hexdigest()
     html = cache.get(key)
     if html is None:
         html = render_to_string(template, {**context(), "csrf_token": CSRF_PLACEHOLDER}, request)
-        cache.set(key, html, 24 * 3600)
+        cache.set(key, html, PAGE_CACHE_SECONDS)
     return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
 
 
@@ -121,7 +131,7 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     learner = services.current_learner(request)
     if learner is not None:
         services.remember_position(
-            learner, lesson.pk, view.walkthrough.anchor, request.get_full_path() + f"#{view.walkthrough.anchor}"
+            learner, lesson.pk, view.walkthrough.anchor, f"{request.path}#{view.walkthrough.anchor}"
         )
     context = {"page": page, "lesson": lesson, "view": view, "errors": {}}
     # A history restore (Back after a cache miss) also carries HX-Request and needs the whole page.
@@ -294,7 +304,8 @@ class SessionKeepingLoginView(LoginView):
     redirect_authenticated_user = True
 
     def post(self, request, *args, **kwargs):
-        return too_many(request, LoginThrottle) or super().post(request, *args, **kwargs)
+        limited = too_many(request, LoginThrottle) or too_many(request, AccountLoginThrottle)
+        return limited or super().post(request, *args, **kwargs)
 
     def form_valid(self, form):
         learner_id = self.request.session.get(services.SESSION_KEY)
@@ -336,16 +347,22 @@ def account(request: HttpRequest) -> HttpResponse:
     new_key = None
     status = 200
     if request.method == "POST":
-        if request.POST.get("revoke"):
-            deleted, _ = ApiToken.objects.filter(user=request.user, pk=request.POST["revoke"]).delete()
+        if "revoke" in request.POST:
+            token_id = request.POST["revoke"]
+            deleted = 0
+            if token_id.isdigit() and len(token_id) < 18:
+                deleted, _ = ApiToken.objects.filter(user=request.user, pk=int(token_id)).delete()
             if deleted:
                 messages.success(request, "Token revoked: scripts using it are refused from now on.")
             return redirect("account")
         if form.is_valid():
-            _token, new_key = create_token(request.user, form.cleaned_data["name"])
-            form = TokenForm()
-        else:
-            status = 400
+            _token, key = create_token(request.user, form.cleaned_data["name"])
+            # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
+            request.session["new_token_key"] = key
+            return redirect("account")
+        status = 400
+    if request.method == "GET":
+        new_key = request.session.pop("new_token_key", None)
     tokens = ApiToken.objects.filter(user=request.user)
     return render(
         request, "registration/account.html", {"form": form, "tokens": tokens, "new_key": new_key}, status=status

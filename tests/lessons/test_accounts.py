@@ -73,7 +73,7 @@ def test_logout_is_post_only(client, learner_user):
 
 def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user):
     client.force_login(learner_user)
-    response = client.post(reverse("account"), {"name": "scripts"})
+    response = client.post(reverse("account"), {"name": "scripts"}, follow=True)
     html = response.content.decode()
     token = ApiToken.objects.get()
     assert 'id="new-key" readonly value="sil_' in html
@@ -127,3 +127,16 @@ def test_password_reset_sends_a_working_link(client, learner_user, mailoutbox):
     assert done.status_code == 302
     learner_user.refresh_from_db()
     assert learner_user.check_password("brand-new-phrase-9")
+
+
+def test_revoking_with_a_bad_id_is_harmless(client, learner_user):
+    client.force_login(learner_user)
+    for bad in ("abc", "1.5", "9" * 40, ""):
+        assert client.post(reverse("account"), {"revoke": bad}).status_code == 302
+
+
+def test_reloading_after_creating_a_token_does_not_create_another(client, learner_user):
+    client.force_login(learner_user)
+    client.post(reverse("account"), {"name": "once"}, follow=True)
+    client.get(reverse("account"))
+    assert ApiToken.objects.count() == 1

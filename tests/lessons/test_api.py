@@ -229,3 +229,48 @@ def test_anonymous_and_account_rates_are_separate(api, lesson, learner_user, mon
     _token, key = create_token(learner_user, "rates")
     api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     assert [api.get("/api/v1/calculators/").status_code for _ in range(4)] == [200, 200, 200, 429]
+
+
+def test_forwarded_for_header_does_not_reset_the_login_limit(client, learner_user, monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, "login": "2/min"})
+    codes = [
+        client.post(
+            "/accounts/login/", {"username": "ada", "password": "bad"}, HTTP_X_FORWARDED_FOR=f"10.0.0.{n}"
+        ).status_code
+        for n in range(3)
+    ]
+    assert codes == [200, 200, 429]
+
+
+def test_login_limit_also_holds_per_account(client, learner_user, monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, "login": "2/min"})
+    codes = [
+        client.post("/accounts/login/", {"username": "ada", "password": "bad"}, REMOTE_ADDR=f"10.0.0.{n}").status_code
+        for n in range(3)
+    ]
+    assert codes == [200, 200, 429]
+
+
+def test_other_authorization_schemes_do_not_skip_csrf(lesson):
+    browser = APIClient(enforce_csrf_checks=True)
+    browser.get("/")
+    dd = DeepDive.objects.get(key="dd-1")
+    response = browser.post(
+        f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.first().pk}, format="json",
+        HTTP_AUTHORIZATION="Bogus x",
+    )  # fmt: skip
+    assert response.status_code == 403
+    assert not Answer.objects.exists()
+
+
+def test_an_htmx_request_cannot_poison_the_shared_first_visit_page(lesson):
+    Client().get("/lessons/sample/", HTTP_HX_REQUEST="true")
+    html = Client().get("/lessons/sample/").content.decode()
+    assert html.count('id="announcer"') == 1
+
+
+def test_long_query_string_on_a_walkthrough_step_is_fine(client, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(f"/lessons/sample/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.first().pk})
+    response = client.get("/lessons/sample/walkthroughs/build/2/?q=" + "x" * 500)
+    assert response.status_code == 200

@@ -59,3 +59,9 @@ def test_formats():
     assert format_number(2005000, "usd") == "$2,005,000"
     assert format_number(2.8, "x") == "2.80x"
     assert format_number(True, "bool") == "yes"
+
+
+def test_a_broken_reference_with_backslashes_renders_a_note_not_an_error():
+    html = str(render_markdown(r"before {{calc kv-cache.copy_bytes layers=\g<9> | MB}} after"))
+    assert "number unavailable" in html
+    assert "before" in html
