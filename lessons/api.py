@@ -77,6 +77,11 @@ class NumberAnswerSerializer(serializers.Serializer):
         required=False, min_value=0, max_value=2**31 - 1, help_text="Challenges: the seed shown with the inputs."
     )
 
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and isinstance(data.get("value"), bool):
+            raise serializers.ValidationError({"value": ["Enter a number, not true or false."]})
+        return super().to_internal_value(data)
+
     def validate_value(self, value: float) -> float:
         if not math.isfinite(value):
             raise serializers.ValidationError("Enter a finite number.")

@@ -10,6 +10,8 @@ from django import forms
 from lessons.models import Choice
 
 NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+# Commas only as thousands separators: "5,436" and "1,200,000.5", never "1,5".
+GROUPED_RE = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?$")
 
 
 class ChoiceForm(forms.Form):
@@ -39,7 +41,11 @@ class NumberForm(forms.Form):
     seed = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
 
     def clean_value(self) -> float:
-        raw = self.cleaned_data["value"].replace(",", "").replace("_", "").replace(" ", "")
+        raw = self.cleaned_data["value"].replace("_", "").replace(" ", "").replace("\u202f", "")
+        if "," in raw:
+            if not GROUPED_RE.match(raw):
+                raise forms.ValidationError("Use a dot for decimals (1.5); commas only separate thousands (5,436).")
+            raw = raw.replace(",", "")
         if not NUMBER_RE.match(raw):
             raise forms.ValidationError("Enter a plain number such as 110, 393.2 or 1.5e9 (no units).")
         value = float(raw)

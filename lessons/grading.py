@@ -30,7 +30,8 @@ def within(expected: float, given: float, tolerance: float, kind: str) -> bool:
             return given == 0
         if given == 0 or (given > 0) != (expected > 0):
             return False
-        return expected / (1 + tolerance) <= given <= expected * (1 + tolerance) or math.isclose(given, expected)
+        size, target = abs(given), abs(expected)  # symmetric in log space, for either sign
+        return target / (1 + tolerance) <= size <= target * (1 + tolerance) or math.isclose(given, expected)
     return abs(given - expected) <= abs(expected) * tolerance or math.isclose(given, expected)
 
 
@@ -56,10 +57,12 @@ def grade(
         return Grade("incorrect", 0.0, "That is not a finite number.")
     if within(expected, given, tolerance, kind):
         return Grade("correct", 1.0, "Right: that is within tolerance.")
+    in_band = bool(partial_band) and within_factor(expected, given, partial_band)
     for slip in slips:
         if within(slip.value, given, tolerance, kind):
-            return Grade("incorrect", 0.0, slip.feedback)
-    if partial_band and within_factor(expected, given, partial_band):
+            # A recognised slip never earns less than an unrecognised answer as close would.
+            return Grade("partial", 0.5, slip.feedback) if in_band else Grade("incorrect", 0.0, slip.feedback)
+    if in_band:
         direction = "high" if abs(given) > abs(expected) else "low"
         return Grade(
             "partial",
@@ -68,11 +71,9 @@ def grade(
             "Half credit; check the arithmetic below.",
         )
     if expected and given and (given > 0) == (expected > 0):
-        ratio = abs(given / expected)
+        ratio = abs(given) / abs(expected)
         if ratio >= 10 or ratio <= 0.1:
-            return Grade(
-                "incorrect",
-                0.0,
-                f"Off by about {ratio if ratio >= 1 else 1 / ratio:.0f}x: a unit or power of ten slipped.",
-            )
+            factor = ratio if ratio >= 1 else 1 / ratio
+            size = f"about {factor:,.0f}x" if math.isfinite(factor) and factor < 1e6 else "a huge factor"
+            return Grade("incorrect", 0.0, f"Off by {size}: a unit or power of ten slipped.")
     return Grade("incorrect", 0.0, "Not within tolerance. Work through the arithmetic below.")

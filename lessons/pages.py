@@ -342,10 +342,11 @@ def build_lesson_page(
         if in_layer:
             layers.append(LayerView(layer.value, layer.label, sum(s.section.minutes for s in in_layer), in_layer))
 
-    graded = [v.state for v in deep_dives.values() if not v.is_follow_up or v.reached]
+    # A follow-up counts once answered, as on the results page (opening it is not enough).
+    graded = [v.state for v in deep_dives.values() if not v.is_follow_up or v.answered]
     graded += [s.state for w in walkthroughs.values() for s in w.steps if s.step.calculator]
     graded += [c.state for c in challenge_views.values()]
-    max_points = sum(v.deep_dive.points for v in deep_dives.values() if not v.is_follow_up or v.reached)
+    max_points = sum(v.deep_dive.points for v in deep_dives.values() if not v.is_follow_up or v.answered)
     max_points += sum(s.step.points for w in walkthroughs.values() for s in w.steps if s.step.calculator)
     max_points += sum(c.challenge.points for c in challenge_views.values())
     firsts = [state.first for state in graded if state.first]

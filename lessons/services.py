@@ -140,7 +140,7 @@ def answer_number(
         drawn_inputs=inputs or {},
         seed=seed,
         outcome=grade.outcome,
-        points=math.floor(item.points * grade.fraction + 1e-9),
+        points=math.floor(item.points * grade.fraction + 0.5),  # half of 1 point rounds to 1
         max_points=item.points,
         message=grade.message,
     )

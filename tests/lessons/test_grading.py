@@ -37,9 +37,9 @@ def test_outside_the_band_earns_nothing():
     assert (result.outcome, result.fraction) == ("incorrect", 0.0)
 
 
-def test_known_slip_gets_its_own_feedback_before_the_band():
+def test_known_slip_gets_its_own_feedback():
     slips = (Slip(375.0, "That is MiB; the question asks for MB."),)
-    result = grade(393.2, 375, tolerance=0.01, partial_band=2, slips=slips)
+    result = grade(393.2, 375, tolerance=0.01, slips=slips)
     assert result.outcome == "incorrect"
     assert result.message == "That is MiB; the question asks for MB."
 
@@ -51,3 +51,17 @@ def test_power_of_ten_slip_is_named():
 
 def test_non_finite_answer_is_refused():
     assert grade(1.0, float("nan"), tolerance=0.1).outcome == "incorrect"
+
+
+def test_a_slip_inside_the_band_keeps_the_bands_half_credit():
+    result = grade(1000, 986, tolerance=0.01, partial_band=2, slips=(Slip(986.3, "A 30-day month."),))
+    assert (result.outcome, result.fraction, result.message) == ("partial", 0.5, "A 30-day month.")
+
+
+def test_geometric_tolerance_works_for_negative_answers():
+    assert within(-100, -101, 0.05, "geometric")
+    assert not within(-100, 101, 0.05, "geometric")
+
+
+def test_huge_misses_get_a_readable_message():
+    assert "huge" in grade(1e-300, 1e300, tolerance=0.1).message

@@ -186,10 +186,14 @@ def test_bad_numbers_get_a_clear_message_and_nothing_is_stored(client, lesson, b
     assert not Answer.objects.exists()
 
 
-def test_number_with_thousands_separator_is_accepted(client, lesson):
+def test_number_with_thousands_separator_is_accepted_and_a_decimal_comma_is_refused(client, lesson):
     step = Step.objects.get(title="Requests per replica")
-    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1,10"}, **HTMX)
-    assert Answer.objects.get().value == 110
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    refused = client.post(url, {"value": "1,5"}, **HTMX)
+    assert refused.status_code == 422
+    assert "Use a dot for decimals" in refused.content.decode()
+    client.post(url, {"value": "1,100"}, **HTMX)
+    assert Answer.objects.get().value == 1100
 
 
 def test_challenge_is_graded_against_the_learners_own_drawn_numbers(client, lesson):
@@ -356,3 +360,15 @@ def test_results_page_is_rebuilt_after_each_new_answer(client, lesson):
     page = client.get(reverse("results")).content.decode()
     assert "Progress reset" in page
     assert "0 of 40 points" in page
+
+
+def test_lesson_page_home_and_results_agree_on_totals_when_a_follow_up_opens(client, lesson):
+    section = lesson.sections.get()
+    follow = make_deep_dive(section, key="dd-follow", order=60)
+    weak = choice(lesson, "weak")
+    weak.follow_up = follow
+    weak.save()
+    client.post(answer_url(weak.deep_dive), {"choice": weak.pk})
+    assert "1 of 4 answered · 0 of 40 points" in client.get(lesson.get_absolute_url()).content.decode()
+    assert "1/4 answered · 0/40 points" in client.get("/").content.decode()
+    assert "0 of 40 points" in client.get(reverse("results")).content.decode()
