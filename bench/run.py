@@ -86,7 +86,7 @@ for dd in DeepDive.objects.prefetch_related("choices"):
 for step in Step.objects.exclude(calculator=""):
     services.answer_number(learner, step, 1.0)
 for ch in Challenge.objects.all():
-    services.answer_number(learner, ch, 1.0, services.store_draw(learner, ch, 1))
+    services.answer_number(learner, ch, 1.0, services.store_draw(learner, ch, f"user:{user.pk}"))
 client = Client()
 client.force_login(user)
 session_key = client.cookies["sessionid"].value

@@ -73,9 +73,6 @@ class ChoiceAnswerSerializer(serializers.Serializer):
 
 class NumberAnswerSerializer(serializers.Serializer):
     value = serializers.FloatField(help_text="The learner's number, in the item's unit.")
-    seed = serializers.IntegerField(
-        required=False, min_value=0, max_value=2**31 - 1, help_text="Challenges: the seed shown with the inputs."
-    )
 
     def to_internal_value(self, data):
         if isinstance(data, dict) and isinstance(data.get("value"), bool):
@@ -341,8 +338,8 @@ class StepAnswerView(AnswerView):
 class ChallengeAnswerView(AnswerView):
     @extend_schema(
         summary="Answer a challenge with a number",
-        description="Send the `seed` the lesson showed with the inputs; the first seed a learner answers with "
-        "is stored, and later answers are graded against the same numbers.",
+        description="Graded against the learner's own inputs, as the lesson shows them (`inputs`); they are "
+        "stored at the first answer, so later answers are graded against the same numbers.",
         request=NumberAnswerSerializer,
         responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
@@ -352,7 +349,7 @@ class ChallengeAnswerView(AnswerView):
         if not serializer.is_valid():
             return first_errors(serializer)
         learner = services.current_learner(django_request(request), create=True)
-        draw = services.store_draw(learner, challenge, serializer.validated_data.get("seed"))
+        draw = services.store_draw(learner, challenge, services.learner_identity(django_request(request)))
         answer = services.answer_number(learner, challenge, serializer.validated_data["value"], draw)
         return Response(number_result(answer, challenge))
 

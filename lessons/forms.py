@@ -38,7 +38,6 @@ class NumberForm(forms.Form):
         strip=True,
         error_messages={"required": "Enter a number.", "max_length": "That is too long for a number."},
     )
-    seed = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
 
     def clean_value(self) -> float:
         raw = self.cleaned_data["value"].replace("_", "").replace(" ", "").replace("\u202f", "")

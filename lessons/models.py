@@ -106,14 +106,24 @@ class Lesson(models.Model):
 
     @classmethod
     def published_version(cls, slug: str) -> tuple[int, float] | None:
-        """Return (id, last change) of a published lesson, from a short-lived cache (a query on a miss)."""
+        """Return (id, last change) of a lesson every first-time visitor sees alike, else None.
+
+        Read from a short-lived cache (a query on a miss).
+        """
         from django.core.cache import cache
 
         key = cls.version_cache_key(slug)
         version = cache.get(key)
         if version is None:
-            row = cls.objects.filter(slug=slug, published=True).values_list("pk", "updated_at").first()
-            version = (row[0], row[1].timestamp()) if row else ()
+            # Lessons whose challenges draw numbers per learner are never shared between visitors.
+            ranged = Challenge.objects.filter(section__lesson=models.OuterRef("pk")).exclude(ranges={})
+            row = (
+                cls.objects.filter(slug=slug, published=True)
+                .annotate(ranged=models.Exists(ranged))
+                .values_list("pk", "updated_at", "ranged")
+                .first()
+            )
+            version = (row[0], row[1].timestamp()) if row and not row[2] else ()
             cache.set(key, version, cls.VERSION_TTL_S)
         return version or None
 

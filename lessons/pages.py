@@ -21,7 +21,7 @@ from lessons.models import (
     Step,
     Walkthrough,
 )
-from lessons.services import SESSION_KEY, challenge_draw, expected_for
+from lessons.services import SESSION_KEY, challenge_draw, expected_for, learner_identity
 
 
 def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None:
@@ -286,6 +286,7 @@ def build_lesson_page(
     data = data or load_lesson_data(request, lesson, only)
     sections, choices, steps, challenges = data.sections, data.choices, data.steps, data.challenges
     draws, resume_url = data.draws, data.resume_url
+    identity = learner_identity(request)
     by_item: dict[tuple[str, int], ItemState] = defaultdict(ItemState)
     by_item.update(data.states)
 
@@ -323,7 +324,7 @@ def build_lesson_page(
         view.current = next((sv.number for sv in view.steps if sv.step.order == wanted), 1)
 
     challenge_views = {
-        ch.pk: ChallengeView(ch, by_item["ch", ch.pk], challenge_draw(None, ch, draws)) for ch in challenges
+        ch.pk: ChallengeView(ch, by_item["ch", ch.pk], challenge_draw(identity, ch, draws)) for ch in challenges
     }
 
     section_views = {s.pk: SectionView(s) for s in sections}

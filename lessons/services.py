@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
+from django.utils.crypto import salted_hmac
 
 from calculators.registry import get_calculator
 from lessons import grading, review
@@ -157,26 +158,51 @@ def draw_inputs(challenge: Challenge, seed: int) -> dict:
     return drawn
 
 
-def challenge_draw(learner: Learner | None, challenge: Challenge, draws: dict | None = None) -> dict:
-    """Return {"seed", "inputs"} for this learner, drawing (and storing) once per learner."""
+def ensure_session(request: HttpRequest) -> None:
+    """Give the visitor a session now, so numbers drawn for them stay the same on every visit."""
+    if request.session.session_key is None or not request.session.exists(request.session.session_key):
+        request.session["numbers_drawn"] = True
+        request.session.save()
+
+
+def learner_identity(request: HttpRequest) -> str | None:
+    """Return what a learner's numbers are derived from: their account, else their session."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return f"user:{user.pk}"
+    key = request.session.session_key
+    return f"session:{key}" if key else None
+
+
+def seed_for(identity: str | None, challenge: Challenge) -> int:
+    """Return the learner's seed for a challenge: the same on every visit, different per learner.
+
+    Derived with the site's secret, so it cannot be chosen by the learner.
+    """
+    if identity is None:
+        return secrets.randbelow(2**31)
+    digest = salted_hmac("challenge-seed", f"{identity}:{challenge.pk}").hexdigest()
+    return int(digest[:8], 16) % 2**31
+
+
+def challenge_draw(identity: str | None, challenge: Challenge, draws: dict | None = None) -> dict:
+    """Return {"seed", "inputs"}: the stored draw if the learner answered, else the numbers derived for them."""
     if not challenge.ranges:
         return {"seed": None, "inputs": {}}
     stored = (draws or {}).get(challenge.pk)
-    if stored is None and learner is not None and draws is None:
-        stored = ChallengeDraw.objects.filter(learner=learner, challenge=challenge).first()
     if stored is not None:
         return {"seed": stored.seed, "inputs": stored.inputs}
-    seed = secrets.randbelow(2**31)
+    seed = seed_for(identity, challenge)
     return {"seed": seed, "inputs": draw_inputs(challenge, seed)}
 
 
-def store_draw(learner: Learner, challenge: Challenge, seed: int | None) -> dict:
-    """Keep the learner's first drawn numbers; later seeds are ignored so retries match."""
+def store_draw(learner: Learner, challenge: Challenge, identity: str | None) -> dict:
+    """Keep the numbers the learner was shown, at their first answer; retries are graded on the same."""
     if not challenge.ranges:
         return {"seed": None, "inputs": {}}
     draw = ChallengeDraw.objects.filter(learner=learner, challenge=challenge).first()
     if draw is None:
-        seed = seed if seed is not None else secrets.randbelow(2**31)
+        seed = seed_for(identity, challenge)
         try:
             with transaction.atomic():
                 draw = ChallengeDraw.objects.create(

@@ -25,7 +25,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from lessons import review, services
 from lessons.forms import ChoiceForm, NumberForm
-from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
+from lessons.models import Answer, ApiToken, Challenge, ChallengeDraw, Lesson, Track
 from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
 from lessons.results import compute_results
 from lessons.throttling import AccountLoginThrottle, LoginThrottle, PageAnswerThrottle, throttled, too_many
@@ -94,7 +94,11 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """Show a lesson; a first-time visitor's copy is rendered once per lesson version and cached."""
     version = Lesson.published_version(slug) if is_fresh_visitor(request) else None
     if version is None:
-        return render_lesson(request, get_lesson(request, slug))
+        lesson = get_lesson(request, slug)
+        no_identity = services.learner_identity(request) is None
+        if no_identity and Challenge.objects.filter(section__lesson=lesson).exclude(ranges={}).exists():
+            services.ensure_session(request)
+        return render_lesson(request, lesson)
 
     def context() -> dict:
         lesson = get_lesson(request, slug)
@@ -199,6 +203,7 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @throttled(PageAnswerThrottle)
 def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
+    services.ensure_session(request)  # the numbers shown and graded derive from it
     data = load_lesson_data(request, lesson, only="challenge")
     challenge = find(data.challenges, pk=pk)
     form = NumberForm(request.POST)
@@ -207,7 +212,7 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     learner = services.current_learner(request, create=True)
     before = data.state("ch", pk).count > 0
     with transaction.atomic():
-        draw = services.store_draw(learner, challenge, form.cleaned_data.get("seed"))
+        draw = services.store_draw(learner, challenge, services.learner_identity(request))
         answer = services.answer_number(learner, challenge, form.cleaned_data["value"], draw, answered_before=before)
         services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge.anchor))
     data.draws[pk] = ChallengeDraw(challenge=challenge, seed=draw["seed"], inputs=draw["inputs"])
