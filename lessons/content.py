@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import string
@@ -17,6 +18,7 @@ from django.db.models import F
 from calculators.registry import CalculatorInputError, get_calculator
 from lessons.markup import MarkupError, check_markup
 from lessons.models import (
+    Answer,
     Challenge,
     Choice,
     DeepDive,
@@ -226,6 +228,7 @@ class LessonSpec:
     file: str
     lesson: dict
     sections: list[dict] = field(default_factory=list)
+    digest: str = ""  # of the file's text: an unchanged file is not loaded again
 
 
 def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
@@ -503,7 +506,11 @@ def parse_directory(directory: Path) -> tuple[list[dict], list[LessonSpec]]:
         return [], []
     tracks = parse_tracks(tracks_file)
     slugs = {t["slug"] for t in tracks} | set(Track.objects.values_list("slug", flat=True))
-    specs = [parse_lesson(read_yaml(path), path.name, slugs) for path in sorted(directory.glob("lessons/*.yaml"))]
+    specs = []
+    for path in sorted(directory.glob("lessons/*.yaml")):
+        spec = parse_lesson(read_yaml(path), path.name, slugs)
+        spec.digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        specs.append(spec)
     seen: dict[str, str] = {}
     orders: dict[tuple[str, int], str] = {}
     for spec in specs:
@@ -525,12 +532,16 @@ class LoadReport:
     deleted: int = 0
     unchanged: int = 0
     lessons: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        return (
+        text = (
             f"{len(self.lessons)} lesson(s): {self.created} created, {self.updated} updated, "
             f"{self.deleted} deleted, {self.unchanged} unchanged"
         )
+        if self.skipped:
+            text += f"; {len(self.skipped)} file(s) unchanged since the last load were left as they are"
+        return text
 
 
 def upsert(report: LoadReport, model, lookup: dict, values: dict, create: dict | None = None):
@@ -563,7 +574,26 @@ def upsert(report: LoadReport, model, lookup: dict, values: dict, create: dict |
     return row
 
 
-def delete_missing(report: LoadReport, queryset) -> None:
+ANSWERS_OF = {
+    DeepDive: "deep_dive__in",
+    Walkthrough: "step__walkthrough__in",
+    Challenge: "challenge__in",
+    Step: "step__in",
+}
+
+
+def delete_missing(report: LoadReport, queryset, *, file: str = "", prune: bool = True) -> None:
+    """Delete rows the file no longer has; refuse when learners' answers would go with them."""
+    if not prune and queryset.model in ANSWERS_OF:
+        answered = Answer.objects.filter(**{ANSWERS_OF[queryset.model]: queryset}).count()
+        if answered:
+            names = ", ".join(sorted(str(getattr(row, "key", None) or row) for row in queryset))
+            raise ContentError(
+                file,
+                f"{queryset.model._meta.verbose_name} {names}",
+                f"is no longer in the file but learners gave {answered} answer(s) to it; put it back, "
+                "or load with --prune to delete it and those answers",
+            )
     _count, by_model = queryset.delete()
     report.deleted += by_model.get(queryset.model._meta.label, 0)
 
@@ -579,24 +609,35 @@ def ask_values(ask: dict | None) -> dict:
 
 
 @transaction.atomic
-def write(tracks: list[dict], specs: list[LessonSpec]) -> LoadReport:
-    """Write validated tracks and lessons; rows keep their ids so learners' answers survive edits."""
+def write(tracks: list[dict], specs: list[LessonSpec], *, force: bool = False, prune: bool = False) -> LoadReport:
+    """Write validated tracks and lessons; rows keep their ids so learners' answers survive edits.
+
+    A lesson whose file has not changed since it was last loaded is left alone (``force``
+    reloads it), so edits made in the admin survive restarts until the file itself changes.
+    """
     report = LoadReport()
     Track.objects.filter(slug__in=[t["slug"] for t in tracks]).update(order=F("order") + ORDER_BUMP)
     for track in tracks:
         upsert(report, Track, {"slug": track["slug"]}, {k: track[k] for k in ("title", "summary", "order")})
     track_ids = dict(Track.objects.values_list("slug", "id"))
-    Lesson.objects.filter(slug__in=[s.lesson["slug"] for s in specs]).update(order=F("order") + ORDER_BUMP)
-    for spec in specs:
+    digests = dict(
+        Lesson.objects.filter(slug__in=[s.lesson["slug"] for s in specs]).values_list("slug", "source_digest")
+    )
+    changed = [spec for spec in specs if force or digests.get(spec.lesson["slug"]) != spec.digest]
+    report.skipped = [spec.lesson["slug"] for spec in specs if spec not in changed]
+    Lesson.objects.filter(slug__in=[s.lesson["slug"] for s in changed]).update(order=F("order") + ORDER_BUMP)
+    for spec in changed:
         before = (report.created, report.updated, report.deleted)
-        write_lesson(report, spec, track_ids)
+        write_lesson(report, spec, track_ids, prune)
+        lesson = Lesson.objects.filter(slug=spec.lesson["slug"])
+        lesson.update(source_digest=spec.digest)
         if (report.created, report.updated, report.deleted) != before:
-            Lesson.objects.filter(slug=spec.lesson["slug"]).touch()
+            lesson.touch()
         report.lessons.append(spec.lesson["slug"])
     return report
 
 
-def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]) -> None:
+def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int], prune: bool = False) -> None:
     values = dict(spec.lesson)
     values["track_id"] = track_ids[values.pop("track")]
     slug = values.pop("slug")
@@ -619,7 +660,7 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
                 row = write_deep_dive(report, lesson, section, item_order, fields, follow_ups)
                 kept[DeepDive].append(row.pk)
             elif kind == "walkthrough":
-                row = write_walkthrough(report, lesson, section, item_order, fields)
+                row = write_walkthrough(report, lesson, section, item_order, fields, spec.file, prune)
                 kept[Walkthrough].append(row.pk)
             else:
                 row = write_challenge(report, lesson, section, item_order, fields)
@@ -629,7 +670,8 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
         if choice.follow_up_id != deep_dive_ids.get(key):
             Choice.objects.filter(pk=choice.pk).update(follow_up_id=deep_dive_ids.get(key))
     for model in (DeepDive, Walkthrough, Challenge):
-        delete_missing(report, model.objects.filter(section__lesson=lesson).exclude(pk__in=kept[model]))
+        missing = model.objects.filter(section__lesson=lesson).exclude(pk__in=kept[model])
+        delete_missing(report, missing, file=spec.file, prune=prune)
     delete_missing(report, Section.objects.filter(lesson=lesson).exclude(pk__in=kept[Section]))
 
 
@@ -645,9 +687,21 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups) -> DeepD
         {k: fields[k] for k in ("topic", "prompt", "context", "points")},
     )  # fmt: skip
     Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
+    existing = list(Choice.objects.filter(deep_dive=deep_dive))
     for number, choice in enumerate(fields["choices"], start=1):
         values = {k: choice[k] for k in ("text", "verdict", "points", "feedback")}
-        row = Choice.objects.filter(deep_dive=deep_dive, order=number + ORDER_BUMP).first()
+        # Match by text first, so inserting or reordering choices keeps each answer on its choice;
+        # then by position, for a choice whose wording was edited in place.
+        row = next((c for c in existing if c.text == choice["text"]), None) or next(
+            (
+                c
+                for c in existing
+                if c.order == number + ORDER_BUMP and all(c.text != f["text"] for f in fields["choices"])
+            ),
+            None,
+        )
+        if row is not None:
+            existing.remove(row)
         if row is None:
             row = Choice.objects.create(deep_dive=deep_dive, order=number, **values)
             report.created += 1
@@ -663,7 +717,7 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups) -> DeepD
     return deep_dive
 
 
-def write_walkthrough(report, lesson, section, order, fields) -> Walkthrough:
+def write_walkthrough(report, lesson, section, order, fields, file: str = "", prune: bool = True) -> Walkthrough:
     walkthrough = item_row(
         report, Walkthrough, lesson, section, order, fields["key"],
         {k: fields[k] for k in ("kind", "title", "intro", "topic")},
@@ -684,7 +738,7 @@ def write_walkthrough(report, lesson, section, order, fields) -> Walkthrough:
             else:
                 report.unchanged += 1
             Step.objects.filter(pk=row.pk).update(order=number, **values)
-    delete_missing(report, Step.objects.filter(walkthrough=walkthrough, order__gt=ORDER_BUMP))
+    delete_missing(report, Step.objects.filter(walkthrough=walkthrough, order__gt=ORDER_BUMP), file=file, prune=prune)
     return walkthrough
 
 
@@ -695,10 +749,10 @@ def write_challenge(report, lesson, section, order, fields) -> Challenge:
     return item_row(report, Challenge, lesson, section, order, fields["key"], values)
 
 
-def load_directory(directory: Path | None = None) -> LoadReport:
+def load_directory(directory: Path | None = None, *, force: bool = False, prune: bool = False) -> LoadReport:
     """Validate all files, then write them in one transaction (nothing half-written)."""
     tracks, specs = parse_directory(directory or content_dir())
-    return write(tracks, specs)
+    return write(tracks, specs, force=force, prune=prune)
 
 
 # --- export ------------------------------------------------------------------------------------

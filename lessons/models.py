@@ -80,6 +80,9 @@ class Lesson(models.Model):
     order = models.PositiveSmallIntegerField(default=0)
     published = models.BooleanField(default=False, help_text="Drafts are hidden from learners; staff can preview them.")
     updated_at = models.DateTimeField(auto_now=True)
+    source_digest = models.CharField(
+        max_length=64, blank=True, editable=False, help_text="SHA-256 of the content file last loaded into it."
+    )
 
     objects = LessonQuerySet.as_manager()
 

@@ -185,3 +185,56 @@ def test_format_version_is_checked(content_copy, db):
     edit(content_copy, SAMPLE, lambda d: d.update(format=FORMAT_VERSION + 1))
     with pytest.raises(CommandError, match="'format' must be 1"):
         load(content_copy)
+
+
+def test_admin_edits_survive_reloading_unchanged_files_and_force_restores_the_file(content_copy, db, capsys):
+    load(content_copy)
+    Lesson.objects.filter(slug=SAMPLE).update(title="Edited in the admin")
+    call_command("load_content", dir=content_copy)
+    assert "left as they are" in capsys.readouterr().out
+    assert Lesson.objects.get(slug=SAMPLE).title == "Edited in the admin"
+    call_command("load_content", dir=content_copy, force=True, verbosity=0)
+    assert Lesson.objects.get(slug=SAMPLE).title == "How the lab works"
+
+
+def test_dropping_an_answered_item_is_refused_unless_pruning(content_copy, db):
+    from lessons.models import Answer, Learner
+
+    load(content_copy)
+    dd = DeepDive.objects.get(key="kv-heads-sanity")
+    Answer.objects.create(learner=Learner.objects.create(), deep_dive=dd, outcome="correct", points=10, max_points=10)
+
+    def drop_follow_up(data):
+        items = data["sections"][0]["items"]
+        items[:] = [i for i in items if i.get("deep_dive", {}).get("key") != "kv-heads-sanity"]
+        for choice in items[0]["deep_dive"]["choices"]:
+            choice.pop("follow_up", None)
+
+    edit(content_copy, SAMPLE, drop_follow_up)
+    with pytest.raises(CommandError, match="kv-heads-sanity.*1 answer"):
+        load(content_copy)
+    assert DeepDive.objects.filter(key="kv-heads-sanity").exists()
+    call_command("load_content", dir=content_copy, prune=True, verbosity=0)
+    assert not DeepDive.objects.filter(key="kv-heads-sanity").exists()
+
+
+def test_inserting_a_choice_keeps_answers_on_the_choice_they_chose(content_copy, db):
+    from lessons.models import Answer, Learner
+
+    load(content_copy)
+    dd = DeepDive.objects.get(key="kv-heads")
+    best = dd.choices.get(verdict="best")
+    answer = Answer.objects.create(
+        learner=Learner.objects.create(), deep_dive=dd, choice=best, outcome="correct", points=10, max_points=10
+    )
+
+    def insert_first(data):
+        choices = data["sections"][0]["items"][0]["deep_dive"]["choices"]
+        choices.insert(0, {"text": "A brand new approach.", "verdict": "weak", "feedback": "New feedback."})
+
+    edit(content_copy, SAMPLE, insert_first)
+    load(content_copy)
+    answer.refresh_from_db()
+    assert answer.choice.text == best.text
+    assert answer.choice.verdict == "best"
+    assert dd.choices.count() == 5

@@ -13,8 +13,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--dir", type=Path, default=None, help="Content folder (default: content/).")
         parser.add_argument("--check", action="store_true", help="Validate only; write nothing.")
+        parser.add_argument(
+            "--force", action="store_true", help="Reload every file, also those unchanged since the last load."
+        )
+        parser.add_argument(
+            "--prune", action="store_true", help="Delete items no longer in a file even if learners answered them."
+        )
 
-    def handle(self, *args, dir=None, check=False, **options):
+    def handle(self, *args, dir=None, check=False, force=False, prune=False, **options):
         directory = dir or content_dir()
         try:
             if check:
@@ -24,7 +30,7 @@ class Command(BaseCommand):
             if not (directory / "tracks.yaml").exists():
                 self.stdout.write(f"No content found in {directory} (no tracks.yaml): nothing to load.")
                 return
-            report = load_directory(directory)
+            report = load_directory(directory, force=force, prune=prune)
         except ContentError as error:
             raise CommandError(f"Refused {error.file}: {error.item}: {error.problem}. Nothing was written.") from None
         self.stdout.write(self.style.SUCCESS(f"Loaded {report}."))
