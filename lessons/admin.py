@@ -9,6 +9,7 @@ from django.db import models
 from django.forms.models import BaseInlineFormSet
 
 from calculators.registry import CalculatorInputError, get_calculator
+from lessons.content import Checker, ContentError, parse_challenge, parse_walkthrough, validate_ask
 from lessons.markup import MarkupError, check_markup
 from lessons.models import Answer, Challenge, Choice, DeepDive, Learner, Lesson, Section, Step, Track, Walkthrough
 
@@ -68,6 +69,41 @@ def check_graded_number(form: forms.ModelForm, cleaned: dict, inputs: dict | Non
         form.add_error("output", f"'{output}' is not a number for these inputs.")
 
 
+def ask_data(cleaned: dict, ranges: dict | None = None) -> dict:
+    """Return a numeric question's fields in the content-file shape, for the shared validator."""
+    ask = {name: cleaned.get(name) for name in ("calculator", "inputs", "output", "scale", "unit", "tolerance",
+                                                 "tolerance_kind", "partial_band", "points", "slips")}  # fmt: skip
+    if ranges:
+        ask["ranges"] = ranges
+    return {name: value for name, value in ask.items() if value not in (None, "", [], {})}
+
+
+def run_validator(form: forms.Form, validate) -> None:
+    """Run a content-file validator and show its refusal as the form's error."""
+    try:
+        validate()
+    except ContentError as error:
+        form.add_error(None, f"{error.item}: {error.problem}.")
+
+
+class UniqueKeyMixin:
+    """An item's key must be unique within its lesson: links and follow-ups name items by it."""
+
+    def clean(self):
+        cleaned = super().clean()
+        section, key = cleaned.get("section"), cleaned.get("key")
+        if section is not None and key:
+            for model in (DeepDive, Walkthrough, Challenge):
+                taken = model.objects.filter(section__lesson_id=section.lesson_id, key=key)
+                if model is self._meta.model:
+                    taken = taken.exclude(pk=self.instance.pk)
+                if taken.exists():
+                    name = model._meta.verbose_name
+                    self.add_error("key", f"A {name} in this lesson already uses the key '{key}'; keys name items.")
+                    break
+        return cleaned
+
+
 class StepForm(MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Step
@@ -76,10 +112,39 @@ class StepForm(MarkdownCheckMixin, forms.ModelForm):
     def clean(self):
         cleaned = super().clean()
         check_graded_number(self, cleaned)
+        if cleaned.get("calculator") and not self.errors:
+            check = Checker("admin", f"step '{cleaned.get('title', '')}'")
+            run_validator(self, lambda: validate_ask(check, ask_data(cleaned), allow_ranges=False))
         return cleaned
 
 
-class ChallengeForm(MarkdownCheckMixin, forms.ModelForm):
+class StepFormSet(BaseInlineFormSet):
+    """Validate the steps together, as a content file is: diagram keys, connections, envelope numbers."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        live = [f.cleaned_data for f in self.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+        walkthrough = self.instance
+        steps = []
+        for data in sorted(live, key=lambda d: d.get("order") or 0):
+            step = {name: data.get(name) for name in ("title", "body", "hints", "explanation", "components",
+                                                       "connections")}  # fmt: skip
+            step = {name: value for name, value in step.items() if value not in (None, "", [])}
+            if data.get("calculator"):
+                step["ask"] = ask_data(data)
+            steps.append(step)
+        payload = {"key": walkthrough.key or "walkthrough", "kind": walkthrough.kind, "title": walkthrough.title or "-",
+                   "topic": walkthrough.topic, "steps": steps}  # fmt: skip
+        check = Checker("admin", f"walkthrough '{walkthrough.key}'")
+        try:
+            parse_walkthrough(check, payload)
+        except ContentError as error:
+            raise ValidationError(f"{error.item}: {error.problem}.") from None
+
+
+class ChallengeForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Challenge
         fields = "__all__"
@@ -88,17 +153,14 @@ class ChallengeForm(MarkdownCheckMixin, forms.ModelForm):
         cleaned = super().clean()
         if not cleaned.get("calculator"):
             self.add_error("calculator", "A challenge asks for a number: name a calculator.")
-        ranges = cleaned.get("ranges") or {}
-        corner = {}
-        if not isinstance(ranges, dict):
-            self.add_error("ranges", 'Ranges must be a JSON object such as {"cards": [8, 64, 8]}.')
-        else:
-            for name, spec in ranges.items():
-                if not (isinstance(spec, list) and len(spec) == 3 and spec[0] <= spec[1] and spec[2] > 0):
-                    self.add_error("ranges", f"The range for '{name}' must be [min, max, step] with min <= max.")
-                    return cleaned
-                corner[name] = spec[1]
-        check_graded_number(self, cleaned, corner)
+            return cleaned
+        check_graded_number(self, cleaned)
+        if not self.errors:
+            payload = {name: cleaned.get(name) for name in ("key", "topic", "title", "prompt", "hints", "explanation")}
+            payload = {name: value for name, value in payload.items() if value not in (None, "", [])}
+            payload["ask"] = ask_data(cleaned, cleaned.get("ranges"))
+            check = Checker("admin", f"challenge '{cleaned.get('key')}'")
+            run_validator(self, lambda: parse_challenge(check, payload))
         return cleaned
 
 
@@ -120,14 +182,17 @@ class ChoiceFormSet(BaseInlineFormSet):
             raise ValidationError("Two choices share an order; give each its own position.")
         for data in live:
             follow_up = data.get("follow_up")
-            if follow_up is None or self.instance.pk is None:
+            if follow_up is None:
                 continue
+            section = getattr(self.instance, "section", None) if self.instance.section_id else None
+            if section is not None and follow_up.section.lesson_id != section.lesson_id:
+                raise ValidationError("A follow-up must be a deep dive of the same lesson.")
+            if self.instance.pk is None:
+                continue  # a new deep dive cannot be anyone's follow-up yet, so it cannot loop
             if follow_up.pk == self.instance.pk:
                 raise ValidationError("A follow-up cannot lead back to its own deep dive.")
             if leads_to(follow_up, self.instance.pk):
                 raise ValidationError(f"The follow-up '{follow_up.key}' leads back to this deep dive in a loop.")
-            if follow_up.section.lesson_id != self.instance.section.lesson_id:
-                raise ValidationError("A follow-up must be a deep dive of the same lesson.")
         points = self.instance.points
         for data in live:
             if data.get("verdict") == "best" and data.get("points") != points:
@@ -165,6 +230,7 @@ class ChoiceInline(admin.StackedInline):
 class StepInline(admin.StackedInline):
     model = Step
     form = StepForm
+    formset = StepFormSet
     extra = 0
     fieldsets = (
         (None, {"fields": ("order", "title", "body")}),
@@ -270,7 +336,7 @@ class SectionAdmin(ContentAdmin):
         return f"{obj.lesson.get_absolute_url()}#{obj.anchor}"
 
 
-class DeepDiveForm(MarkdownCheckMixin, forms.ModelForm):
+class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = DeepDive
         fields = "__all__"
@@ -286,7 +352,7 @@ class DeepDiveAdmin(ContentAdmin):
     inlines = [ChoiceInline]
 
 
-class WalkthroughForm(MarkdownCheckMixin, forms.ModelForm):
+class WalkthroughForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Walkthrough
         fields = "__all__"

@@ -86,6 +86,22 @@ def render_svg(components: list[dict], connections: list[dict], title: str, uid:
     return "".join(parts)
 
 
+def normalize(components: list, connections: list) -> tuple[list[dict], list[dict]]:
+    """Return components and connections with every field present (rows saved before validation may lack some)."""
+    tidy = []
+    for c in components:
+        if isinstance(c, dict) and c.get("key"):
+            col, row = c.get("col"), c.get("row")
+            tidy.append({**c, "col": col if isinstance(col, int) else 0, "row": row if isinstance(row, int) else 0,
+                         "label": str(c.get("label") or c["key"])})  # fmt: skip
+    links = [
+        {**c, "label": str(c.get("label") or "")}
+        for c in connections
+        if isinstance(c, dict) and c.get("from") and c.get("to")
+    ]
+    return tidy, links
+
+
 def describe(components: list[dict], connections: list[dict]) -> dict:
     """Return the text equivalent of the diagram: what is there and what this step added."""
     labels = {c["key"]: c["label"] for c in components}

@@ -133,8 +133,8 @@ class WalkthroughView:
         components, connections = [], []
         for view in self.steps[: self.current]:
             new = view.number == self.current
-            components += [dict(c, new=new) for c in view.step.components]
-            connections += [dict(c, new=new) for c in view.step.connections]
+            components += [dict(c, new=new) for c in view.step.components if isinstance(c, dict)]
+            connections += [dict(c, new=new) for c in view.step.connections if isinstance(c, dict)]
         return {"components": components, "connections": connections}
 
 

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
 
-from calculators.registry import get_calculator
+from calculators.registry import CalculatorInputError, get_calculator
 from lessons import grading, review
 from lessons.models import (
     Answer,
@@ -104,11 +104,17 @@ def expected_for(item: GradedNumber, inputs: dict | None = None) -> Expected:
     value = float(result.outputs[item.output]) * item.scale
     slips = []
     for slip in item.slips:
-        if "factor" in slip:
-            slips.append(grading.Slip(value * slip["factor"], slip["feedback"]))
-        else:
-            other = calculator.evaluate({**used, **slip["inputs"]}).outputs[item.output]
-            slips.append(grading.Slip(float(other) * item.scale, slip["feedback"]))
+        feedback = slip.get("feedback", "") if isinstance(slip, dict) else ""
+        if not feedback:
+            continue  # validation refuses such slips; older rows are skipped rather than failing
+        if isinstance(slip.get("factor"), (int, float)):
+            slips.append(grading.Slip(value * slip["factor"], feedback))
+        elif isinstance(slip.get("inputs"), dict):
+            try:
+                other = calculator.evaluate({**used, **slip["inputs"]}).outputs[item.output]
+            except CalculatorInputError:
+                continue
+            slips.append(grading.Slip(float(other) * item.scale, feedback))
     return Expected(value, result.inputs, result.steps, tuple(slips))
 
 

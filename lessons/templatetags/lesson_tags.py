@@ -51,18 +51,18 @@ def drawn_prompt(challenge, inputs: dict) -> SafeString:
     values = DrawnValues({name: number(value) for name, value in {**challenge.inputs, **inputs}.items()})
     try:
         text = string.Formatter().vformat(challenge.prompt, (), values)
-    except (IndexError, ValueError, AttributeError):
+    except (IndexError, ValueError, AttributeError, KeyError, TypeError):
         text = challenge.prompt  # braces that are not placeholders: show the prompt as written
     return render_markdown(text)
 
 
 @register.inclusion_tag("lessons/_diagram.html")
 def walkthrough_diagram(view) -> dict:
-    data = view.diagram
+    components, connections = diagram.normalize(view.diagram["components"], view.diagram["connections"])
     uid = f"diagram-{view.walkthrough.key}-{view.current}"
     title = f"{view.walkthrough.title}, step {view.current} of {view.total}: {view.step.step.title}"
-    svg = diagram.render_svg(data["components"], data["connections"], title, uid)
-    return {"svg": mark_safe(svg), "text": diagram.describe(data["components"], data["connections"]), "uid": uid}  # noqa: S308
+    svg = diagram.render_svg(components, connections, title, uid)
+    return {"svg": mark_safe(svg), "text": diagram.describe(components, connections), "uid": uid}  # noqa: S308
 
 
 @register.filter

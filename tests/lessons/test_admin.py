@@ -131,3 +131,84 @@ def test_view_on_site_links_to_the_lesson(instructor_client, db):
     html = instructor_client.get(reverse("admin:lessons_lesson_change", args=[lesson.pk])).content.decode()
     assert "View on site" in html
     assert Lesson.objects.get().get_absolute_url() == "/lessons/sample/"
+
+
+def walkthrough_post(wt, steps):
+    data = {
+        "section": wt.section_id, "key": wt.key, "order": wt.order, "kind": wt.kind, "title": wt.title, "intro": "",
+        "topic": wt.topic, "steps-TOTAL_FORMS": len(steps), "steps-INITIAL_FORMS": 0, "steps-MIN_NUM_FORMS": 0,
+        "steps-MAX_NUM_FORMS": 1000,
+    }  # fmt: skip
+    defaults = {"body": "", "components": "[]", "connections": "[]", "calculator": "", "inputs": "{}", "output": "",
+                "scale": 1, "unit": "", "tolerance": "", "tolerance_kind": "relative", "partial_band": "", "points": 10,
+                "slips": "[]", "hints": "[]", "explanation": ""}  # fmt: skip
+    for i, step in enumerate(steps):
+        for name, value in {**defaults, **step}.items():
+            data[f"steps-{i}-{name}"] = value
+        data[f"steps-{i}-walkthrough"] = wt.pk
+    return data
+
+
+@pytest.mark.parametrize(
+    ("steps", "message"),
+    [
+        ([{"order": 1, "title": "A", "components": '[{"key": "fe", "label": "Front end"}]'}], "missing field(s) col, row"),
+        (
+            [{"order": 1, "title": "A", "components": '[{"key": "fe", "label": "FE", "col": 0, "row": 0}]',
+              "connections": '[{"from": "fe", "to": "nowhere"}]'}],
+            "is not a component added so far",
+        ),
+        ([], "a walkthrough needs at least one step"),
+    ],
+)  # fmt: skip
+def test_build_up_steps_are_validated_like_content_files(instructor_client, db, steps, message):
+    lesson = make_lesson()
+    wt = lesson.sections.get().walkthroughs.get(key="build")
+    wt.steps.all().delete()
+    response = instructor_client.post(
+        reverse("admin:lessons_walkthrough_change", args=[wt.pk]), walkthrough_post(wt, steps)
+    )
+    assert response.status_code == 200
+    assert message in response.content.decode()
+
+
+def test_malformed_slips_are_refused(instructor_client, db):
+    lesson = make_lesson()
+    wt = lesson.sections.get().walkthroughs.get(key="size")
+    wt.steps.all().delete()
+    step = {"order": 1, "title": "N", "calculator": "replica", "output": "requests_per_replica", "unit": "requests",
+            "tolerance": "0.02", "slips": '[{"feedback": "x"}]'}  # fmt: skip
+    response = instructor_client.post(
+        reverse("admin:lessons_walkthrough_change", args=[wt.pk]), walkthrough_post(wt, [step])
+    )
+    assert "exactly one of &#x27;factor&#x27; or &#x27;inputs&#x27;" in response.content.decode()
+
+
+def challenge_post(challenge, **changes):
+    data = {"section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic,
+            "title": challenge.title, "prompt": challenge.prompt, "calculator": challenge.calculator, "inputs": "{}",
+            "ranges": '{"cache_gb": [4, 40, 4]}', "output": challenge.output, "scale": 1, "unit": challenge.unit,
+            "tolerance": challenge.tolerance, "tolerance_kind": "relative", "partial_band": "", "points": 10,
+            "slips": "[]", "hints": "[]", "explanation": ""}  # fmt: skip
+    return {**data, **changes}
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"ranges": '{"cache_gb": [1, 5, "x"]}'}, "must be [min, max, step]"),
+        ({"ranges": '{"cache_gb": [0, 40, 4]}'}, "refuses the inputs"),
+        ({"prompt": "A cache of {cards[x]} GB"}, "is not a parameter"),
+        ({"key": "dd-1"}, "already uses the key"),
+    ],
+)
+def test_challenge_admin_refuses_bad_ranges_prompts_and_keys_without_crashing(instructor_client, db, changes, message):
+    from lessons.models import Challenge
+
+    make_lesson()
+    challenge = Challenge.objects.get()
+    response = instructor_client.post(
+        reverse("admin:lessons_challenge_change", args=[challenge.pk]), challenge_post(challenge, **changes)
+    )
+    assert response.status_code == 200
+    assert message in response.content.decode().replace("&#x27;", "'")

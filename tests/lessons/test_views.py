@@ -384,3 +384,12 @@ def test_lesson_page_home_and_results_agree_on_totals_when_a_follow_up_opens(cli
     assert "1 of 4 answered · 0 of 40 points" in client.get(lesson.get_absolute_url()).content.decode()
     assert "1/4 answered · 0/40 points" in client.get("/").content.decode()
     assert "0 of 40 points" in client.get(reverse("results")).content.decode()
+
+
+def test_diagram_rows_saved_before_validation_still_render(client, lesson):
+    Step.objects.filter(title="Front end").update(components=[{"key": "fe"}, {"label": "no key"}, "junk"],
+                                                  connections=[{"from": "fe"}])  # fmt: skip
+    Step.objects.filter(title="Preamble size").update(slips=[{"feedback": "x"}, {"inputs": "bad", "feedback": "y"}])
+    assert client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 1])).status_code == 200
+    step = Step.objects.get(title="Preamble size")
+    assert client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "3"}).status_code == 303
