@@ -27,10 +27,6 @@ class AnswerThrottle(ScopedRateThrottle):
     scope_attr = "throttle_scope"
 
 
-def visible_lessons(request: Request):
-    return Lesson.objects.visible_to(request.user).select_related("track")
-
-
 class ErrorSerializer(serializers.Serializer):
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
 
@@ -89,6 +85,11 @@ def first_errors(serializer: serializers.Serializer) -> Response:
     return Response({"errors": serializer.errors}, status=status.HTTP_400_BAD_REQUEST)
 
 
+def text(name: str, markdown: str) -> dict:
+    """Return an authored text twice: Markdown with its numbers filled in, and sanitised HTML."""
+    return {name: md(markdown), f"{name}_html": str(render_markdown(markdown))}
+
+
 def answer_payload(answer) -> dict:
     return {
         "outcome": answer.outcome,
@@ -105,11 +106,11 @@ def deep_dive_data(view: DeepDiveView) -> dict:
         "type": "deep_dive",
         "key": dd.key,
         "topic": dd.topic,
-        "prompt": md(dd.prompt),
-        "context": md(dd.context),
+        **text("prompt", dd.prompt),
+        **text("context", dd.context),
         "points": dd.points,
         "is_follow_up": view.is_follow_up,
-        "choices": [{"id": c.pk, "text": md(c.text)} for c in view.choices],
+        "choices": [{"id": c.pk, **text("text", c.text)} for c in view.choices],
         "answers": [],
         "follow_ups": [deep_dive_data(f) for f in view.follow_up_views],
     }
@@ -118,10 +119,10 @@ def deep_dive_data(view: DeepDiveView) -> dict:
         data["choices"] = [
             {
                 "id": c.pk,
-                "text": md(c.text),
+                **text("text", c.text),
                 "verdict": c.verdict,
                 "points": c.points,
-                "feedback": md(c.feedback),
+                **text("feedback", c.feedback),
                 "follow_up": c.follow_up_id,
             }
             for c in view.choices
@@ -140,7 +141,7 @@ def walkthrough_data(view: WalkthroughView) -> dict:
             "id": step.pk,
             "number": sv.number,
             "title": step.title,
-            "body": md(step.body),
+            **text("body", step.body),
             "components": step.components,
             "connections": step.connections,
         }
@@ -149,7 +150,7 @@ def walkthrough_data(view: WalkthroughView) -> dict:
             if sv.answered:
                 item["asks"].update(
                     expected=sv.state.latest.expected,
-                    explanation=md(step.explanation),
+                    **text("explanation", step.explanation),
                     steps=[d.as_dict() for d in sv.derivation()],
                 )
                 item["answers"] = [{**answer_payload(a), "value": a.value} for a in sv.state.answers]
@@ -178,7 +179,7 @@ def challenge_data(view: ChallengeView) -> dict:
     if view.answered:
         data.update(
             expected=view.state.latest.expected,
-            explanation=md(ch.explanation),
+            **text("explanation", ch.explanation),
             steps=[d.as_dict() for d in view.derivation()],
             answers=[{**answer_payload(a), "value": a.value} for a in view.state.answers],
         )
@@ -193,7 +194,7 @@ class LessonListView(APIView):
         summary="List the lessons", responses=LessonSummarySerializer(many=True), operation_id="lessons_list"
     )
     def get(self, request: Request) -> Response:
-        lessons = list(visible_lessons(request))
+        lessons = list(Lesson.objects.visible_to(request.user))
         results = compute_results(request, lessons, with_misses=False)
         data = []
         for lesson in lessons:
@@ -226,7 +227,7 @@ class LessonDetailView(APIView):
         operation_id="lessons_retrieve",
     )
     def get(self, request: Request, slug: str) -> Response:
-        lesson = get_object_or_404(visible_lessons(request), slug=slug)
+        lesson = get_object_or_404(Lesson.objects.visible_to(request.user), slug=slug)
         page = build_lesson_page(request, lesson)
         sections = []
         for layer in page.layers:
@@ -274,7 +275,9 @@ class DeepDiveAnswerView(AnswerView):
         responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
-        deep_dive = get_object_or_404(DeepDive.objects.filter(section__lesson__in=visible_lessons(request)), pk=pk)
+        deep_dive = get_object_or_404(
+            DeepDive.objects.filter(section__lesson__in=Lesson.objects.visible_to(request.user)), pk=pk
+        )
         serializer = ChoiceAnswerSerializer(data=request.data)
         if not serializer.is_valid():
             return first_errors(serializer)
@@ -292,7 +295,7 @@ class DeepDiveAnswerView(AnswerView):
             {
                 **answer_payload(answer),
                 "verdict": choice.verdict,
-                "feedback": md(choice.feedback),
+                **text("feedback", choice.feedback),
                 "follow_up": {"id": follow_up.pk, "key": follow_up.key, "prompt": md(follow_up.prompt)}
                 if follow_up
                 else None,
@@ -324,7 +327,9 @@ class StepAnswerView(AnswerView):
     )
     def post(self, request: Request, pk: int) -> Response:
         step = get_object_or_404(
-            Step.objects.filter(walkthrough__section__lesson__in=visible_lessons(request)).exclude(calculator=""),
+            Step.objects.filter(walkthrough__section__lesson__in=Lesson.objects.visible_to(request.user)).exclude(
+                calculator=""
+            ),
             pk=pk,
         )
         serializer = NumberAnswerSerializer(data=request.data)
@@ -344,7 +349,9 @@ class ChallengeAnswerView(AnswerView):
         responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
-        challenge = get_object_or_404(Challenge.objects.filter(section__lesson__in=visible_lessons(request)), pk=pk)
+        challenge = get_object_or_404(
+            Challenge.objects.filter(section__lesson__in=Lesson.objects.visible_to(request.user)), pk=pk
+        )
         serializer = NumberAnswerSerializer(data=request.data)
         if not serializer.is_valid():
             return first_errors(serializer)
@@ -368,7 +375,7 @@ class ResultsView(APIView):
         ),
     )
     def get(self, request: Request) -> Response:
-        lessons = list(visible_lessons(request))
+        lessons = list(Lesson.objects.visible_to(request.user))
         results = compute_results(request, lessons)
 
         def progress(score) -> dict:
@@ -419,7 +426,7 @@ class ReviewView(APIView):
     )
     def get(self, request: Request) -> Response:
         lookup = learner_filter(django_request(request))
-        items = review.due_items(lookup, list(visible_lessons(request))) if lookup is not None else []
+        items = review.due_items(lookup, list(Lesson.objects.visible_to(request.user))) if lookup is not None else []
         return Response(
             [
                 {

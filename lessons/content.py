@@ -461,8 +461,12 @@ def parse_challenge(check: Checker, data: Any) -> dict:
     }
     calculator = get_calculator(fields["ask"]["calculator"])
     names = {p.name for p in calculator.parameters}
-    for _, name, _, _ in string.Formatter().parse(fields["prompt"]):
-        if name is not None and name not in names:
+    try:
+        placeholders = [name for _, name, _, _ in string.Formatter().parse(fields["prompt"]) if name is not None]
+    except ValueError as error:
+        check.fail(f"prompt has a brace that is not a placeholder ({error}); write {{{{ and }}}} for literal braces")
+    for name in placeholders:
+        if name not in names:
             check.fail(f"prompt shows {{{name}}}, which is not a parameter of '{calculator.slug}'")
     return fields
 

@@ -60,10 +60,11 @@ class LessonQuerySet(models.QuerySet):
         return changed
 
     def visible_to(self, user) -> LessonQuerySet:
-        """Return published lessons, and drafts too for staff (preview)."""
+        """Return published lessons, and drafts too for staff (preview), with their track."""
+        lessons = self.select_related("track")
         if user.is_authenticated and user.is_staff:
-            return self
-        return self.filter(published=True)
+            return lessons
+        return lessons.filter(published=True)
 
 
 class Lesson(models.Model):
@@ -461,10 +462,6 @@ class Answer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner} · {self.get_outcome_display()} · {self.points}/{self.max_points}"
-
-    @property
-    def item(self) -> DeepDive | Step | Challenge:
-        return self.deep_dive or self.step or self.challenge
 
 
 class ChallengeDraw(models.Model):

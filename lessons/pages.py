@@ -74,12 +74,6 @@ class DeepDiveView:
         latest = self.state.latest
         return next((c for c in self.choices if latest and c.pk == latest.choice_id), None)
 
-    @property
-    def follow_ups(self) -> list[DeepDive]:
-        """Follow-ups the learner's answers have opened, in choice order."""
-        chosen = {a.choice_id for a in self.state.answers}
-        return [c.follow_up for c in self.choices if c.pk in chosen and c.follow_up_id]
-
 
 @dataclass
 class StepView:
@@ -187,10 +181,6 @@ class LessonPage:
     @property
     def percent(self) -> int:
         return round(100 * self.answered / self.total) if self.total else 0
-
-    @property
-    def minutes(self) -> int:
-        return sum(layer.minutes for layer in self.layers)
 
 
 @dataclass

@@ -32,14 +32,10 @@ from lessons.throttling import AccountLoginThrottle, LoginThrottle, PageAnswerTh
 from lessons.tokens import create_token
 
 
-def visible_lessons(request: HttpRequest):
-    return Lesson.objects.visible_to(request.user).select_related("track")
-
-
 @require_GET
 @vary_on_headers("Cookie")
 def home(request: HttpRequest) -> HttpResponse:
-    lessons = list(visible_lessons(request))
+    lessons = list(Lesson.objects.visible_to(request.user))
     if is_fresh_visitor(request):
         version = ",".join(f"{lesson.pk}:{lesson.updated_at.timestamp()}" for lesson in lessons)
         return shared_page(request, f"home:{version}", lambda: home_context(request, lessons), "lessons/home.html")
@@ -57,7 +53,7 @@ def home_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
 
 
 def get_lesson(request: HttpRequest, slug: str) -> Lesson:
-    return get_object_or_404(visible_lessons(request), slug=slug)
+    return get_object_or_404(Lesson.objects.visible_to(request.user), slug=slug)
 
 
 def render_lesson(
@@ -264,7 +260,7 @@ def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpR
 @vary_on_headers("Cookie")
 def results(request: HttpRequest) -> HttpResponse:
     """Show the learner's results; rendered again only after a new answer or a content change."""
-    lessons = list(visible_lessons(request))
+    lessons = list(Lesson.objects.visible_to(request.user))
     lookup = learner_filter(request)
     if lookup is None or len(messages.get_messages(request)) or request.user.is_staff:
         due = review.due_count(lookup) if lookup is not None else 0
@@ -285,7 +281,7 @@ def results(request: HttpRequest) -> HttpResponse:
 def review_queue(request: HttpRequest) -> HttpResponse:
     """List the items due for spaced review, most overdue first."""
     lookup = learner_filter(request)
-    items = review.due_items(lookup, list(visible_lessons(request))) if lookup is not None else []
+    items = review.due_items(lookup, list(Lesson.objects.visible_to(request.user))) if lookup is not None else []
     return render(request, "lessons/review.html", {"items": items, "started": lookup is not None})
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import string
 
 from django import template
-from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from lessons import diagram
@@ -63,13 +62,3 @@ def walkthrough_diagram(view) -> dict:
     title = f"{view.walkthrough.title}, step {view.current} of {view.total}: {view.step.step.title}"
     svg = diagram.render_svg(components, connections, title, uid)
     return {"svg": mark_safe(svg), "text": diagram.describe(components, connections), "uid": uid}  # noqa: S308
-
-
-@register.filter
-def percent(part: int, whole: int) -> int:
-    return round(100 * part / whole) if whole else 0
-
-
-@register.simple_tag
-def points_badge(answer) -> str:
-    return format_html("{} of {} points", answer.points, answer.max_points)

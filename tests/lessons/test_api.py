@@ -62,8 +62,8 @@ def test_answer_a_deep_dive_then_its_feedback_appears(api, lesson):
     response = api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": best.pk}, format="json")
     assert response.status_code == 200
     body = response.json()
-    assert body | {} == {"outcome": "correct", "points": 10, "max_points": 10, "is_first": True,
-                         "verdict": "best", "feedback": "Holds up.", "follow_up": None}  # fmt: skip
+    assert body == {"outcome": "correct", "points": 10, "max_points": 10, "is_first": True, "verdict": "best",
+                    "feedback": "Holds up.", "feedback_html": "<p>Holds up.</p>", "follow_up": None}  # fmt: skip
     detail = api.get("/api/v1/lessons/sample/").json()
     dive = detail["sections"][0]["items"][0]
     assert {c["verdict"] for c in dive["choices"]} == {"best", "weak", "acceptable"}
@@ -272,3 +272,10 @@ def test_long_query_string_on_a_walkthrough_step_is_fine(client, lesson):
     client.post(f"/lessons/sample/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.first().pk})
     response = client.get("/lessons/sample/walkthroughs/build/2/?q=" + "x" * 500)
     assert response.status_code == 200
+
+
+def test_authored_html_in_api_text_is_sanitised_in_the_html_twin(api, lesson):
+    DeepDive.objects.filter(key="dd-1").update(prompt='How? <script>alert(1)</script><img src=x onerror="alert(2)">')
+    dive = api.get("/api/v1/lessons/sample/").json()["sections"][0]["items"][0]
+    assert "<script" not in dive["prompt_html"]
+    assert "onerror" not in dive["prompt_html"]
