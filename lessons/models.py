@@ -403,6 +403,18 @@ class Learner(models.Model):
         return self.user.get_username() if self.user_id else f"anonymous #{self.pk}"
 
 
+def exactly_one_item(name: str) -> models.CheckConstraint:
+    """Return the check that a row names exactly one of a deep dive, a step or a challenge."""
+    return models.CheckConstraint(
+        condition=(
+            Q(deep_dive__isnull=False, step__isnull=True, challenge__isnull=True)
+            | Q(deep_dive__isnull=True, step__isnull=False, challenge__isnull=True)
+            | Q(deep_dive__isnull=True, step__isnull=True, challenge__isnull=False)
+        ),
+        name=name,
+    )
+
+
 class Outcome(models.TextChoices):
     CORRECT = "correct", "Correct"
     PARTIAL = "partial", "Partly right"
@@ -431,14 +443,7 @@ class Answer(models.Model):
     class Meta:
         ordering = ["created_at", "pk"]
         constraints = [
-            models.CheckConstraint(
-                condition=(
-                    Q(deep_dive__isnull=False, step__isnull=True, challenge__isnull=True)
-                    | Q(deep_dive__isnull=True, step__isnull=False, challenge__isnull=True)
-                    | Q(deep_dive__isnull=True, step__isnull=True, challenge__isnull=False)
-                ),
-                name="answer_has_exactly_one_item",
-            ),
+            exactly_one_item("answer_has_exactly_one_item"),
             models.UniqueConstraint(
                 fields=["learner", "deep_dive"], condition=Q(is_first=True), name="one_first_answer_per_deep_dive"
             ),
@@ -526,14 +531,7 @@ class ReviewCard(models.Model):
     class Meta:
         ordering = ["due"]
         constraints = [
-            models.CheckConstraint(
-                condition=(
-                    Q(deep_dive__isnull=False, step__isnull=True, challenge__isnull=True)
-                    | Q(deep_dive__isnull=True, step__isnull=False, challenge__isnull=True)
-                    | Q(deep_dive__isnull=True, step__isnull=True, challenge__isnull=False)
-                ),
-                name="review_card_has_exactly_one_item",
-            ),
+            exactly_one_item("review_card_has_exactly_one_item"),
             models.UniqueConstraint(fields=["learner", "deep_dive"], name="one_card_per_deep_dive"),
             models.UniqueConstraint(fields=["learner", "step"], name="one_card_per_step"),
             models.UniqueConstraint(fields=["learner", "challenge"], name="one_card_per_challenge"),

@@ -59,3 +59,12 @@ def make_deep_dive(section, key="dd-1", order=1, follow_up=None) -> DeepDive:
     )  # fmt: skip
     Choice.objects.create(deep_dive=dd, order=3, text="Reserve mean", verdict="acceptable", points=5, feedback="Meh.")
     return dd
+
+
+def answer_deep_dive(client, lesson, key, verdict):
+    """Answer a deep dive of ``lesson`` through the page, picking the choice with ``verdict``."""
+    from django.urls import reverse
+
+    dd = DeepDive.objects.get(key=key, section__lesson=lesson)
+    choice = Choice.objects.get(deep_dive=dd, verdict=verdict)
+    return client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": choice.pk})

@@ -3,19 +3,14 @@
 import pytest
 from django.urls import reverse
 
-from lessons.models import Answer, ApiToken, Choice, DeepDive, Learner
+from lessons.models import Answer, ApiToken, DeepDive, Learner
+from tests.lessons.factories import answer_deep_dive as answer
 from tests.lessons.factories import make_lesson
 
 
 @pytest.fixture
 def lesson(db):
     return make_lesson(deep_dives=2)
-
-
-def answer(client, lesson, key, verdict):
-    dd = DeepDive.objects.get(key=key)
-    choice = Choice.objects.get(deep_dive=dd, verdict=verdict)
-    client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": choice.pk})
 
 
 def test_anonymous_progress_is_tied_to_the_session_and_stored(client, lesson):

@@ -6,20 +6,15 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from lessons.models import Answer, Choice, DeepDive, Learner, ReviewCard
+from lessons.models import Answer, DeepDive, Learner, ReviewCard
 from lessons.review import due_items, schedule
+from tests.lessons.factories import answer_deep_dive as answer
 from tests.lessons.factories import make_lesson
 
 
 @pytest.fixture
 def lesson(db):
     return make_lesson(deep_dives=2)
-
-
-def answer(client, lesson, key, verdict):
-    dd = DeepDive.objects.get(key=key)
-    choice = Choice.objects.get(deep_dive=dd, verdict=verdict)
-    client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": choice.pk})
 
 
 def test_a_miss_comes_back_sooner_than_a_right_answer(client, lesson):
