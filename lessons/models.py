@@ -526,7 +526,8 @@ class ReviewCard(models.Model):
     card = models.JSONField(help_text="The scheduler's card state (fsrs.Card.to_dict()).")
     due = models.DateTimeField()
     last_outcome = models.CharField(max_length=12, choices=Outcome.choices)
-    reviews = models.PositiveIntegerField(default=1)
+    reviews = models.PositiveIntegerField(default=1, help_text="Answers given to the item, retries included.")
+    latest_answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         ordering = ["due"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, JSONField, Max, OuterRef, Q, Subquery
+from django.db.models import JSONField, OuterRef, Q, Subquery
 from django.http import HttpRequest
 
 from lessons.models import (
@@ -17,6 +17,7 @@ from lessons.models import (
     Layer,
     Lesson,
     LessonProgress,
+    ReviewCard,
     Section,
     Step,
     Walkthrough,
@@ -364,29 +365,22 @@ def item_key(deep_dive_id: int | None, step_id: int | None, challenge_id: int | 
 
 
 def load_answers(lookup: dict, condition: Q) -> dict[tuple[str, int], ItemState]:
-    """Return each answered item's state in two queries, however many retries were recorded."""
-    groups = (
-        Answer.objects.filter(**lookup)
-        .filter(condition)
-        .order_by()
-        .values("deep_dive_id", "step_id", "challenge_id")
-        .annotate(last=Max("pk"), count=Count("pk"))
-    )
+    """Return each answered item's state in two queries, however many retries were recorded.
+
+    The first answers come from Answer; the latest answer and the count of tries from the
+    item's review card, which every answer updates in the same transaction.
+    """
     states: dict[tuple[str, int], ItemState] = {}
-    last_ids: set[int] = set()
-    for group in groups:
-        key = item_key(group["deep_dive_id"], group["step_id"], group["challenge_id"])
-        states[key] = ItemState(count=group["count"])
-        last_ids.add(group["last"])
+    for answer in Answer.objects.filter(**lookup, is_first=True).filter(condition):
+        key = item_key(answer.deep_dive_id, answer.step_id, answer.challenge_id)
+        states[key] = ItemState(first=answer, latest=answer, count=1)
     if not states:
         return states
-    rows = Answer.objects.filter(**lookup).filter(Q(pk__in=last_ids) | (Q(is_first=True) & condition))
-    for answer in rows:
-        state = states[item_key(answer.deep_dive_id, answer.step_id, answer.challenge_id)]
-        if answer.is_first:
-            state.first = answer
-        if answer.pk in last_ids:
-            state.latest = answer
+    for card in ReviewCard.objects.filter(**lookup).filter(condition).select_related("latest_answer"):
+        state = states.get(item_key(card.deep_dive_id, card.step_id, card.challenge_id))
+        if state is not None and card.latest_answer is not None:
+            state.latest = card.latest_answer
+            state.count = max(card.reviews, 1)
     return states
 
 

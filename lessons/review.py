@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
@@ -40,7 +39,7 @@ def schedule(answer: Answer, now: datetime | None = None) -> ReviewCard:
     row = ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first()
     card = Card.from_dict(row.card) if row else Card(due=now)
     card, _log = SCHEDULER.review_card(card, RATING[answer.outcome], review_datetime=now)
-    values = {"card": card.to_dict(), "due": card.due, "last_outcome": answer.outcome}
+    values = {"card": card.to_dict(), "due": card.due, "last_outcome": answer.outcome, "latest_answer": answer}
     if row is None:
         try:
             with transaction.atomic():
@@ -116,8 +115,20 @@ def due_count(lookup: dict, now: datetime | None = None) -> int:
 
 
 def merge_cards(source_id: int, target_id: int) -> None:
-    """Move a learner's cards to another learner; where both have one, keep the target's."""
-    for field in ("deep_dive", "step", "challenge"):
-        taken = ReviewCard.objects.filter(learner_id=target_id).exclude(**{f"{field}__isnull": True}).values(field)
-        ReviewCard.objects.filter(Q(learner_id=source_id) & Q(**{f"{field}__in": taken})).delete()
-    ReviewCard.objects.filter(learner_id=source_id).update(learner_id=target_id)
+    """Move a learner's cards to another learner; where both have one, keep the target's schedule.
+
+    The kept card counts both learners' tries and points at the later answer.
+    """
+    targets = {item_of(card): card for card in ReviewCard.objects.filter(learner_id=target_id)}
+    for card in ReviewCard.objects.filter(learner_id=source_id):
+        kept = targets.get(item_of(card))
+        if kept is None:
+            ReviewCard.objects.filter(pk=card.pk).update(learner_id=target_id)
+            continue
+        latest = max(filter(None, (kept.latest_answer_id, card.latest_answer_id)), default=None)
+        ReviewCard.objects.filter(pk=kept.pk).update(reviews=kept.reviews + card.reviews, latest_answer_id=latest)
+        card.delete()
+
+
+def item_of(card: ReviewCard) -> tuple[int | None, int | None, int | None]:
+    return card.deep_dive_id, card.step_id, card.challenge_id
