@@ -33,6 +33,7 @@ BUDGETS = {
     "p99_ms": 100.0,
     "queries_per_page": 10,
     "maths_us": 50.0,
+    "api_server_ms": 5.0,
 }
 
 
@@ -124,7 +125,20 @@ with CaptureQueriesContext(connection) as ctx:
     response = client.post(answer_url, {"choice": choice.pk}, HTTP_HX_REQUEST="true")
 assert response.status_code == 200, response.status_code
 queries["answer"] = count(ctx)
+# Server time of each calculator's API request (median of 50, in process: no network, no client).
+import statistics, time
+from calculators.registry import CALCULATORS
+api_ms = {}
+anonymous = Client()
+for slug in CALCULATORS:
+    timings = []
+    for _ in range(50):
+        started = time.perf_counter()
+        assert anonymous.get(f"/api/v1/calculators/{slug}/").status_code == 200
+        timings.append((time.perf_counter() - started) * 1000)
+    api_ms[slug] = round(statistics.median(timings), 3)
 print(json.dumps({
+    "api_server_ms": api_ms,
     "session": session_key, "csrf": secret, "csrf_masked": _mask_cipher_secret(secret),
     "answer_url": answer_url, "choice": choice.pk, "pages": pages, "queries": queries, "sizes": sizes,
 }))
@@ -219,7 +233,12 @@ def run_database(label: str, database_url: str, workdir: Path) -> dict:
     static_rps = targets["static"]["rps"] or 1.0
     for result in targets.values():
         result["ratio_to_static"] = round(result["rps"] / static_rps, 3)
-    return {"targets": targets, "queries": prepared["queries"], "lesson_bytes": prepared["sizes"]["lesson_first_visit"]}
+    return {
+        "targets": targets,
+        "queries": prepared["queries"],
+        "lesson_bytes": prepared["sizes"]["lesson_first_visit"],
+        "api_server_ms": prepared["api_server_ms"],
+    }
 
 
 def check_budgets(result: dict, maths: dict) -> list[str]:
@@ -236,6 +255,11 @@ def check_budgets(result: dict, maths: dict) -> list[str]:
     for name, count in result["queries"].items():
         if count > BUDGETS["queries_per_page"]:
             failures.append(f"{name}: {count} queries, budget {BUDGETS['queries_per_page']}")
+    for slug, millis in result["api_server_ms"].items():
+        if millis > BUDGETS["api_server_ms"]:
+            failures.append(
+                f"calculator API {slug}: {millis:.2f} ms of server time, budget {BUDGETS['api_server_ms']} ms"
+            )
     for slug, micros in maths.items():
         if micros > BUDGETS["maths_us"]:
             failures.append(f"maths {slug}: {micros:.1f} µs, budget {BUDGETS['maths_us']:.0f} µs")
@@ -248,6 +272,7 @@ def print_report(label: str, result: dict) -> None:
     for name, t in result["targets"].items():
         print(f"{name:<16}{t['rps']:>10.0f}{t['p50_ms']:>10.2f}{t['p99_ms']:>10.2f}{t['ratio_to_static']:>10.2f}")
     print("queries per page: " + ", ".join(f"{k} {v}" for k, v in result["queries"].items()))
+    print("calculator API, median server ms: " + ", ".join(f"{k} {v:.2f}" for k, v in result["api_server_ms"].items()))
 
 
 def main() -> int:

@@ -73,7 +73,7 @@ def grade(
     if expected and given and (given > 0) == (expected > 0):
         ratio = abs(given) / abs(expected)
         if ratio >= 10 or ratio <= 0.1:
-            factor = ratio if ratio >= 1 else 1 / ratio
+            factor = ratio if ratio >= 1 else (1 / ratio if ratio else math.inf)  # ratio may underflow to 0
             size = f"about {factor:,.0f}x" if math.isfinite(factor) and factor < 1e6 else "a huge factor"
             return Grade("incorrect", 0.0, f"Off by {size}: a unit or power of ten slipped.")
     return Grade("incorrect", 0.0, "Not within tolerance. Work through the arithmetic below.")

@@ -65,3 +65,10 @@ def test_geometric_tolerance_works_for_negative_answers():
 
 def test_huge_misses_get_a_readable_message():
     assert "huge" in grade(1e-300, 1e300, tolerance=0.1).message
+
+
+def test_a_vanishingly_small_answer_does_not_divide_by_zero():
+    # Found by the form fuzzer: 5e-324 / 110 underflows to 0.
+    result = grade(110, 5e-324, tolerance=0.02)
+    assert result.outcome == "incorrect"
+    assert "huge" in result.message
