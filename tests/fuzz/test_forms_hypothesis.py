@@ -15,7 +15,7 @@ NUMBER_TEXT = st.one_of(
     TEXT,
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.integers().map(str),
-    st.sampled_from(["1e309", "-0", "1,000,000", "0x10", "½", "١٢٣", "  42  ", "1e-400"]),
+    st.sampled_from(["1e309", "-0", "1,000,000", "0x10", "½", "١٢٣", "  42  ", "1e-400", "5e-324", "1,5", "1e308"]),
 )
 FUZZ = settings(
     max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "60")),
