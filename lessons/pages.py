@@ -43,6 +43,7 @@ class ItemState:
     first: Answer | None = None
     latest: Answer | None = None
     count: int = 0
+    card: ReviewCard | None = None  # the item's review card, reused when the next answer reschedules it
 
     @property
     def answers(self) -> list[Answer]:
@@ -378,9 +379,11 @@ def load_answers(lookup: dict, condition: Q) -> dict[tuple[str, int], ItemState]
         return states
     for card in ReviewCard.objects.filter(**lookup).filter(condition).select_related("latest_answer"):
         state = states.get(item_key(card.deep_dive_id, card.step_id, card.challenge_id))
-        if state is not None and card.latest_answer is not None:
-            state.latest = card.latest_answer
-            state.count = max(card.reviews, 1)
+        if state is not None:
+            state.card = card
+            if card.latest_answer is not None:
+                state.latest = card.latest_answer
+                state.count = max(card.reviews, 1)
     return states
 
 

@@ -32,14 +32,14 @@ def item_fields(answer: Answer) -> dict:
     return {"challenge_id": answer.challenge_id}
 
 
-def schedule(answer: Answer, now: datetime | None = None) -> ReviewCard:
-    """Reschedule the answered item for its learner (two queries)."""
+def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | None = None) -> ReviewCard:
+    """Reschedule the answered item for its learner (two queries; one when its ``card`` was read already)."""
     now = now or timezone.now()
     fields = item_fields(answer)
-    row = ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first()
-    card = Card.from_dict(row.card) if row else Card(due=now)
-    card, _log = SCHEDULER.review_card(card, RATING[answer.outcome], review_datetime=now)
-    values = {"card": card.to_dict(), "due": card.due, "last_outcome": answer.outcome, "latest_answer": answer}
+    row = card if card is not None else ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first()
+    state = Card.from_dict(row.card) if row else Card(due=now)
+    state, _log = SCHEDULER.review_card(state, RATING[answer.outcome], review_datetime=now)
+    values = {"card": state.to_dict(), "due": state.due, "last_outcome": answer.outcome, "latest_answer": answer}
     if row is None:
         try:
             with transaction.atomic():

@@ -53,14 +53,14 @@ def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | 
     return learner
 
 
-def record(learner: Learner, *, answered_before: bool = False, **fields) -> Answer:
+def record(learner: Learner, *, answered_before: bool = False, card=None, **fields) -> Answer:
     """Store an answer; the first one per item scores, a concurrent duplicate becomes a retry.
 
     ``answered_before`` (known from the state already read) skips the doomed first-answer insert.
     """
     with transaction.atomic():
         answer = store(learner, answered_before, fields)
-        review.schedule(answer)
+        review.schedule(answer, card=card)
     return answer
 
 
@@ -75,10 +75,13 @@ def store(learner: Learner, answered_before: bool, fields: dict) -> Answer:
         return Answer.objects.create(learner=learner, is_first=False, **fields)
 
 
-def answer_deep_dive(learner: Learner, deep_dive: DeepDive, choice: Choice, answered_before: bool = False) -> Answer:
+def answer_deep_dive(
+    learner: Learner, deep_dive: DeepDive, choice: Choice, answered_before: bool = False, card=None
+) -> Answer:
     return record(
         learner,
         answered_before=answered_before,
+        card=card,
         deep_dive=deep_dive,
         choice=choice,
         outcome=VERDICT_OUTCOME[choice.verdict],
@@ -132,7 +135,12 @@ def grade_number(item: GradedNumber, given: float, inputs: dict | None = None) -
 
 
 def answer_number(
-    learner: Learner, item: Step | Challenge, given: float, drawn: dict | None = None, answered_before: bool = False
+    learner: Learner,
+    item: Step | Challenge,
+    given: float,
+    drawn: dict | None = None,
+    answered_before: bool = False,
+    card=None,
 ) -> Answer:
     seed = drawn.get("seed") if drawn else None
     inputs = drawn.get("inputs") if drawn else None
@@ -141,6 +149,7 @@ def answer_number(
     return record(
         learner,
         answered_before=answered_before,
+        card=card,
         **{field: item},
         value=given,
         expected=expected.value,

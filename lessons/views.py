@@ -163,9 +163,11 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if not form.is_valid():
         return answer_error(request, lesson, deep_dive.anchor, form, {"dd": deep_dive.pk})
     learner = services.current_learner(request, create=True)
-    before = data.state("dd", pk).count > 0
+    state = data.state("dd", pk)
     with transaction.atomic():  # one commit for the answer and the position
-        answer = services.answer_deep_dive(learner, deep_dive, form.cleaned_data["choice"], answered_before=before)
+        answer = services.answer_deep_dive(
+            learner, deep_dive, form.cleaned_data["choice"], answered_before=state.count > 0, card=state.card
+        )
         services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive.anchor))
     return answered(request, data, deep_dive.anchor, "deep_dive", pk, answer)
 
@@ -182,9 +184,11 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if not form.is_valid():
         return answer_error(request, lesson, step.walkthrough.anchor, form, {"step": step.pk}, {key: step.order})
     learner = services.current_learner(request, create=True)
-    before = data.state("step", pk).count > 0
+    state = data.state("step", pk)
     with transaction.atomic():
-        answer = services.answer_number(learner, step, form.cleaned_data["value"], answered_before=before)
+        answer = services.answer_number(
+            learner, step, form.cleaned_data["value"], answered_before=state.count > 0, card=state.card
+        )
         services.remember_position(learner, lesson.pk, step.walkthrough.anchor, f"{url}#{step.walkthrough.anchor}")
     if not request.htmx:
         return HttpResponseRedirect(f"{url}#{step.walkthrough.anchor}", status=303)
@@ -206,10 +210,12 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if not form.is_valid():
         return answer_error(request, lesson, challenge.anchor, form, {"ch": challenge.pk})
     learner = services.current_learner(request, create=True)
-    before = data.state("ch", pk).count > 0
+    state = data.state("ch", pk)
     with transaction.atomic():
         draw = services.store_draw(learner, challenge, services.learner_identity(request))
-        answer = services.answer_number(learner, challenge, form.cleaned_data["value"], draw, answered_before=before)
+        answer = services.answer_number(
+            learner, challenge, form.cleaned_data["value"], draw, answered_before=state.count > 0, card=state.card
+        )
         services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge.anchor))
     data.draws[pk] = ChallengeDraw(challenge=challenge, seed=draw["seed"], inputs=draw["inputs"])
     return answered(request, data, challenge.anchor, "challenge", pk, answer)
