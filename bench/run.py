@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 SECONDS = int(os.environ.get("BENCH_SECONDS", "10"))
+THREADS = int(os.environ.get("BENCH_THREADS", "1"))  # gunicorn threads per worker (1 = sync workers)
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "16"))
 CASE_STUDY = "llm-serving-platform"
 BUDGETS = {
@@ -203,7 +204,7 @@ def run_database(label: str, database_url: str, workdir: Path) -> dict:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "interview.wsgi", "--workers", "2", "--bind",
+        [str(Path(sys.executable).parent / "gunicorn"), "interview.wsgi", "--workers", "2", "--threads", str(THREADS), "--bind",
          f"127.0.0.1:{port}", "--log-level", "warning"],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
