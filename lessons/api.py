@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+from django.db import transaction
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from django.utils.html import strip_tags
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -319,46 +320,51 @@ def number_result(answer, item) -> dict:
     }
 
 
-class StepAnswerView(AnswerView):
-    @extend_schema(
-        summary="Answer an envelope step with a number",
-        request=NumberAnswerSerializer,
-        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
-    )
+class NumberAnswerView(AnswerView):
+    """Answer a graded number: an envelope step or a challenge."""
+
+    def items(self, request: Request):
+        raise NotImplementedError
+
     def post(self, request: Request, pk: int) -> Response:
-        step = get_object_or_404(
-            Step.objects.filter(walkthrough__section__lesson__in=Lesson.objects.visible_to(request.user)).exclude(
-                calculator=""
-            ),
-            pk=pk,
-        )
+        item = get_object_or_404(self.items(request), pk=pk)
         serializer = NumberAnswerSerializer(data=request.data)
         if not serializer.is_valid():
             return first_errors(serializer)
         learner = services.current_learner(django_request(request), create=True)
-        answer = services.answer_number(learner, step, serializer.validated_data["value"])
-        return Response(number_result(answer, step))
+        with transaction.atomic():
+            draw = None
+            if isinstance(item, Challenge):
+                draw = services.store_draw(learner, item, services.learner_identity(django_request(request)))
+            answer = services.answer_number(learner, item, serializer.validated_data["value"], draw)
+        return Response(number_result(answer, item))
 
 
-class ChallengeAnswerView(AnswerView):
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
+        summary="Answer an envelope step with a number",
+        request=NumberAnswerSerializer,
+        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
+)
+class StepAnswerView(NumberAnswerView):
+    def items(self, request: Request):
+        visible = Lesson.objects.visible_to(request.user)
+        return Step.objects.filter(walkthrough__section__lesson__in=visible).exclude(calculator="")
+
+
+@extend_schema_view(
+    post=extend_schema(
         summary="Answer a challenge with a number",
         description="Graded against the learner's own inputs, as the lesson shows them (`inputs`); they are "
         "stored at the first answer, so later answers are graded against the same numbers.",
         request=NumberAnswerSerializer,
         responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
-    def post(self, request: Request, pk: int) -> Response:
-        challenge = get_object_or_404(
-            Challenge.objects.filter(section__lesson__in=Lesson.objects.visible_to(request.user)), pk=pk
-        )
-        serializer = NumberAnswerSerializer(data=request.data)
-        if not serializer.is_valid():
-            return first_errors(serializer)
-        learner = services.current_learner(django_request(request), create=True)
-        draw = services.store_draw(learner, challenge, services.learner_identity(django_request(request)))
-        answer = services.answer_number(learner, challenge, serializer.validated_data["value"], draw)
-        return Response(number_result(answer, challenge))
+)
+class ChallengeAnswerView(NumberAnswerView):
+    def items(self, request: Request):
+        return Challenge.objects.filter(section__lesson__in=Lesson.objects.visible_to(request.user))
 
 
 class ResultsView(APIView):
