@@ -1,6 +1,6 @@
 # Serving Interview Lab: `make run` serves the app, `make test` runs every check.
 SHELL := /bin/bash
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -12,7 +12,7 @@ PYTEST_ARGS ?= -n 2
 .PHONY: run test setup browser lint format bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt
-	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is needed: install it, or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
+	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { echo "Python 3.11 is needed: install it, or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
