@@ -335,6 +335,7 @@ class NumberAnswerView(AnswerView):
         with transaction.atomic():
             draw = None
             if isinstance(item, Challenge):
+                services.ensure_session(django_request(request))
                 draw = services.store_draw(learner, item, services.learner_identity(django_request(request)))
             answer = services.answer_number(learner, item, serializer.validated_data["value"], draw)
         return Response(number_result(answer, item))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import math
 import re
@@ -163,8 +164,12 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
         ):
             check.fail(f"range for '{name}' must be [min, max, step]")
         low, high, step = spec
-        if not (low <= high and step > 0):
-            check.fail(f"range for '{name}' needs min <= max and step > 0")
+        if not all(math.isfinite(v) for v in spec) or not (low <= high and step > 0):
+            check.fail(f"range for '{name}' needs finite numbers with min <= max and step > 0")
+        if params[name].type == "int" and not all(isinstance(v, int) for v in spec):
+            check.fail(f"'{name}' takes whole numbers, so its range needs whole min, max and step")
+        if (high - low) / step > 10000:
+            check.fail(f"range for '{name}' has more than 10,000 values; use a larger step")
     unit = check.text(ask, "unit")
     tolerance = check.number(ask, "tolerance")
     if tolerance is None or tolerance <= 0:
@@ -579,6 +584,7 @@ def upsert(report: LoadReport, model, lookup: dict, values: dict, create: dict |
 
 
 ANSWERS_OF = {
+    Choice: "choice__in",
     DeepDive: "deep_dive__in",
     Walkthrough: "step__walkthrough__in",
     Challenge: "challenge__in",
@@ -622,7 +628,10 @@ def write(tracks: list[dict], specs: list[LessonSpec], *, force: bool = False, p
     report = LoadReport()
     Track.objects.filter(slug__in=[t["slug"] for t in tracks]).update(order=F("order") + ORDER_BUMP)
     for track in tracks:
-        upsert(report, Track, {"slug": track["slug"]}, {k: track[k] for k in ("title", "summary", "order")})
+        before = (report.created, report.updated)
+        row = upsert(report, Track, {"slug": track["slug"]}, {k: track[k] for k in ("title", "summary", "order")})
+        if (report.created, report.updated) != before:
+            Lesson.objects.filter(track=row).touch()  # pages showing the track are rebuilt
     track_ids = dict(Track.objects.values_list("slug", "id"))
     digests = dict(
         Lesson.objects.filter(slug__in=[s.lesson["slug"] for s in specs]).values_list("slug", "source_digest")
@@ -661,7 +670,7 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
         kept[Section].append(section.pk)
         for item_order, (kind, fields) in enumerate(section_spec["items"], start=1):
             if kind == "deep_dive":
-                row = write_deep_dive(report, lesson, section, item_order, fields, follow_ups)
+                row = write_deep_dive(report, lesson, section, item_order, fields, follow_ups, spec.file, prune)
                 kept[DeepDive].append(row.pk)
             elif kind == "walkthrough":
                 row = write_walkthrough(report, lesson, section, item_order, fields, spec.file, prune)
@@ -673,6 +682,7 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
     for choice, key in follow_ups:
         if choice.follow_up_id != deep_dive_ids.get(key):
             Choice.objects.filter(pk=choice.pk).update(follow_up_id=deep_dive_ids.get(key))
+            report.updated += 1
     for model in (DeepDive, Walkthrough, Challenge):
         missing = model.objects.filter(section__lesson=lesson).exclude(pk__in=kept[model])
         delete_missing(report, missing, file=spec.file, prune=prune)
@@ -685,39 +695,57 @@ def item_row(report: LoadReport, model, lesson: Lesson, section: Section, order:
     return upsert(report, model, {"section__lesson": lesson, "key": key}, values, create={"key": key})
 
 
-def write_deep_dive(report, lesson, section, order, fields, follow_ups) -> DeepDive:
+def match_choices(existing: list[Choice], specs: list[dict]) -> tuple[list[Choice | None], list[Choice]]:
+    """Pair each choice in the file with a row: the same text first, then the most similar text.
+
+    Inserting, removing or reordering choices keeps every answer on the choice it was given to;
+    a choice whose wording was edited keeps its row. Returns the pairing and the rows left over.
+    """
+    remaining = sorted(existing, key=lambda c: c.order)
+    matched: list[Choice | None] = []
+    for spec in specs:
+        row = next((c for c in remaining if c.text == spec["text"]), None)
+        if row is not None:
+            remaining.remove(row)
+        matched.append(row)
+    # A reworded choice is still mostly the same words: pair the most similar texts first.
+    pairs = sorted(
+        (
+            (difflib.SequenceMatcher(None, row.text, specs[i]["text"]).ratio(), i, row)
+            for i, matched_row in enumerate(matched)
+            if matched_row is None
+            for row in remaining
+        ),
+        key=lambda pair: -pair[0],
+    )
+    for ratio, index, row in pairs:
+        if ratio >= 0.6 and matched[index] is None and row in remaining:
+            matched[index] = row
+            remaining.remove(row)
+    return matched, remaining
+
+
+def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: str = "", prune: bool = True) -> DeepDive:
     deep_dive = item_row(
         report, DeepDive, lesson, section, order, fields["key"],
         {k: fields[k] for k in ("topic", "prompt", "context", "points")},
     )  # fmt: skip
     Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
-    existing = list(Choice.objects.filter(deep_dive=deep_dive))
-    for number, choice in enumerate(fields["choices"], start=1):
+    matched, leftover = match_choices(list(Choice.objects.filter(deep_dive=deep_dive)), fields["choices"])
+    delete_missing(report, Choice.objects.filter(pk__in=[c.pk for c in leftover]), file=file, prune=prune)
+    for number, (choice, row) in enumerate(zip(fields["choices"], matched), start=1):
         values = {k: choice[k] for k in ("text", "verdict", "points", "feedback")}
-        # Match by text first, so inserting or reordering choices keeps each answer on its choice;
-        # then by position, for a choice whose wording was edited in place.
-        row = next((c for c in existing if c.text == choice["text"]), None) or next(
-            (
-                c
-                for c in existing
-                if c.order == number + ORDER_BUMP and all(c.text != f["text"] for f in fields["choices"])
-            ),
-            None,
-        )
-        if row is not None:
-            existing.remove(row)
         if row is None:
             row = Choice.objects.create(deep_dive=deep_dive, order=number, **values)
             report.created += 1
         else:
-            changed = any(getattr(row, k) != v for k, v in values.items())
+            changed = any(getattr(row, k) != v for k, v in values.items()) or row.order != number + ORDER_BUMP
             Choice.objects.filter(pk=row.pk).update(order=number, **values)
             if changed:
                 report.updated += 1
             else:
                 report.unchanged += 1
         follow_ups.append((row, choice["follow_up"]))
-    delete_missing(report, Choice.objects.filter(deep_dive=deep_dive, order__gt=ORDER_BUMP))
     return deep_dive
 
 

@@ -22,7 +22,7 @@ from lessons.models import (
     Step,
     Walkthrough,
 )
-from lessons.services import SESSION_KEY, challenge_draw, expected_for, learner_identity
+from lessons.services import SESSION_KEY, challenge_draw, ensure_session, expected_for, learner_identity
 
 
 def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None:
@@ -150,7 +150,10 @@ class ChallengeView:
         return self.draw["inputs"]
 
     def derivation(self) -> list:
-        return expected_for(self.challenge, self.inputs).steps if self.answered else []
+        """Return the worked arithmetic for the numbers the latest answer was graded on."""
+        if not self.answered:
+            return []
+        return expected_for(self.challenge, self.state.latest.drawn_inputs or self.inputs).steps
 
 
 @dataclass
@@ -279,6 +282,10 @@ def build_lesson_page(
     sections, choices, steps, challenges = data.sections, data.choices, data.steps, data.challenges
     draws, resume_url = data.draws, data.resume_url
     identity = learner_identity(request)
+    if identity is None and any(ch.ranges for ch in challenges):
+        # Numbers drawn for a visitor must stay theirs: give them a session before drawing.
+        ensure_session(request)
+        identity = learner_identity(request)
     by_item: dict[tuple[str, int], ItemState] = defaultdict(ItemState)
     by_item.update(data.states)
 

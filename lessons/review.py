@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
@@ -48,7 +49,7 @@ def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | Non
             row = ReviewCard.objects.get(learner_id=answer.learner_id, **fields)
     for name, value in values.items():
         setattr(row, name, value)
-    row.reviews += 1
+    row.reviews = F("reviews") + 1  # concurrent answers each count
     row.save(update_fields=[*values, "reviews"])
     return row
 
@@ -67,19 +68,30 @@ class DueItem:
         return Outcome(self.last_outcome).label
 
 
+def in_lessons(lessons) -> Q:
+    """Return the condition that a card's item belongs to one of ``lessons``."""
+    ids = [lesson.pk for lesson in lessons]
+    return (
+        Q(deep_dive__section__lesson__in=ids)
+        | Q(step__walkthrough__section__lesson__in=ids)
+        | Q(challenge__section__lesson__in=ids)
+    )
+
+
 def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, limit: int = 50) -> list[DueItem]:
     """Return the learner's items due for review in visible lessons, most overdue first (one query)."""
     now = now or timezone.now()
     visible = {lesson.pk: lesson for lesson in lessons}
     rows = (
         ReviewCard.objects.filter(**lookup, due__lte=now)
+        .filter(in_lessons(lessons))
         .order_by("due")
         .values(
             "due", "last_outcome", "reviews",
             "deep_dive_id", "deep_dive__prompt", "deep_dive__key", "deep_dive__section__lesson_id",
             "step__title", "step__order", "step__walkthrough__key", "step__walkthrough__section__lesson_id",
             "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id",
-        )[: limit * 2]
+        )[:limit]
     )  # fmt: skip
     items = []
     for row in rows:
@@ -110,14 +122,15 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, 
     return items[:limit]
 
 
-def due_count(lookup: dict, now: datetime | None = None) -> int:
-    return ReviewCard.objects.filter(**lookup, due__lte=now or timezone.now()).count()
+def due_count(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> int:
+    """Return how many of the learner's items in ``lessons`` are due (the review page lists the same)."""
+    return ReviewCard.objects.filter(**lookup, due__lte=now or timezone.now()).filter(in_lessons(lessons)).count()
 
 
 def merge_cards(source_id: int, target_id: int) -> None:
     """Move a learner's cards to another learner; where both have one, keep the target's schedule.
 
-    The kept card counts both learners' tries and points at the later answer.
+    The kept card counts both learners' tries.
     """
     targets = {item_of(card): card for card in ReviewCard.objects.filter(learner_id=target_id)}
     for card in ReviewCard.objects.filter(learner_id=source_id):
@@ -125,7 +138,8 @@ def merge_cards(source_id: int, target_id: int) -> None:
         if kept is None:
             ReviewCard.objects.filter(pk=card.pk).update(learner_id=target_id)
             continue
-        latest = max(filter(None, (kept.latest_answer_id, card.latest_answer_id)), default=None)
+        # The account's card keeps its schedule and latest answer (graded on the account's numbers).
+        latest = kept.latest_answer_id or card.latest_answer_id
         ReviewCard.objects.filter(pk=kept.pk).update(reviews=kept.reviews + card.reviews, latest_answer_id=latest)
         card.delete()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-import secrets
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -175,6 +174,8 @@ def draw_inputs(challenge: Challenge, seed: int) -> dict:
 
 def ensure_session(request: HttpRequest) -> None:
     """Give the visitor a session now, so numbers drawn for them stay the same on every visit."""
+    if getattr(request, "user", None) is not None and request.user.is_authenticated:
+        return
     if request.session.session_key is None or not request.session.exists(request.session.session_key):
         request.session["numbers_drawn"] = True
         request.session.save()
@@ -195,7 +196,7 @@ def seed_for(identity: str | None, challenge: Challenge) -> int:
     Derived with the site's secret, so it cannot be chosen by the learner.
     """
     if identity is None:
-        return secrets.randbelow(2**31)
+        raise ValueError("numbers are drawn for a learner: call ensure_session() first")
     digest = salted_hmac("challenge-seed", f"{identity}:{challenge.pk}").hexdigest()
     return int(digest[:8], 16) % 2**31
 

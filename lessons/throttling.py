@@ -25,11 +25,25 @@ class LoginThrottle(SimpleRateThrottle):
 
 
 class AccountLoginThrottle(LoginThrottle):
-    """Log-in attempts per account name, whatever address they come from."""
+    """Failed log-ins per account name, whatever address they come from.
+
+    Only failures count, so nobody can lock a learner out while they type the right password.
+    """
 
     def get_cache_key(self, request, view) -> str:
         username = str(request.POST.get("username", ""))[:150].strip().lower()
         return self.cache_format % {"scope": "login-account", "ident": hashlib.sha256(username.encode()).hexdigest()}
+
+    def locked(self, request) -> int:
+        """Return the seconds to wait when the account is over its limit of failures, else 0."""
+        self.key = self.get_cache_key(request, None)
+        self.now = self.timer()
+        self.history = [t for t in self.cache.get(self.key, []) if t > self.now - self.duration]
+        return math.ceil(self.wait() or 1) if len(self.history) >= self.num_requests else 0
+
+    def record_failure(self, request) -> None:
+        self.locked(request)
+        self.cache.set(self.key, [self.now, *self.history], self.duration)
 
 
 class PageAnswerThrottle(SimpleRateThrottle):

@@ -25,7 +25,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from lessons import review, services
 from lessons.forms import ChoiceForm, NumberForm
-from lessons.models import Answer, ApiToken, Challenge, ChallengeDraw, Lesson, Track
+from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
 from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
 from lessons.results import compute_results
 from lessons.throttling import AccountLoginThrottle, LoginThrottle, PageAnswerThrottle, throttled, too_many
@@ -73,7 +73,16 @@ CSRF_PLACEHOLDER = "csrf-placeholder-7f3a91"
 PAGE_CACHE_SECONDS = 3600
 # Pages cached by one release are not served by the next (templates and static names may differ).
 RELEASE = hashlib.sha256(
-    b"".join(p.read_bytes() for p in sorted((settings.BASE_DIR / "templates").rglob("*.html")))
+    b"".join(
+        path.read_bytes()
+        for folder, pattern in (
+            ("templates", "*.html"),
+            ("static", "*.*"),
+            ("lessons", "*.py"),
+            ("calculators", "*.py"),
+        )
+        for path in sorted((settings.BASE_DIR / folder).rglob(pattern))
+    )
 ).hexdigest()[:12]
 
 
@@ -91,9 +100,6 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
     version = Lesson.published_version(slug) if is_fresh_visitor(request) else None
     if version is None:
         lesson = get_lesson(request, slug)
-        no_identity = services.learner_identity(request) is None
-        if no_identity and Challenge.objects.filter(section__lesson=lesson).exclude(ranges={}).exists():
-            services.ensure_session(request)
         return render_lesson(request, lesson)
 
     def context() -> dict:
@@ -269,10 +275,10 @@ def results(request: HttpRequest) -> HttpResponse:
     lessons = list(Lesson.objects.visible_to(request.user))
     lookup = learner_filter(request)
     if lookup is None or len(messages.get_messages(request)) or request.user.is_staff:
-        due = review.due_count(lookup) if lookup is not None else 0
+        due = review.due_count(lookup, lessons) if lookup is not None else 0
         return render(request, "lessons/results.html", {"results": compute_results(request, lessons), "due": due})
     stamp = Answer.objects.filter(**lookup).aggregate(count=Count("pk"), last=Max("pk"))
-    due = review.due_count(lookup)
+    due = review.due_count(lookup, lessons)
     owner = f"user-{request.user.pk}" if request.user.is_authenticated else f"learner-{lookup['learner_id']}"
     versions = ",".join(f"{lesson.pk}:{lesson.updated_at.timestamp()}" for lesson in lessons)
     key = f"results:{owner}:{stamp['count']}:{stamp['last']}:{due}:{versions}"
@@ -311,8 +317,19 @@ class SessionKeepingLoginView(LoginView):
     redirect_authenticated_user = True
 
     def post(self, request, *args, **kwargs):
-        limited = too_many(request, LoginThrottle) or too_many(request, AccountLoginThrottle)
-        return limited or super().post(request, *args, **kwargs)
+        limited = too_many(request, LoginThrottle)
+        if limited:
+            return limited
+        wait = AccountLoginThrottle().locked(request)
+        if wait:
+            response = render(request, "429.html", {"wait": wait}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        AccountLoginThrottle().record_failure(self.request)
+        return super().form_invalid(form)
 
     def form_valid(self, form):
         learner_id = self.request.session.get(services.SESSION_KEY)

@@ -212,3 +212,21 @@ def test_challenge_admin_refuses_bad_ranges_prompts_and_keys_without_crashing(in
     )
     assert response.status_code == 200
     assert message in response.content.decode().replace("&#x27;", "'")
+
+
+@pytest.mark.parametrize(
+    ("ranges", "message"),
+    [
+        ('{"cache_gb": [4, 40, 5e-324]}', "more than 10,000 values"),
+        ('{"tokens": [1000, 2000, 0.5]}', "takes whole numbers"),
+    ],
+)
+def test_ranges_that_would_break_drawing_are_refused(instructor_client, db, ranges, message):
+    from lessons.models import Challenge
+
+    make_lesson()
+    challenge = Challenge.objects.get()
+    response = instructor_client.post(
+        reverse("admin:lessons_challenge_change", args=[challenge.pk]), challenge_post(challenge, ranges=ranges)
+    )
+    assert message in response.content.decode()

@@ -279,3 +279,14 @@ def test_authored_html_in_api_text_is_sanitised_in_the_html_twin(api, lesson):
     dive = api.get("/api/v1/lessons/sample/").json()["sections"][0]["items"][0]
     assert "<script" not in dive["prompt_html"]
     assert "onerror" not in dive["prompt_html"]
+
+
+def test_only_failed_log_ins_count_against_an_account(client, learner_user, monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, "login": "2/min"})
+    good = {"username": "ada", "password": "correct-horse-battery"}
+    for n in range(2):
+        assert Client(REMOTE_ADDR=f"10.1.0.{n}").post("/accounts/login/", good).status_code == 302
+    bad = {"username": "ada", "password": "wrong"}
+    assert [Client(REMOTE_ADDR=f"10.2.0.{n}").post("/accounts/login/", bad).status_code for n in range(3)] == [
+        200, 200, 429,
+    ]  # fmt: skip

@@ -238,3 +238,52 @@ def test_inserting_a_choice_keeps_answers_on_the_choice_they_chose(content_copy,
     assert answer.choice.text == best.text
     assert answer.choice.verdict == "best"
     assert dd.choices.count() == 5
+
+
+def test_editing_one_choice_while_inserting_another_keeps_the_answer_on_it(content_copy, db):
+    from lessons.models import Answer, Learner
+
+    load(content_copy)
+    dd = DeepDive.objects.get(key="kv-heads")
+    chosen = dd.choices.get(order=2)
+    answer = Answer.objects.create(
+        learner=Learner.objects.create(), deep_dive=dd, choice=chosen, outcome="correct", points=10, max_points=10
+    )
+
+    def insert_and_reword(data):
+        choices = data["sections"][0]["items"][0]["deep_dive"]["choices"]
+        choices[1]["text"] += " (reworded)"
+        choices.insert(0, {"text": "A brand new approach.", "verdict": "weak", "feedback": "New feedback."})
+
+    edit(content_copy, SAMPLE, insert_and_reword)
+    load(content_copy)
+    answer.refresh_from_db()
+    assert answer.choice_id == chosen.pk
+    assert answer.choice.text.endswith("(reworded)")
+
+
+def test_dropping_an_answered_choice_is_refused_unless_pruning(content_copy, db):
+    from lessons.models import Answer, Learner
+
+    load(content_copy)
+    dd = DeepDive.objects.get(key="kv-heads")
+    last = dd.choices.order_by("order").last()
+    Answer.objects.create(
+        learner=Learner.objects.create(), deep_dive=dd, choice=last, outcome="partial", points=5, max_points=10
+    )
+    edit(content_copy, SAMPLE, lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"].pop())
+    with pytest.raises(CommandError, match="answer"):
+        load(content_copy)
+    call_command("load_content", dir=content_copy, prune=True, verbosity=0)
+    assert dd.choices.count() == 3
+
+
+def test_a_track_rename_refreshes_the_shared_home_page(content_copy, client, db):
+    from django.test import Client
+
+    load(content_copy)
+    assert "Start here" in Client().get("/").content.decode()
+    path = content_copy / "tracks.yaml"
+    path.write_text(path.read_text().replace("Start here", "Begin here"))
+    load(content_copy)
+    assert "Begin here" in Client().get("/").content.decode()

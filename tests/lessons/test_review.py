@@ -82,3 +82,14 @@ def test_review_api(lesson, learner_user):
     [item] = api.get("/api/v1/review/").json()
     assert item["title"] == "How? (dd-1)"
     assert item["url"].endswith("/lessons/sample/#dd-dd-1")
+
+
+def test_due_count_and_review_list_agree_when_a_lesson_is_unpublished(client, lesson):
+    other = make_lesson(slug="other", deep_dives=1)
+    answer(client, lesson, "dd-1", "weak")
+    answer(client, other, "dd-1", "weak")
+    ReviewCard.objects.update(due=timezone.now() - timedelta(minutes=1))
+    Lesson = type(lesson)
+    Lesson.objects.filter(pk=other.pk).update(published=False)
+    assert "1 item due for review" in client.get(reverse("results")).content.decode()
+    assert client.get(reverse("review")).content.decode().count('class="card"') == 1

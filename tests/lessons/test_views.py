@@ -393,3 +393,25 @@ def test_diagram_rows_saved_before_validation_still_render(client, lesson):
     assert client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 1])).status_code == 200
     step = Step.objects.get(title="Preamble size")
     assert client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "3"}).status_code == 303
+
+
+def test_numbers_shown_on_any_first_page_are_the_numbers_graded(lesson):
+    from django.test import Client
+
+    from calculators.registry import get_calculator
+    from lessons.models import Challenge
+
+    challenge = Challenge.objects.get()
+    for landing in (reverse("walkthrough-step", args=[lesson.slug, "build", 2]), "/api/v1/lessons/sample/"):
+        browser = Client()
+        page = browser.get(landing).content.decode()
+        if landing.startswith("/api/"):
+            shown = browser.get(landing).json()["sections"][0]["items"][3]["inputs"]["cache_gb"]
+            assert f'"cache_gb": {shown}' in page.replace(".0,", ",") or str(shown) in page
+        else:
+            shown = shown_cache_gb(page)
+            assert shown_cache_gb(browser.get(landing).content.decode()) == shown
+        expected = get_calculator("kv-cache").evaluate({"cache_gb": shown}).outputs["copies_per_cache"]
+        response = browser.post(reverse("answer-challenge", args=[lesson.slug, challenge.pk]), {"value": str(expected)})
+        assert response.status_code == 303
+        assert Answer.objects.filter(challenge=challenge).latest("pk").outcome == "correct"

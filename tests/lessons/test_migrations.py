@@ -1,0 +1,31 @@
+"""Data migrations: answers given before review cards existed get one, with their history."""
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+
+@pytest.mark.django_db(transaction=True)
+def test_backfill_builds_cards_from_earlier_answers():
+    executor = MigrationExecutor(connection)
+    executor.migrate([("lessons", "0007_review_card_latest_answer")])
+    apps = executor.loader.project_state([("lessons", "0007_review_card_latest_answer")]).apps
+    Track, Lesson, Section = (apps.get_model("lessons", m) for m in ("Track", "Lesson", "Section"))
+    DeepDive, Learner, Answer = (apps.get_model("lessons", m) for m in ("DeepDive", "Learner", "Answer"))
+    track = Track.objects.create(slug="t", title="T")
+    lesson = Lesson.objects.create(track=track, slug="l", title="L", kind="concept", summary="s", published=True)
+    section = Section.objects.create(lesson=lesson, key="s", layer=1, order=1, title="S")
+    dd = DeepDive.objects.create(section=section, key="d", order=1, topic="batching", prompt="?")
+    learner = Learner.objects.create()
+    answers = [
+        Answer.objects.create(learner=learner, deep_dive=dd, outcome=o, points=0, max_points=10, is_first=i == 0)
+        for i, o in enumerate(["incorrect", "partial", "correct"])
+    ]
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    from lessons.models import ReviewCard
+
+    card = ReviewCard.objects.get()
+    assert card.reviews == 3
+    assert card.latest_answer_id == answers[-1].pk
+    assert card.last_outcome == "correct"
