@@ -25,3 +25,13 @@ WHITENOISE_AUTOREFRESH = True
 # (busy timeout) instead of failing with "database table is locked".
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}
+
+# Parallel workers must not share a Redis database: one worker's cache.clear() flushes it,
+# which would drop another worker's cached sessions mid-test. Worker gwN uses database N + 1.
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if REDIS_URL and _worker.startswith("gw"):  # noqa: F405
+    import re as _re
+
+    _database = int(_worker[2:]) + 1
+    _url = _re.sub(r"/\d+$", "", REDIS_URL.rstrip("/")) + f"/{_database}"  # noqa: F405
+    CACHES["default"]["LOCATION"] = _url  # noqa: F405
