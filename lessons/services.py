@@ -117,7 +117,20 @@ def expected_for(item: GradedNumber, inputs: dict | None = None) -> Expected:
             except CalculatorInputError:
                 continue
             slips.append(grading.Slip(float(other) * item.scale, feedback))
-    return Expected(value, result.inputs, result.steps, tuple(slips))
+    return Expected(
+        value, result.inputs, steps_to_answer(result.steps, result.outputs[item.output], value), tuple(slips)
+    )
+
+
+def steps_to_answer(steps: list, raw: float, expected: float) -> list:
+    """Return the derivation up to the step that reaches the asked number (the rest answers other questions)."""
+    last = None
+    for index, step in enumerate(steps):
+        value = step.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if math.isclose(value, raw, rel_tol=1e-9) or math.isclose(value, expected, rel_tol=1e-9):
+                last = index
+    return steps if last is None else steps[: last + 1]
 
 
 def grade_number(item: GradedNumber, given: float, inputs: dict | None = None) -> tuple[Expected, grading.Grade]:

@@ -415,3 +415,10 @@ def test_numbers_shown_on_any_first_page_are_the_numbers_graded(lesson):
         response = browser.post(reverse("answer-challenge", args=[lesson.slug, challenge.pk]), {"value": str(expected)})
         assert response.status_code == 303
         assert Answer.objects.filter(challenge=challenge).latest("pk").outcome == "correct"
+
+
+def test_worked_arithmetic_stops_at_the_number_asked(client, lesson):
+    step = Step.objects.get(title="Preamble size")  # copy_bytes in MB: copies per cache is not this question
+    html = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"}, **HTMX).content.decode()
+    assert "The worked arithmetic" in html
+    assert "copies that fit" not in html.lower()
