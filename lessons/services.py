@@ -127,9 +127,9 @@ def steps_to_answer(steps: list, raw: float, expected: float) -> list:
     last = None
     for index, step in enumerate(steps):
         value = step.value
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if math.isclose(value, raw, rel_tol=1e-9) or math.isclose(value, expected, rel_tol=1e-9):
-                last = index
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if number and (math.isclose(value, raw, rel_tol=1e-9) or math.isclose(value, expected, rel_tol=1e-9)):
+            last = index
     return steps if last is None else steps[: last + 1]
 
 
