@@ -49,7 +49,9 @@ def home_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
         rows = [(lesson, results.score_for(lesson)) for lesson in lessons if lesson.track_id == track.pk]
         if rows:
             tracks.append((track, rows))
-    return {"tracks": tracks, "total": results.total}
+    lookup = learner_filter(request)
+    due = review.due_count(lookup, lessons) if lookup is not None and results.total.answered else 0
+    return {"tracks": tracks, "total": results.total, "due": due}
 
 
 def get_lesson(request: HttpRequest, slug: str) -> Lesson:

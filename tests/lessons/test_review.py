@@ -93,3 +93,10 @@ def test_due_count_and_review_list_agree_when_a_lesson_is_unpublished(client, le
     Lesson.objects.filter(pk=other.pk).update(published=False)
     assert "1 item due for review" in client.get(reverse("results")).content.decode()
     assert client.get(reverse("review")).content.decode().count('class="card"') == 1
+
+
+def test_home_page_points_a_returning_learner_at_what_is_due(client, lesson):
+    answer(client, lesson, "dd-1", "weak")
+    assert "due for review" not in client.get("/").content.decode()
+    ReviewCard.objects.update(due=timezone.now() - timedelta(minutes=1))
+    assert "1 due for review" in client.get("/").content.decode()
