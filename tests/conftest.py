@@ -5,9 +5,16 @@ import os
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
+from hypothesis import settings
 
 # Playwright's sync API runs an event loop in the test thread; the ORM must still be usable there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+# Property tests and fuzzers draw the same examples on every run, so a CI run is reproducible;
+# HYPOTHESIS_PROFILE=explore draws new ones (run it locally to hunt for fresh failures).
+settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
+settings.register_profile("explore", database=None, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture(autouse=True)
