@@ -659,7 +659,7 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
     for model in (DeepDive, Walkthrough, Challenge):
         model.objects.filter(section__lesson=lesson).update(order=F("order") + ORDER_BUMP)
     kept: dict[type, list[int]] = {DeepDive: [], Walkthrough: [], Challenge: [], Section: []}
-    follow_ups: list[tuple[Choice, str]] = []
+    follow_ups: list[tuple[Choice, str, bool]] = []
     for section_order, section_spec in enumerate(spec.sections, start=1):
         section = upsert(
             report,
@@ -679,10 +679,10 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
                 row = write_challenge(report, lesson, section, item_order, fields)
                 kept[Challenge].append(row.pk)
     deep_dive_ids = dict(DeepDive.objects.filter(section__lesson=lesson).values_list("key", "id"))
-    for choice, key in follow_ups:
+    for choice, key, created in follow_ups:
         if choice.follow_up_id != deep_dive_ids.get(key):
             Choice.objects.filter(pk=choice.pk).update(follow_up_id=deep_dive_ids.get(key))
-            report.updated += 1
+            report.updated += 0 if created else 1  # a new choice's link is part of creating it
     for model in (DeepDive, Walkthrough, Challenge):
         missing = model.objects.filter(section__lesson=lesson).exclude(pk__in=kept[model])
         delete_missing(report, missing, file=spec.file, prune=prune)
@@ -735,7 +735,8 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
     delete_missing(report, Choice.objects.filter(pk__in=[c.pk for c in leftover]), file=file, prune=prune)
     for number, (choice, row) in enumerate(zip(fields["choices"], matched), start=1):
         values = {k: choice[k] for k in ("text", "verdict", "points", "feedback")}
-        if row is None:
+        created = row is None
+        if created:
             row = Choice.objects.create(deep_dive=deep_dive, order=number, **values)
             report.created += 1
         else:
@@ -745,7 +746,7 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
                 report.updated += 1
             else:
                 report.unchanged += 1
-        follow_ups.append((row, choice["follow_up"]))
+        follow_ups.append((row, choice["follow_up"], created))
     return deep_dive
 
 
