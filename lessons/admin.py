@@ -118,6 +118,11 @@ class StepForm(MarkdownCheckMixin, forms.ModelForm):
         return cleaned
 
 
+def kept_rows(formset: BaseInlineFormSet) -> list[dict]:
+    """Return the cleaned data of the inline rows that stay (not marked for deletion)."""
+    return [f.cleaned_data for f in formset.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+
+
 class StepFormSet(BaseInlineFormSet):
     """Validate the steps together, as a content file is: diagram keys, connections, envelope numbers."""
 
@@ -125,7 +130,7 @@ class StepFormSet(BaseInlineFormSet):
         super().clean()
         if any(self.errors):
             return
-        live = [f.cleaned_data for f in self.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+        live = kept_rows(self)
         walkthrough = self.instance
         steps = []
         for data in sorted(live, key=lambda d: d.get("order") or 0):
@@ -171,7 +176,7 @@ class ChoiceFormSet(BaseInlineFormSet):
         super().clean()
         if any(self.errors):
             return
-        live = [f.cleaned_data for f in self.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+        live = kept_rows(self)
         if len(live) < 3:
             raise ValidationError("A deep dive needs at least three choices.")
         best = sum(1 for data in live if data.get("verdict") == "best")

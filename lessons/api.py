@@ -7,7 +7,6 @@ import math
 from django.db import transaction
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
-from django.utils.html import strip_tags
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -100,12 +99,20 @@ def answer_payload(answer) -> dict:
     }
 
 
+def item_header(item, kind: str) -> dict:
+    return {"id": item.pk, "type": kind, "key": item.key}
+
+
+def answers_data(state, field: str) -> list[dict]:
+    """Return the first and latest answers, each with its ``field`` ("choice_id" or "value")."""
+    name = "choice" if field == "choice_id" else field
+    return [{**answer_payload(a), name: getattr(a, field)} for a in state.answers]
+
+
 def deep_dive_data(view: DeepDiveView) -> dict:
     dd = view.deep_dive
     data = {
-        "id": dd.pk,
-        "type": "deep_dive",
-        "key": dd.key,
+        **item_header(dd, "deep_dive"),
         "topic": dd.topic,
         **text("prompt", dd.prompt),
         **text("context", dd.context),
@@ -128,7 +135,7 @@ def deep_dive_data(view: DeepDiveView) -> dict:
             }
             for c in view.choices
         ]
-        data["answers"] = [{**answer_payload(a), "choice": a.choice_id} for a in view.state.answers]
+        data["answers"] = answers_data(view.state, "choice_id")
         data["tries"] = view.state.count
     return data
 
@@ -154,18 +161,16 @@ def walkthrough_data(view: WalkthroughView) -> dict:
                     **text("explanation", step.explanation),
                     steps=[d.as_dict() for d in sv.derivation()],
                 )
-                item["answers"] = [{**answer_payload(a), "value": a.value} for a in sv.state.answers]
+                item["answers"] = answers_data(sv.state, "value")
         steps.append(item)
-    return {"id": wt.pk, "type": "walkthrough", "key": wt.key, "kind": wt.kind, "title": wt.title,
-            "intro": md(wt.intro), "topic": wt.topic, "steps": steps}  # fmt: skip
+    return {**item_header(wt, "walkthrough"), "kind": wt.kind, "title": wt.title, "intro": md(wt.intro),
+            "topic": wt.topic, "steps": steps}  # fmt: skip
 
 
 def challenge_data(view: ChallengeView) -> dict:
     ch = view.challenge
     data = {
-        "id": ch.pk,
-        "type": "challenge",
-        "key": ch.key,
+        **item_header(ch, "challenge"),
         "topic": ch.topic,
         "title": ch.title,
         "prompt_html": str(drawn_prompt(ch, view.inputs)),
@@ -182,7 +187,7 @@ def challenge_data(view: ChallengeView) -> dict:
             expected=view.state.latest.expected,
             **text("explanation", ch.explanation),
             steps=[d.as_dict() for d in view.derivation()],
-            answers=[{**answer_payload(a), "value": a.value} for a in view.state.answers],
+            answers=answers_data(view.state, "value"),
         )
     return data
 
@@ -437,7 +442,7 @@ class ReviewView(APIView):
         return Response(
             [
                 {
-                    "title": strip_tags(item.title),
+                    "title": item.title,
                     "lesson": item.lesson_title,
                     "url": request.build_absolute_uri(item.url),
                     "due": item.due,

@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
-from django.utils.html import strip_tags
 
-from lessons.markup import render_inline
-from lessons.models import Answer, Challenge, Choice, DeepDive, Lesson, Outcome, Step, Topic, Walkthrough
+from lessons.links import ITEM_FIELDS, item_link
+from lessons.models import Answer, Challenge, Choice, DeepDive, Lesson, Outcome, Step, Topic
 from lessons.pages import learner_filter
 
 
@@ -166,33 +165,16 @@ def load_misses(lookup: dict, lessons: list[Lesson]) -> list[Miss]:
         Answer.objects.filter(**lookup, is_first=True)
         .exclude(outcome=Outcome.CORRECT)
         .order_by("created_at")
-        .values(
-            "outcome", "points", "max_points",
-            "deep_dive_id", "deep_dive__prompt", "deep_dive__key", "deep_dive__section__lesson_id",
-            "step_id", "step__title", "step__order", "step__walkthrough__key",
-            "step__walkthrough__section__lesson_id",
-            "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id",
-        )
-    )  # fmt: skip
+        .values("outcome", "points", "max_points", *ITEM_FIELDS)
+    )
     misses = []
     for row in rows:
-        if row["deep_dive_id"]:
-            lesson = visible.get(row["deep_dive__section__lesson_id"])
-            kind, pk = "deep_dive", row["deep_dive_id"]
-            title = truncate_words(strip_tags(render_inline(row["deep_dive__prompt"])), 16)
-            anchor = "#" + DeepDive.anchor_for(row["deep_dive__key"])
-        elif row["step_id"]:
-            lesson = visible.get(row["step__walkthrough__section__lesson_id"])
-            kind, pk, title = "step", row["step_id"], row["step__title"]
-            key = row["step__walkthrough__key"]
-            anchor = f"walkthroughs/{key}/{row['step__order']}/#{Walkthrough.anchor_for(key)}"
-        else:
-            lesson = visible.get(row["challenge__section__lesson_id"])
-            kind, pk, title = "challenge", row["challenge_id"], row["challenge__title"]
-            anchor = "#" + Challenge.anchor_for(row["challenge__key"])
-        if lesson is not None:
-            url = lesson.get_absolute_url() + anchor
-            misses.append(Miss(kind, pk, title, url, row["outcome"], row["points"], row["max_points"]))
+        link = item_link(row, visible)
+        if link is not None:
+            title = truncate_words(link.title, 16)
+            misses.append(
+                Miss(link.kind, link.item_id, title, link.url, row["outcome"], row["points"], row["max_points"])
+            )
     return misses
 
 

@@ -14,8 +14,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
-from lessons.markup import render_inline
-from lessons.models import Answer, Challenge, DeepDive, Lesson, Outcome, ReviewCard, Walkthrough
+from lessons.links import ITEM_FIELDS, item_link
+from lessons.models import Answer, Lesson, Outcome, ReviewCard
 
 SCHEDULER = Scheduler(
     learning_steps=(timedelta(minutes=10), timedelta(hours=4)),
@@ -86,40 +86,16 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, 
         ReviewCard.objects.filter(**lookup, due__lte=now)
         .filter(in_lessons(lessons))
         .order_by("due")
-        .values(
-            "due", "last_outcome", "reviews",
-            "deep_dive_id", "deep_dive__prompt", "deep_dive__key", "deep_dive__section__lesson_id",
-            "step__title", "step__order", "step__walkthrough__key", "step__walkthrough__section__lesson_id",
-            "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id",
-        )[:limit]
-    )  # fmt: skip
+        .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:limit]
+    )
     items = []
     for row in rows:
-        if row["deep_dive_id"]:
-            lesson = visible.get(row["deep_dive__section__lesson_id"])
-            title = render_inline(row["deep_dive__prompt"])
-            anchor = "#" + DeepDive.anchor_for(row["deep_dive__key"])
-        elif row["challenge_id"]:
-            lesson = visible.get(row["challenge__section__lesson_id"])
-            title = row["challenge__title"]
-            anchor = "#" + Challenge.anchor_for(row["challenge__key"])
-        else:
-            lesson = visible.get(row["step__walkthrough__section__lesson_id"])
-            key = row["step__walkthrough__key"]
-            title = row["step__title"]
-            anchor = f"walkthroughs/{key}/{row['step__order']}/#{Walkthrough.anchor_for(key)}"
-        if lesson is not None:
+        link = item_link(row, visible)
+        if link is not None:
             items.append(
-                DueItem(
-                    title,
-                    lesson.title,
-                    lesson.get_absolute_url() + anchor,
-                    row["due"],
-                    row["last_outcome"],
-                    row["reviews"],
-                )  # fmt: skip
+                DueItem(link.title, link.lesson.title, link.url, row["due"], row["last_outcome"], row["reviews"])
             )
-    return items[:limit]
+    return items
 
 
 def due_count(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> int:
