@@ -5,7 +5,6 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
-from django.db import models
 from django.forms.models import BaseInlineFormSet
 
 from calculators.registry import CalculatorInputError, get_calculator
@@ -269,35 +268,10 @@ class SectionInline(admin.TabularInline):
     show_change_link = True
 
 
-def lessons_of(obj) -> models.QuerySet:
-    """Return the lessons a content row belongs to."""
-    if isinstance(obj, Track):
-        return Lesson.objects.filter(track=obj)
-    if isinstance(obj, Lesson):
-        return Lesson.objects.filter(pk=obj.pk)
-    if isinstance(obj, Section):
-        return Lesson.objects.filter(pk=obj.lesson_id)
-    return Lesson.objects.filter(sections=obj.section_id)
-
-
 class ContentAdmin(admin.ModelAdmin):
-    """Content edits mark their lesson as changed, so cached pages of it are rebuilt."""
+    """Content edits mark their lesson as changed (lessons.signals), so cached pages of it are rebuilt."""
 
     save_on_top = True
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        lessons_of(form.instance).touch()
-
-    def delete_model(self, request, obj):
-        lessons = list(lessons_of(obj).values_list("pk", flat=True))
-        super().delete_model(request, obj)
-        Lesson.objects.filter(pk__in=lessons).touch()
-
-    def delete_queryset(self, request, queryset):
-        lessons = {pk for obj in queryset for pk in lessons_of(obj).values_list("pk", flat=True)}
-        super().delete_queryset(request, queryset)
-        Lesson.objects.filter(pk__in=lessons).touch()
 
 
 @admin.register(Track)

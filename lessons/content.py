@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import F
 
 from calculators.registry import CalculatorInputError, get_calculator
+from lessons import signals
 from lessons.markup import MarkupError, check_markup
 from lessons.models import (
     Answer,
@@ -626,6 +627,12 @@ def write(tracks: list[dict], specs: list[LessonSpec], *, force: bool = False, p
     reloads it), so edits made in the admin survive restarts until the file itself changes.
     """
     report = LoadReport()
+    with signals.paused():  # each changed lesson is touched once, below
+        write_all(report, tracks, specs, force, prune)
+    return report
+
+
+def write_all(report: LoadReport, tracks: list[dict], specs: list[LessonSpec], force: bool, prune: bool) -> None:
     Track.objects.filter(slug__in=[t["slug"] for t in tracks]).update(order=F("order") + ORDER_BUMP)
     for track in tracks:
         before = (report.created, report.updated)
@@ -647,7 +654,6 @@ def write(tracks: list[dict], specs: list[LessonSpec], *, force: bool = False, p
         if (report.created, report.updated, report.deleted) != before:
             lesson.touch()
         report.lessons.append(spec.lesson["slug"])
-    return report
 
 
 def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int], prune: bool = False) -> None:

@@ -51,12 +51,11 @@ class Track(models.Model):
 class LessonQuerySet(models.QuerySet):
     def touch(self) -> int:
         """Mark these lessons as changed, so cached renderings of them are rebuilt."""
-        from django.core.cache import cache
         from django.utils import timezone
 
         slugs = list(self.values_list("slug", flat=True))
         changed = self.update(updated_at=timezone.now())
-        cache.delete_many([Lesson.version_cache_key(slug) for slug in slugs])
+        Lesson.forget_versions(slugs)
         return changed
 
     def visible_to(self, user) -> LessonQuerySet:
@@ -107,6 +106,15 @@ class Lesson(models.Model):
     @staticmethod
     def version_cache_key(slug: str) -> str:
         return f"lesson-version:{slug}"
+
+    @classmethod
+    def forget_versions(cls, slugs) -> None:
+        """Drop the cached versions of these lessons, so this worker sees a change at once."""
+        from django.core.cache import cache
+
+        from lessons import snapshot
+
+        cache.delete_many([key(slug) for slug in slugs for key in (cls.version_cache_key, snapshot.version_cache_key)])
 
     @classmethod
     def published_version(cls, slug: str) -> tuple[int, float] | None:

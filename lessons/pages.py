@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import JSONField, OuterRef, Q, Subquery
+from django.db.models import Q
 from django.http import HttpRequest
 
 from lessons.models import (
@@ -23,6 +23,7 @@ from lessons.models import (
     Walkthrough,
 )
 from lessons.services import SESSION_KEY, challenge_draw, ensure_session, expected_for, learner_identity
+from lessons.snapshot import content_of
 
 
 def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None:
@@ -214,38 +215,26 @@ class LessonData:
             state.first = answer
 
 
-def load_lesson_data(request: HttpRequest, lesson: Lesson, only: str | None = None) -> LessonData:
-    """Read a lesson's rows and the learner's answers in a constant number of queries.
+def load_lesson_data(
+    request: HttpRequest, lesson: Lesson, only: str | None = None, deep_dive: int | None = None
+) -> LessonData:
+    """Read the learner's answers to a lesson in a constant number of queries; the content is kept.
 
-    The whole page takes about eight queries. ``only`` ("deep_dive", "walkthrough" or
-    "challenge") loads just that kind of item, for the fragment an answer swaps in.
+    The content rows come from ``lessons.snapshot`` (read once per lesson version). ``only``
+    ("deep_dive", "walkthrough" or "challenge") keeps just that kind of item, and ``deep_dive``
+    just that deep dive and its follow-ups: what the fragment an answer swaps in shows.
     """
+    content = content_of(lesson)
     wanted = {only} if only else {"deep_dive", "walkthrough", "challenge"}
-    sections = [] if only else list(Section.objects.filter(lesson=lesson).order_by("order"))
+    sections = [] if only else content.sections
     choices = steps = challenges = []
     if "deep_dive" in wanted:
-        choices = list(
-            Choice.objects.filter(deep_dive__section__lesson=lesson)
-            .select_related("deep_dive")
-            .order_by("deep_dive__section__order", "deep_dive__order", "order")
-        )
+        choices = content.choices if deep_dive is None else content.choices_of(content.deep_dive_tree(deep_dive))
     if "walkthrough" in wanted:
-        steps = list(
-            Step.objects.filter(walkthrough__section__lesson=lesson)
-            .select_related("walkthrough")
-            .order_by("walkthrough__section__order", "walkthrough__order", "order")
-        )
-    lookup = learner_filter(request)
+        steps = content.steps
     if "challenge" in wanted:
-        challenges_qs = Challenge.objects.filter(section__lesson=lesson).order_by("section__order", "order")
-        if lookup is not None:
-            # The learner's drawn numbers ride along in the same query.
-            draw = ChallengeDraw.objects.filter(**lookup, challenge=OuterRef("pk"))
-            challenges_qs = challenges_qs.annotate(
-                draw_seed=Subquery(draw.values("seed")[:1]),
-                draw_inputs=Subquery(draw.values("inputs")[:1], output_field=JSONField()),
-            )
-        challenges = list(challenges_qs)
+        challenges = content.challenges
+    lookup = learner_filter(request)
     states: dict[tuple[str, int], ItemState] = {}
     draws: dict[int, ChallengeDraw] = {}
     resume_url = None
@@ -259,13 +248,16 @@ def load_lesson_data(request: HttpRequest, lesson: Lesson, only: str | None = No
         if challenges:
             condition |= Q(challenge_id__in=[c.pk for c in challenges])
         states = load_answers(lookup, condition)
-        draws = {
-            ch.pk: ChallengeDraw(challenge=ch, seed=ch.draw_seed, inputs=ch.draw_inputs)
-            for ch in challenges
-            if getattr(ch, "draw_seed", None) is not None
-        }
+        if any(ch.ranges for ch in challenges):
+            by_pk = {ch.pk: ch for ch in challenges}
+            for draw in ChallengeDraw.objects.filter(**lookup, challenge_id__in=by_pk).only(
+                "challenge_id", "seed", "inputs"
+            ):
+                draws[draw.challenge_id] = ChallengeDraw(
+                    challenge=by_pk[draw.challenge_id], seed=draw.seed, inputs=draw.inputs
+                )
         if not only:
-            position = LessonProgress.objects.filter(**lookup, lesson=lesson).first()
+            position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url").first()
             resume_url = position.url if position else None
     return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url)
 

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import Count, Max
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.decorators import method_decorator
@@ -28,6 +28,7 @@ from lessons.forms import ChoiceForm, NumberForm
 from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
 from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
 from lessons.results import compute_results
+from lessons.snapshot import visible_content
 from lessons.throttling import AccountLoginThrottle, LoginThrottle, PageAnswerThrottle, throttled, too_many
 from lessons.tokens import create_token
 
@@ -55,7 +56,8 @@ def home_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
 
 
 def get_lesson(request: HttpRequest, slug: str) -> Lesson:
-    return get_object_or_404(Lesson.objects.visible_to(request.user), slug=slug)
+    """Return a lesson the request may see (drafts for staff only), from the kept content; else 404."""
+    return visible_content(request, slug).lesson
 
 
 def render_lesson(
@@ -164,7 +166,7 @@ def find(rows, **attrs):
 @throttled(PageAnswerThrottle)
 def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
-    data = load_lesson_data(request, lesson, only="deep_dive")
+    data = load_lesson_data(request, lesson, only="deep_dive", deep_dive=pk)
     choices = [c for c in data.choices if c.deep_dive_id == pk]
     deep_dive = find([c.deep_dive for c in choices], pk=pk)
     form = ChoiceForm(request.POST, choices=choices)

@@ -22,7 +22,10 @@ def _clear_cache():
     """Start every test with empty caches (throttle counters, rendered Markdown stay per test)."""
     from django.core.cache import cache
 
+    from lessons import snapshot
+
     cache.clear()
+    snapshot.forget()
     yield
 
 

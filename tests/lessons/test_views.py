@@ -422,3 +422,47 @@ def test_worked_arithmetic_stops_at_the_number_asked(client, lesson):
     html = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"}, **HTMX).content.decode()
     assert "The worked arithmetic" in html
     assert "copies that fit" not in html.lower()
+
+
+def test_a_returning_learner_reads_no_content_rows_once_the_lesson_is_kept(client, lesson):
+    """The content is read once per lesson version; a returning learner's page reads only their rows."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    dd = DeepDive.objects.get(section__lesson=lesson, key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    client.get(lesson.get_absolute_url())
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(lesson.get_absolute_url()).status_code == 200
+    tables = " ".join(q["sql"] for q in ctx.captured_queries)
+    for table in ("lessons_choice", "lessons_step", "lessons_section", "lessons_challenge"):
+        assert f'FROM "{table}"' not in tables
+
+
+@pytest.mark.parametrize("edit", ["shell", "delete"])
+def test_content_changed_outside_the_admin_shows_at_once(client, lesson, edit):
+    """Saving or deleting a content row anywhere (shell, data migration) moves its lesson's version."""
+    dd = DeepDive.objects.get(section__lesson=lesson, key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})  # a returning learner
+    assert "Paged blocks" in client.get(lesson.get_absolute_url()).content.decode()
+    best = choice(lesson, "best")
+    if edit == "shell":
+        best.text = "Paged blocks, edited in the shell"
+        best.save()
+        assert "edited in the shell" in client.get(lesson.get_absolute_url()).content.decode()
+    else:
+        make_deep_dive(dd.section, key="dd-2", order=2)
+        assert "How? (dd-2)" in client.get(lesson.get_absolute_url()).content.decode()
+        DeepDive.objects.filter(key="dd-2").delete()
+        assert "How? (dd-2)" not in client.get(lesson.get_absolute_url()).content.decode()
+
+
+def test_a_lesson_deleted_or_unpublished_is_gone_from_its_page_and_answers(client, lesson):
+    dd = DeepDive.objects.get(section__lesson=lesson, key="dd-1")
+    assert client.get(lesson.get_absolute_url()).status_code == 200
+    lesson.published = False
+    lesson.save()
+    assert client.get(lesson.get_absolute_url()).status_code == 404
+    assert client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}).status_code == 404
+    lesson.delete()
+    assert client.get(lesson.get_absolute_url()).status_code == 404
