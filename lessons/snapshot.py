@@ -58,15 +58,22 @@ def content_version(slug: str) -> tuple[int, float, bool] | None:
 
 def visible_content(request, slug: str) -> LessonContent:
     """Return the content of a lesson the request may see (drafts only for staff), else raise Http404."""
-    version = content_version(slug)
-    if version is None:
-        raise Http404("No such lesson.")
-    pk, changed, published = version
+    if cache.get(version_cache_key(slug)) is None and slug not in _SNAPSHOTS:
+        snapshot = _keep(slug, _read(slug=slug))  # nothing kept yet: its rows carry the version
+        lesson = snapshot.lesson
+        cache.set(version_cache_key(slug), (lesson.pk, snapshot.version[1], lesson.published), Lesson.VERSION_TTL_S)
+        published = lesson.published
+    else:
+        version = content_version(slug)
+        if version is None:
+            raise Http404("No such lesson.")
+        pk, changed, published = version
+        snapshot = _content(slug, (pk, changed))
     if not published:
         user = getattr(request, "user", None)
         if user is None or not (user.is_authenticated and user.is_staff):
             raise Http404("No such lesson.")
-    return _content(slug, (pk, changed))
+    return snapshot
 
 
 def content_of(lesson: Lesson) -> LessonContent:
@@ -78,17 +85,30 @@ def _content(slug: str, version: Version) -> LessonContent:
     snapshot = _SNAPSHOTS.get(slug)
     if snapshot is not None and snapshot.version == version:
         return snapshot
-    snapshot = _read(version[0])
+    return _keep(slug, _read(pk=version[0]))
+
+
+def _keep(slug: str, snapshot: LessonContent) -> LessonContent:
     with _LOCK:
         _SNAPSHOTS[slug] = snapshot
     return snapshot
 
 
-def _read(pk: int) -> LessonContent:
-    # The lesson row first: rows changed after it are read again once its version moves on.
-    lesson = Lesson.objects.select_related("track").filter(pk=pk).first()
-    if lesson is None:  # deleted since its version was read
+def _read(**lesson) -> LessonContent:
+    """Read a lesson's content rows (``pk=`` or ``slug=``) in four queries."""
+    # The lesson row comes first (with its sections): rows changed after it are read again
+    # once its version moves on.
+    sections = list(
+        Section.objects.filter(**{f"lesson__{k}": v for k, v in lesson.items()})
+        .select_related("lesson__track")
+        .order_by("order")
+    )
+    row = sections[0].lesson if sections else Lesson.objects.select_related("track").filter(**lesson).first()
+    if row is None:  # no such lesson (or deleted since its version was read)
         raise Http404("No such lesson.")
+    for section in sections:
+        section.lesson = row
+    pk = row.pk
     choices = list(
         Choice.objects.filter(deep_dive__section__lesson=pk)
         .select_related("deep_dive")
@@ -99,9 +119,9 @@ def _read(pk: int) -> LessonContent:
         if choice.follow_up_id:
             below.setdefault(choice.deep_dive_id, set()).add(choice.follow_up_id)
     return LessonContent(
-        version=(lesson.pk, lesson.updated_at.timestamp()),
-        lesson=lesson,
-        sections=list(Section.objects.filter(lesson=pk).order_by("order")),
+        version=(pk, row.updated_at.timestamp()),
+        lesson=row,
+        sections=sections,
         choices=choices,
         steps=list(
             Step.objects.filter(walkthrough__section__lesson=pk)

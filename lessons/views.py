@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 
 from django import forms
 from django.conf import settings
@@ -26,7 +28,7 @@ from django.views.decorators.vary import vary_on_headers
 from lessons import review, services
 from lessons.forms import ChoiceForm, NumberForm
 from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
-from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
+from lessons.pages import DeepDiveView, build_lesson_page, learner_filter, load_lesson_data
 from lessons.results import compute_results
 from lessons.snapshot import visible_content
 from lessons.throttling import AccountLoginThrottle, LoginThrottle, PageAnswerThrottle, throttled, too_many
@@ -237,8 +239,59 @@ def answered(request, data, anchor: str, partial: str, pk: int, answer) -> HttpR
         return HttpResponseRedirect(item_url(data.lesson, anchor), status=303)
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
-    views = page.deep_dives if partial == "deep_dive" else page.challenges
-    return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": views[pk]}, answer)
+    if partial == "deep_dive":
+        return deep_dive_fragment(request, data.lesson, page.deep_dives[pk], answer)
+    return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": page.challenges[pk]}, answer)
+
+
+FRAGMENTS: OrderedDict[str, str] = OrderedDict()
+FRAGMENTS_KEPT = 4096
+_fragments_lock = threading.Lock()
+
+
+def deep_dive_fragment(request, lesson: Lesson, view: DeepDiveView, answer) -> HttpResponse:
+    """Return the answered deep dive's fragment, rendered once per state that learners share.
+
+    A first answer of a given choice looks the same for every learner, so the template runs
+    once per lesson version, choice and state; the CSRF token and the tries counted are
+    filled in per request.
+    """
+    shown = list(shown_views(view))
+    announce = announcement(answer)
+    signature = [RELEASE, lesson.pk, lesson.updated_at.timestamp(), announce]
+    for v in shown:
+        first, latest = v.state.first, v.state.latest
+        signature.append((v.deep_dive.pk, v.is_follow_up, v.state.retries > 0, answer_signature(first),
+                          answer_signature(latest)))  # fmt: skip
+    key = hashlib.sha256(repr(signature).encode()).hexdigest()
+    html = FRAGMENTS.get(key)
+    if html is None:
+        for v in shown:
+            v.state.tries_marker = f"tries-{v.deep_dive.pk}-{CSRF_PLACEHOLDER}"
+        context = {"lesson": lesson, "view": view, "announce": announce, "announce_for": view.deep_dive.pk,
+                   "errors": {}, "as_fragment": True, "csrf_token": CSRF_PLACEHOLDER}  # fmt: skip
+        html = render_to_string("lessons/lesson.html#deep_dive", context, request)
+        with _fragments_lock:
+            FRAGMENTS[key] = html
+            while len(FRAGMENTS) > FRAGMENTS_KEPT:
+                FRAGMENTS.popitem(last=False)
+    for v in shown:
+        html = html.replace(f"tries-{v.deep_dive.pk}-{CSRF_PLACEHOLDER}", str(v.state.count))
+    return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
+
+
+def shown_views(view: DeepDiveView):
+    """Yield the deep dive and the follow-ups its fragment shows."""
+    yield view
+    for follow in view.follow_up_views:
+        yield from shown_views(follow)
+
+
+def answer_signature(answer) -> tuple | None:
+    """Return what the fragment shows of an answer (not who gave it, nor when)."""
+    if answer is None:
+        return None
+    return answer.choice_id, answer.outcome, answer.points, answer.max_points, answer.is_first
 
 
 def fragment(request, partial: str, context: dict, answer) -> HttpResponse:

@@ -52,6 +52,30 @@ def test_htmx_answer_returns_fragment_with_feedback_and_announcement(client, les
     assert "data-focus" in html
 
 
+def test_answer_fragments_rendered_once_are_shared_but_tries_and_tokens_stay_each_learners(client, lesson):
+    """A fragment is rendered once per shared state; counts and CSRF tokens are each learner's own."""
+    from django.test import Client
+
+    from lessons import views
+
+    views.FRAGMENTS.clear()
+    dd = DeepDive.objects.get(key="dd-1")
+    best, weak = choice(lesson, "best"), choice(lesson, "weak")
+    other = Client()
+    first = [c.post(answer_url(dd), {"choice": best.pk}, **HTMX).content.decode() for c in (client, other)]
+    assert len(views.FRAGMENTS) == 1  # both learners' first answers look alike
+    tokens = [html.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0] for html in first]
+    assert tokens[0] != tokens[1] and "csrf-placeholder" not in first[0] + first[1]
+    assert first[0].replace(tokens[0], "") == first[1].replace(tokens[1], "")
+    client.post(answer_url(dd), {"choice": weak.pk}, **HTMX)
+    for tries in (3, 4):
+        html = client.post(answer_url(dd), {"choice": weak.pk}, **HTMX).content.decode()
+        assert f"Tries recorded: {tries}." in html
+        assert "tries-" not in html
+    html = other.post(answer_url(dd), {"choice": weak.pk}, **HTMX).content.decode()
+    assert "Tries recorded: 2. First answer: correct, 10 of 10 points." in html
+
+
 def test_plain_form_post_redirects_to_the_item_and_page_shows_feedback(client, lesson):
     dd = DeepDive.objects.get(key="dd-1")
     response = client.post(answer_url(dd), {"choice": choice(lesson, "acceptable").pk})
@@ -292,6 +316,24 @@ def test_lesson_page_query_count_does_not_grow_with_content(client, learner_user
     assert queries <= 10
     with django_assert_num_queries(queries):
         assert client.get(large.get_absolute_url()).status_code == 200
+
+
+@pytest.mark.parametrize("signed_in", [False, True])
+def test_a_lessons_first_view_in_a_fresh_worker_stays_within_ten_queries(client, learner_user, signed_in):
+    """With nothing kept yet (a new worker, an edit), reading the content still fits the budget."""
+    from django.core.cache import cache
+
+    from lessons import snapshot
+
+    if signed_in:
+        client.force_login(learner_user)
+    counts = []
+    for lesson in (make_lesson(slug="small", deep_dives=1), make_lesson(slug="large", deep_dives=20)):
+        learner_with_history(client, lesson)
+        snapshot.forget()
+        cache.clear()  # the version and any page
+        counts.append(count_queries(client, lesson.get_absolute_url()))
+    assert counts[0] == counts[1] <= 10
 
 
 def test_home_and_results_query_counts_do_not_grow(client, db):
