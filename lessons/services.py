@@ -35,7 +35,12 @@ def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | 
     if user is not None and user.is_authenticated:
         learner = getattr(request, "_learner", None)
         if learner is None:
-            learner, _ = Learner.objects.get_or_create(user=user)
+            try:
+                learner = user.learner  # read with the user by lessons.backends (no query)
+            except Learner.DoesNotExist:
+                if not create:
+                    return None
+                learner, _ = Learner.objects.get_or_create(user=user)
             request._learner = learner
         return learner
     learner_id = request.session.get(SESSION_KEY)
@@ -56,8 +61,9 @@ def record(learner: Learner, *, answered_before: bool = False, card=None, **fiel
     """Store an answer; the first one per item scores, a concurrent duplicate becomes a retry.
 
     ``answered_before`` (known from the state already read) skips the doomed first-answer insert.
+    Inside the caller's transaction no savepoint is taken: a failure rolls back the whole answer.
     """
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         answer = store(learner, answered_before, fields)
         review.schedule(answer, card=card)
     return answer

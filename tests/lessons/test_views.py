@@ -508,3 +508,23 @@ def test_a_lesson_deleted_or_unpublished_is_gone_from_its_page_and_answers(clien
     assert client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}).status_code == 404
     lesson.delete()
     assert client.get(lesson.get_absolute_url()).status_code == 404
+
+
+def test_a_signed_in_answer_reads_the_learner_with_the_user(client, lesson, learner_user):
+    """The account's learner row comes with the user (lessons.backends): no query of its own."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(learner_user)
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX)  # creates the learner
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}, **HTMX)
+    assert response.status_code == 200
+    assert "Tries recorded: 2." in response.content.decode()
+    reads = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith("SELECT")]
+    assert not [sql for sql in reads if sql.split(" FROM ")[1].startswith('"lessons_learner"')]
+    assert any('"lessons_learner"' in sql and '"auth_user"' in sql.split(" FROM ")[1] for sql in reads)
+    writes = [q["sql"] for q in ctx.captured_queries if not q["sql"].startswith("SELECT")]
+    # One transaction for the whole answer (a savepoint here only because the test runs in one).
+    assert len([sql for sql in writes if sql.startswith("SAVEPOINT")]) == 1
