@@ -394,11 +394,12 @@ def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, i
     join, who, who_params = learner_sql(lookup)
     in_items, item_params = items_sql(items, "t")
     answer_table, card_table = Answer._meta.db_table, ReviewCard._meta.db_table
+    # "t.is_first" as such (not "= true"): SQLite uses the partial first-answer indexes only then.
     answers = Answer.objects.raw(
-        f"SELECT t.* FROM {answer_table} t {join} WHERE {who} AND {in_items} AND t.is_first = %s "  # noqa: S608
+        f"SELECT t.* FROM {answer_table} t {join} WHERE {who} AND {in_items} AND t.is_first "  # noqa: S608
         f"UNION ALL SELECT * FROM {answer_table} WHERE id IN "
         f"(SELECT t.latest_answer_id FROM {card_table} t {join} WHERE {who} AND {in_items})",
-        [*who_params, *item_params, True, *who_params, *item_params],
+        [*who_params, *item_params, *who_params, *item_params],
     )
     states: dict[tuple[str, int], ItemState] = {}
     latest: dict[int, Answer] = {}

@@ -528,3 +528,24 @@ def test_a_signed_in_answer_reads_the_learner_with_the_user(client, lesson, lear
     writes = [q["sql"] for q in ctx.captured_queries if not q["sql"].startswith("SELECT")]
     # One transaction for the whole answer (a savepoint here only because the test runs in one).
     assert len([sql for sql in writes if sql.startswith("SAVEPOINT")]) == 1
+
+
+def test_reading_a_learners_state_uses_the_first_answer_index_however_many_retries(client, lesson):
+    """The first answers are found through their partial unique index, not by scanning every retry."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    dd = DeepDive.objects.get(key="dd-1")
+    for _ in range(3):
+        client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX)
+    with CaptureQueriesContext(connection) as ctx:
+        client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX)
+    sql = next(q["sql"] for q in ctx.captured_queries if "UNION ALL" in q["sql"])
+    sqlite = connection.vendor == "sqlite"
+    with connection.cursor() as cursor:
+        cursor.execute(("EXPLAIN QUERY PLAN " if sqlite else "EXPLAIN ") + sql)
+        plan = " ".join(str(cell) for row in cursor.fetchall() for cell in row)
+    if sqlite:  # SQLite picks a partial index only when the query names its condition as written
+        assert "one_first_answer_per_deep_dive" in plan
+    else:  # PostgreSQL chooses by cost (this table is tiny): it must at least not scan it
+        assert "Seq Scan on lessons_answer" not in plan
