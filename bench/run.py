@@ -1,7 +1,8 @@
 """`make bench`: load the app under gunicorn and measure it with wrk against the static-file ceiling.
 
 Prints requests per second, p50 and p99 latency and each target's ratio to a
-static file of the lesson page's size served by WhiteNoise in the same run; the
+static file of the lesson page's size served by WhiteNoise in the same run (and
+to the answer's floor: bench/floor_urls.py, a signed-in POST that does nothing); the
 SQL queries of each page; the calculator maths' median microseconds. Writes
 bench/results/latest.json and exits 1 if a budget fails. SQLite always;
 PostgreSQL too when DATABASE_URL is set.
@@ -204,7 +205,7 @@ def run_database(label: str, database_url: str, workdir: Path) -> dict:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "interview.wsgi", "--workers", "2", "--threads", str(THREADS), "--bind",
+        [str(Path(sys.executable).parent / "gunicorn"), "floor_wsgi", "--pythonpath", "bench", "--workers", "2", "--threads", str(THREADS), "--bind",
          f"127.0.0.1:{port}", "--log-level", "warning"],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
@@ -225,6 +226,7 @@ def run_database(label: str, database_url: str, workdir: Path) -> dict:
             "home": wrk(base + "/"),
             "lesson": wrk(base + prepared["pages"]["lesson"]),
             "answer": wrk(base + prepared["answer_url"], script=script),
+            "answer_floor": wrk(base + "/bench-floor/", script=script),
             "results": wrk(base + "/results/", headers={"Cookie": cookie}),
             "calculator_api": wrk(base + "/api/v1/calculators/kv-cache/?tokens=1200&cache_gb=8"),
         }
@@ -272,6 +274,12 @@ def print_report(label: str, result: dict) -> None:
     print(f"{'target':<16}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'x static':>10}")
     for name, t in result["targets"].items():
         print(f"{name:<16}{t['rps']:>10.0f}{t['p50_ms']:>10.2f}{t['p99_ms']:>10.2f}{t['ratio_to_static']:>10.2f}")
+    floor, answer = result["targets"]["answer_floor"], result["targets"]["answer"]
+    if floor["rps"] and answer["rps"]:
+        print(
+            f"answer floor (CSRF, session and user only): {floor['ratio_to_static']:.2f} of the ceiling; "
+            f"the answer reaches {answer['rps'] / floor['rps']:.2f} of its floor"
+        )
     print("queries per page: " + ", ".join(f"{k} {v}" for k, v in result["queries"].items()))
     print("calculator API, median server ms: " + ", ".join(f"{k} {v:.2f}" for k, v in result["api_server_ms"].items()))
 

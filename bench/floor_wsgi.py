@@ -1,0 +1,14 @@
+"""The WSGI app `make bench` serves: the real app with bench/floor_urls.py as its URLs."""
+
+import os
+
+import django
+from django.conf import settings
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "interview.settings")
+django.setup()
+settings.ROOT_URLCONF = "floor_urls"
+
+from django.core.wsgi import get_wsgi_application  # noqa: E402
+
+application = get_wsgi_application()
