@@ -101,7 +101,7 @@ class Lesson(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("lesson", args=[self.slug])
 
-    VERSION_TTL_S = 2  # how long another worker may serve the previous version after an edit
+    VERSION_TTL_S = 1  # with lessons.local's second: how long another worker may show the previous version
 
     @staticmethod
     def version_cache_key(slug: str) -> str:
@@ -112,9 +112,11 @@ class Lesson(models.Model):
         """Drop the cached versions of these lessons, so this worker sees a change at once."""
         from django.core.cache import cache
 
-        from lessons import snapshot
+        from lessons import local, snapshot
 
-        cache.delete_many([key(slug) for slug in slugs for key in (cls.version_cache_key, snapshot.version_cache_key)])
+        keys = [key(slug) for slug in slugs for key in (cls.version_cache_key, snapshot.version_cache_key)]
+        cache.delete_many(keys)
+        local.forget(keys)
 
     @classmethod
     def published_version(cls, slug: str) -> tuple[int, float] | None:
@@ -124,19 +126,26 @@ class Lesson(models.Model):
         """
         from django.core.cache import cache
 
+        from lessons import local
+
         key = cls.version_cache_key(slug)
-        version = cache.get(key)
-        if version is None:
-            # Lessons whose challenges draw numbers per learner are never shared between visitors.
-            ranged = Challenge.objects.filter(section__lesson=models.OuterRef("pk")).exclude(ranges={})
-            row = (
-                cls.objects.filter(slug=slug, published=True)
-                .annotate(ranged=models.Exists(ranged))
-                .values_list("pk", "updated_at", "ranged")
-                .first()
-            )
-            version = (row[0], row[1].timestamp()) if row and not row[2] else ()
-            cache.set(key, version, cls.VERSION_TTL_S)
+
+        def load():
+            version = cache.get(key)
+            if version is None:
+                # Lessons whose challenges draw numbers per learner are never shared between visitors.
+                ranged = Challenge.objects.filter(section__lesson=models.OuterRef("pk")).exclude(ranges={})
+                row = (
+                    cls.objects.filter(slug=slug, published=True)
+                    .annotate(ranged=models.Exists(ranged))
+                    .values_list("pk", "updated_at", "ranged")
+                    .first()
+                )
+                version = (row[0], row[1].timestamp()) if row and not row[2] else ()
+                cache.set(key, version, cls.VERSION_TTL_S)
+            return version
+
+        version = local.version(key, load)
         return version or None
 
 

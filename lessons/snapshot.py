@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.http import Http404
 
+from lessons import local
 from lessons.models import Challenge, Choice, Lesson, Section, Step
 
 Version = tuple[int, float]
@@ -48,20 +49,26 @@ def version_cache_key(slug: str) -> str:
 def content_version(slug: str) -> tuple[int, float, bool] | None:
     """Return (id, last change, published) of the lesson, from a short-lived cache (a query on a miss)."""
     key = version_cache_key(slug)
-    version = cache.get(key)
-    if version is None:
-        row = Lesson.objects.filter(slug=slug).values_list("pk", "updated_at", "published").first()
-        version = (row[0], row[1].timestamp(), row[2]) if row else ()
-        cache.set(key, version, Lesson.VERSION_TTL_S)
-    return version or None
+
+    def load():
+        version = cache.get(key)
+        if version is None:
+            row = Lesson.objects.filter(slug=slug).values_list("pk", "updated_at", "published").first()
+            version = (row[0], row[1].timestamp(), row[2]) if row else ()
+            cache.set(key, version, Lesson.VERSION_TTL_S)
+        return version
+
+    return local.version(key, load) or None
 
 
 def visible_content(request, slug: str) -> LessonContent:
     """Return the content of a lesson the request may see (drafts only for staff), else raise Http404."""
-    if cache.get(version_cache_key(slug)) is None and slug not in _SNAPSHOTS:
+    if slug not in _SNAPSHOTS and cache.get(version_cache_key(slug)) is None:
         snapshot = _keep(slug, _read(slug=slug))  # nothing kept yet: its rows carry the version
         lesson = snapshot.lesson
-        cache.set(version_cache_key(slug), (lesson.pk, snapshot.version[1], lesson.published), Lesson.VERSION_TTL_S)
+        version = (lesson.pk, snapshot.version[1], lesson.published)
+        cache.set(version_cache_key(slug), version, Lesson.VERSION_TTL_S)
+        local.version(version_cache_key(slug), lambda: version)
         published = lesson.published
     else:
         version = content_version(slug)

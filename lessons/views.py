@@ -25,7 +25,7 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from lessons import review, services
+from lessons import local, review, services
 from lessons.forms import ChoiceForm, NumberForm
 from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
 from lessons.pages import DeepDiveView, build_lesson_page, learner_filter, load_lesson_data
@@ -115,17 +115,22 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return shared_page(request, f"lesson-page:{version[0]}:{version[1]}", context, "lessons/lesson.html")
 
 
-def shared_page(request: HttpRequest, key: str, context, template: str) -> HttpResponse:
+def shared_page(request: HttpRequest, key: str, context, template: str, *, shared: bool = True) -> HttpResponse:
     """Serve a page rendered once per ``key`` (a content version, and a learner's if it is theirs).
 
     ``key`` must change whenever what the page shows does. Every visitor still gets a
-    CSRF token of their own in the forms and htmx headers.
+    CSRF token of their own in the forms and htmx headers. A page everyone sees
+    (``shared``) is also kept in the worker's memory; a learner's own only in the cache.
     """
     key = "page:" + hashlib.sha256(f"{RELEASE}:{key}".encode()).hexdigest()
-    html = cache.get(key)
+    html = local.page(key) if shared else None
     if html is None:
-        html = render_to_string(template, {**context(), "csrf_token": CSRF_PLACEHOLDER}, request)
-        cache.set(key, html, PAGE_CACHE_SECONDS)
+        html = cache.get(key)
+        if html is None:
+            html = render_to_string(template, {**context(), "csrf_token": CSRF_PLACEHOLDER}, request)
+            cache.set(key, html, PAGE_CACHE_SECONDS)
+        if shared:
+            local.keep_page(key, html)
     return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
 
 
@@ -343,7 +348,7 @@ def results(request: HttpRequest) -> HttpResponse:
     def context() -> dict:
         return {"results": compute_results(request, lessons), "due": due}
 
-    return shared_page(request, key, context, "lessons/results.html")
+    return shared_page(request, key, context, "lessons/results.html", shared=False)
 
 
 @require_GET

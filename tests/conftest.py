@@ -22,9 +22,10 @@ def _clear_cache():
     """Start every test with empty caches (throttle counters, rendered Markdown stay per test)."""
     from django.core.cache import cache
 
-    from lessons import snapshot
+    from lessons import local, snapshot
 
     cache.clear()
+    local.forget()
     snapshot.forget()
     yield
 

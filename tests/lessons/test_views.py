@@ -323,7 +323,7 @@ def test_a_lessons_first_view_in_a_fresh_worker_stays_within_ten_queries(client,
     """With nothing kept yet (a new worker, an edit), reading the content still fits the budget."""
     from django.core.cache import cache
 
-    from lessons import snapshot
+    from lessons import local, snapshot
 
     if signed_in:
         client.force_login(learner_user)
@@ -331,6 +331,7 @@ def test_a_lessons_first_view_in_a_fresh_worker_stays_within_ten_queries(client,
     for lesson in (make_lesson(slug="small", deep_dives=1), make_lesson(slug="large", deep_dives=20)):
         learner_with_history(client, lesson)
         snapshot.forget()
+        local.forget()
         cache.clear()  # the version and any page
         counts.append(count_queries(client, lesson.get_absolute_url()))
     assert counts[0] == counts[1] <= 10
@@ -549,3 +550,23 @@ def test_reading_a_learners_state_uses_the_first_answer_index_however_many_retri
         assert "one_first_answer_per_deep_dive" in plan
     else:  # PostgreSQL chooses by cost (this table is tiny): it must at least not scan it
         assert "Seq Scan on lessons_answer" not in plan
+
+
+def test_a_shared_page_and_its_version_are_served_from_the_workers_memory(lesson, monkeypatch):
+    """With Redis as the cache every lookup is a round trip: a first-time visitor's page needs none."""
+    from django.core.cache import cache
+    from django.test import Client
+
+    from lessons.models import Challenge
+
+    Challenge.objects.update(ranges={})  # per-learner numbers would make the page personal
+    first = Client().get(lesson.get_absolute_url())
+    assert first.status_code == 200
+
+    def no_round_trips(*args, **kwargs):
+        raise AssertionError("the shared cache was asked")
+
+    monkeypatch.setattr(cache, "get", no_round_trips)
+    second = Client().get(lesson.get_absolute_url())
+    assert second.status_code == 200
+    assert "Paged blocks" in second.content.decode()
