@@ -15,6 +15,34 @@ from django.shortcuts import render
 from rest_framework.throttling import SimpleRateThrottle
 
 
+class ConstantCostThrottle(SimpleRateThrottle):
+    """The same limit as DRF's throttle, kept as one number per visitor (GCRA) instead of a list.
+
+    DRF's throttle stores the time of every request in the window, so each request reads
+    and writes up to ``num_requests`` timestamps; this stores when the visitor's allowance
+    is next full (the "theoretical arrival time"), so its cost does not grow with the rate.
+    ``num_requests`` may arrive at once; after that, one per ``duration / num_requests``.
+    """
+
+    def allow_request(self, request, view) -> bool:
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        self.now = self.timer()
+        interval = self.duration / self.num_requests
+        arrival = max(self.cache.get(self.key, self.now), self.now)
+        self.excess = arrival + interval - self.now - self.duration
+        if self.excess > 0:
+            return False
+        self.cache.set(self.key, arrival + interval, self.duration)
+        return True
+
+    def wait(self) -> float | None:
+        return self.excess if getattr(self, "excess", 0) > 0 else None
+
+
 class LoginThrottle(SimpleRateThrottle):
     """Log-in attempts per address."""
 
@@ -46,7 +74,7 @@ class AccountLoginThrottle(LoginThrottle):
         self.cache.set(self.key, [self.now, *self.history], self.duration)
 
 
-class PageAnswerThrottle(SimpleRateThrottle):
+class PageAnswerThrottle(ConstantCostThrottle):
     """Answers posted through the pages: per account, or per address for anonymous learners."""
 
     scope = "answers"
@@ -81,7 +109,7 @@ def throttled(throttle_class):
     return decorator
 
 
-class VisitorRateThrottle(SimpleRateThrottle):
+class VisitorRateThrottle(ConstantCostThrottle):
     """One counter per visitor: the "user" rate for accounts, the "anon" rate by address otherwise.
 
     DRF's AnonRateThrottle and UserRateThrottle together would both count an anonymous

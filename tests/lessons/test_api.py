@@ -290,3 +290,22 @@ def test_only_failed_log_ins_count_against_an_account(client, learner_user, monk
     assert [Client(REMOTE_ADDR=f"10.2.0.{n}").post("/accounts/login/", bad).status_code for n in range(3)] == [
         200, 200, 429,
     ]  # fmt: skip
+
+
+def test_a_visitors_throttle_state_is_one_number_however_many_requests(api, monkeypatch):
+    """The limit holds (then recovers at its rate) while the stored state stays constant in size."""
+    from django.core.cache import cache
+
+    from lessons.throttling import VisitorRateThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, "anon": "5/min"})
+    clock = [1000.0]
+    monkeypatch.setattr(VisitorRateThrottle, "timer", lambda self: clock[0])
+    url = "/api/v1/calculators/kv-cache/"
+    assert [api.get(url).status_code for _ in range(6)] == [200] * 5 + [429]
+    assert isinstance(cache.get("throttle_anon_127.0.0.1"), float)
+    retry = api.get(url)
+    assert retry.status_code == 429 and retry["Retry-After"] == "12"  # one more every 60 s / 5
+    clock[0] += 12
+    assert api.get(url).status_code == 200
+    assert api.get(url).status_code == 429
