@@ -103,10 +103,6 @@ class Lesson(models.Model):
 
     VERSION_TTL_S = 1  # with lessons.local's second: how long another worker may show the previous version
 
-    @staticmethod
-    def version_cache_key(slug: str) -> str:
-        return f"lesson-version:{slug}"
-
     @classmethod
     def forget_versions(cls, slugs) -> None:
         """Drop the cached versions of these lessons, so this worker sees a change at once."""
@@ -114,7 +110,7 @@ class Lesson(models.Model):
 
         from lessons import local, snapshot
 
-        keys = [key(slug) for slug in slugs for key in (cls.version_cache_key, snapshot.version_cache_key)]
+        keys = [snapshot.version_cache_key(slug) for slug in slugs]
         cache.delete_many(keys)
         local.forget(keys)
 
@@ -122,31 +118,14 @@ class Lesson(models.Model):
     def published_version(cls, slug: str) -> tuple[int, float] | None:
         """Return (id, last change) of a lesson every first-time visitor sees alike, else None.
 
-        Read from a short-lived cache (a query on a miss).
+        Drafts and lessons whose challenges draw numbers per learner are never shared.
         """
-        from django.core.cache import cache
+        from lessons.snapshot import content_version
 
-        from lessons import local
-
-        key = cls.version_cache_key(slug)
-
-        def load():
-            version = cache.get(key)
-            if version is None:
-                # Lessons whose challenges draw numbers per learner are never shared between visitors.
-                ranged = Challenge.objects.filter(section__lesson=models.OuterRef("pk")).exclude(ranges={})
-                row = (
-                    cls.objects.filter(slug=slug, published=True)
-                    .annotate(ranged=models.Exists(ranged))
-                    .values_list("pk", "updated_at", "ranged")
-                    .first()
-                )
-                version = (row[0], row[1].timestamp()) if row and not row[2] else ()
-                cache.set(key, version, cls.VERSION_TTL_S)
-            return version
-
-        version = local.version(key, load)
-        return version or None
+        version = content_version(slug)
+        if version is None or not version.published or version.ranged:
+            return None
+        return version.pk, version.changed
 
 
 class Section(models.Model):

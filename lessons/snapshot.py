@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.core.cache import cache
+from django.db.models import Exists, OuterRef
 from django.http import Http404
 
 from lessons import local
@@ -42,19 +44,32 @@ class LessonContent:
         return {pk, *self.follow_ups.get(pk, ())}
 
 
+class ContentVersion(NamedTuple):
+    pk: int
+    changed: float  # Lesson.updated_at as a timestamp
+    published: bool
+    ranged: bool  # challenges draw numbers per learner, so no page of it is shared
+
+
 def version_cache_key(slug: str) -> str:
-    return f"lesson-content-version:{slug}"
+    return f"content-version:{slug}"
 
 
-def content_version(slug: str) -> tuple[int, float, bool] | None:
-    """Return (id, last change, published) of the lesson, from a short-lived cache (a query on a miss)."""
+def content_version(slug: str) -> ContentVersion | None:
+    """Return the lesson's version, from worker memory or the shared cache (a query on a miss)."""
     key = version_cache_key(slug)
 
     def load():
         version = cache.get(key)
         if version is None:
-            row = Lesson.objects.filter(slug=slug).values_list("pk", "updated_at", "published").first()
-            version = (row[0], row[1].timestamp(), row[2]) if row else ()
+            ranged = Challenge.objects.filter(section__lesson=OuterRef("pk")).exclude(ranges={})
+            row = (
+                Lesson.objects.filter(slug=slug)
+                .annotate(ranged=Exists(ranged))
+                .values_list("pk", "updated_at", "published", "ranged")
+                .first()
+            )
+            version = ContentVersion(row[0], row[1].timestamp(), row[2], row[3]) if row else ()
             cache.set(key, version, Lesson.VERSION_TTL_S)
         return version
 
@@ -63,20 +78,20 @@ def content_version(slug: str) -> tuple[int, float, bool] | None:
 
 def visible_content(request, slug: str) -> LessonContent:
     """Return the content of a lesson the request may see (drafts only for staff), else raise Http404."""
-    if slug not in _SNAPSHOTS and cache.get(version_cache_key(slug)) is None:
-        snapshot = _keep(slug, _read(slug=slug))  # nothing kept yet: its rows carry the version
+    key = version_cache_key(slug)
+    if slug not in _SNAPSHOTS and cache.get(key) is None:
+        # Nothing kept yet (a new worker, an edit): the rows read carry the version, no query for it.
+        snapshot = _keep(slug, _read(slug=slug))
         lesson = snapshot.lesson
-        version = (lesson.pk, snapshot.version[1], lesson.published)
-        cache.set(version_cache_key(slug), version, Lesson.VERSION_TTL_S)
-        local.version(version_cache_key(slug), lambda: version)
-        published = lesson.published
+        version = ContentVersion(*snapshot.version, lesson.published, any(c.ranges for c in snapshot.challenges))
+        cache.set(key, version, Lesson.VERSION_TTL_S)
+        local.versions.set(key, version)
     else:
         version = content_version(slug)
         if version is None:
             raise Http404("No such lesson.")
-        pk, changed, published = version
-        snapshot = _content(slug, (pk, changed))
-    if not published:
+        snapshot = _content(slug, (version.pk, version.changed))
+    if not version.published:
         user = getattr(request, "user", None)
         if user is None or not (user.is_authenticated and user.is_staff):
             raise Http404("No such lesson.")
@@ -151,8 +166,7 @@ def _reachable(start: int, below: dict[int, set[int]]) -> set[int]:
     return seen
 
 
-def forget(slugs=None) -> None:
-    """Drop the kept content (of ``slugs``, or all): the next request reads it again."""
+def forget() -> None:
+    """Drop all kept content: the next request reads it again."""
     with _LOCK:
-        for slug in list(_SNAPSHOTS) if slugs is None else slugs:
-            _SNAPSHOTS.pop(slug, None)
+        _SNAPSHOTS.clear()

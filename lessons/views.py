@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 
 from django import forms
 from django.conf import settings
@@ -123,14 +121,14 @@ def shared_page(request: HttpRequest, key: str, context, template: str, *, share
     (``shared``) is also kept in the worker's memory; a learner's own only in the cache.
     """
     key = "page:" + hashlib.sha256(f"{RELEASE}:{key}".encode()).hexdigest()
-    html = local.page(key) if shared else None
+    html = local.pages.get(key) if shared else None
     if html is None:
         html = cache.get(key)
         if html is None:
             html = render_to_string(template, {**context(), "csrf_token": CSRF_PLACEHOLDER}, request)
             cache.set(key, html, PAGE_CACHE_SECONDS)
         if shared:
-            local.keep_page(key, html)
+            local.pages.set(key, html)
     return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
 
 
@@ -249,9 +247,7 @@ def answered(request, data, anchor: str, partial: str, pk: int, answer) -> HttpR
     return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": page.challenges[pk]}, answer)
 
 
-FRAGMENTS: OrderedDict[str, str] = OrderedDict()
-FRAGMENTS_KEPT = 4096
-_fragments_lock = threading.Lock()
+FRAGMENTS = local.fragments
 
 
 def deep_dive_fragment(request, lesson: Lesson, view: DeepDiveView, answer) -> HttpResponse:
@@ -276,10 +272,7 @@ def deep_dive_fragment(request, lesson: Lesson, view: DeepDiveView, answer) -> H
         context = {"lesson": lesson, "view": view, "announce": announce, "announce_for": view.deep_dive.pk,
                    "errors": {}, "as_fragment": True, "csrf_token": CSRF_PLACEHOLDER}  # fmt: skip
         html = render_to_string("lessons/lesson.html#deep_dive", context, request)
-        with _fragments_lock:
-            FRAGMENTS[key] = html
-            while len(FRAGMENTS) > FRAGMENTS_KEPT:
-                FRAGMENTS.popitem(last=False)
+        FRAGMENTS.set(key, html)
     for v in shown:
         html = html.replace(f"tries-{v.deep_dive.pk}-{CSRF_PLACEHOLDER}", str(v.state.count))
     return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
