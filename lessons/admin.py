@@ -164,7 +164,12 @@ class ChallengeForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
             payload = {name: value for name, value in payload.items() if value not in (None, "", [])}
             payload["ask"] = ask_data(cleaned, cleaned.get("ranges"))
             check = Checker("admin", f"challenge '{cleaned.get('key')}'")
-            run_validator(self, lambda: parse_challenge(check, payload))
+            try:
+                parse_challenge(check, payload)
+            except ContentError as error:
+                # The prompt's own problems are shown beside it (the mixin and Challenge.clean()).
+                if not error.problem.startswith("'prompt'"):
+                    self.add_error(None, f"{error.item}: {error.problem}.")
         return cleaned
 
 

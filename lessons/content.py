@@ -6,7 +6,6 @@ import difflib
 import hashlib
 import math
 import re
-import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from django.db.models import F
 
 from calculators.registry import CalculatorInputError, get_calculator
 from lessons import signals
-from lessons.markup import MarkupError, check_markup
+from lessons.markup import MarkupError, check_markup, check_prompt
 from lessons.models import (
     Answer,
     Challenge,
@@ -465,15 +464,10 @@ def parse_challenge(check: Checker, data: Any) -> dict:
         "explanation": check.text(data, "explanation", required=False, markup=True),
         "ask": validate_ask(check, data["ask"], allow_ranges=True),
     }
-    calculator = get_calculator(fields["ask"]["calculator"])
-    names = {p.name for p in calculator.parameters}
     try:
-        placeholders = [name for _, name, _, _ in string.Formatter().parse(fields["prompt"]) if name is not None]
-    except ValueError as error:
-        check.fail(f"prompt has a brace that is not a placeholder ({error}); write {{{{ and }}}} for literal braces")
-    for name in placeholders:
-        if name not in names:
-            check.fail(f"prompt shows {{{name}}}, which is not a parameter of '{calculator.slug}'")
+        check_prompt(fields["prompt"], Challenge.prompt_names(fields["ask"]["inputs"], fields["ask"]["ranges"]))
+    except MarkupError as error:
+        check.fail(f"'prompt': {error}")
     return fields
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import functools
 import math
 import re
+import string
+from collections.abc import Collection, Mapping
 
 import markdown as markdown_lib
 import nh3
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from calculators.formatting import number
 from calculators.registry import CalculatorInputError, get_calculator
 
 CALC_PATTERN = re.compile(r"\{\{\s*calc\s+(?P<ref>[^}|]*?)\s*(?:\|\s*(?P<format>[A-Za-z0-9]+)\s*)?\}\}")
@@ -175,3 +178,66 @@ def render_inline(text: str) -> SafeString:
     if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
         html = html[3:-4]
     return mark_safe(html)  # noqa: S308 - produced by render_markdown
+
+
+# A challenge prompt shows drawn inputs as {name} fields. Only these format specs are allowed:
+# none, thousands separators, and fixed or percent with one digit of precision. Widths, fills
+# and nested fields are refused, so a field can never pad the page to megabytes.
+PROMPT_SPEC = re.compile(r",?(?:\.\d[f%])?")
+
+
+def prompt_fields(prompt: str) -> list[tuple[str, str, str | None, str]]:
+    """Return (literal text before, field name, conversion, format spec) for each part of a prompt.
+
+    Raise MarkupError for a brace that is not a field.
+    """
+    try:
+        return [
+            (literal, name, conversion, spec or "")
+            for literal, name, spec, conversion in string.Formatter().parse(prompt)
+        ]
+    except ValueError as error:
+        raise MarkupError(f"a brace that is not a field ({error}); write {{{{ and }}}} for a literal brace") from None
+
+
+def check_prompt(prompt: str, names: Collection[str]) -> None:
+    """Raise MarkupError unless every {field} of a challenge prompt names one of ``names`` with a safe format."""
+    for _literal, name, conversion, spec in prompt_fields(prompt):
+        if name is None:
+            continue
+        shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        if name not in names:
+            known = ", ".join(sorted(names)) or "none"
+            raise MarkupError(f"{shown}: '{name}' is not a parameter in this challenge's inputs or ranges ({known})")
+        if conversion:
+            raise MarkupError(f"{shown} converts its value with '!{conversion}'; write {{{name}}}")
+        if not PROMPT_SPEC.fullmatch(spec):
+            raise MarkupError(
+                f"{shown} has the format '{spec}'; a field may only be written {{{name}}}, {{{name}:,}}, "
+                f"{{{name}:.2f}} or {{{name}:.0%}} (one digit of precision, no width or fill)"
+            )
+
+
+def fill_prompt(prompt: str, values: Mapping[str, float | int | bool | None]) -> str:
+    """Return a challenge prompt with its {name} fields replaced by ``values``.
+
+    Checked again here for rows saved before prompts were validated: an unsafe format is
+    dropped (the number is written plainly), an unknown field is shown as written, and a
+    prompt with a stray brace is shown as written.
+    """
+    try:
+        parts = prompt_fields(prompt)
+    except MarkupError:
+        return prompt
+    out = []
+    for literal, name, conversion, spec in parts:
+        out.append(literal)
+        if name is None:
+            continue
+        if name not in values or conversion:
+            out.append("{" + name + "}")
+        elif spec and PROMPT_SPEC.fullmatch(spec) and not isinstance(values[name], bool) and values[name] is not None:
+            out.append(format(values[name], spec))
+        else:
+            out.append(number(values[name]))
+    return "".join(out)

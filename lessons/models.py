@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+
+from lessons.markup import MarkupError, check_prompt
 
 KEY_VALIDATOR = RegexValidator(
     r"^[a-z0-9]+(?:-[a-z0-9]+)*$",
@@ -377,6 +380,18 @@ class Challenge(Item, GradedNumber):
 
     def __str__(self) -> str:
         return self.title
+
+    def clean(self) -> None:
+        """Refuse prompt fields that name no input or carry a format that could blow up the page."""
+        try:
+            check_prompt(self.prompt, self.prompt_names(self.inputs, self.ranges))
+        except MarkupError as error:
+            raise ValidationError({"prompt": f"{error}."}) from None
+
+    @staticmethod
+    def prompt_names(inputs, ranges) -> set[str]:
+        """Return the names a prompt may show: the fixed inputs and the ranges drawn per learner."""
+        return {*(inputs if isinstance(inputs, dict) else ()), *(ranges if isinstance(ranges, dict) else ())}
 
     @staticmethod
     def anchor_for(key: str) -> str:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import string
-
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from lessons import diagram
-from lessons.markup import render_inline, render_markdown
+from lessons.markup import fill_prompt, render_inline, render_markdown
 
 register = template.Library()
 
@@ -39,20 +37,10 @@ def number(value) -> str:
     return f"{value:,.4f}".rstrip("0").rstrip(".")
 
 
-class DrawnValues(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
 @register.simple_tag
 def drawn_prompt(challenge, inputs: dict) -> SafeString:
     """Render a challenge prompt with the learner's drawn (or fixed) inputs written in."""
-    values = DrawnValues({name: number(value) for name, value in {**challenge.inputs, **inputs}.items()})
-    try:
-        text = string.Formatter().vformat(challenge.prompt, (), values)
-    except (IndexError, ValueError, AttributeError, KeyError, TypeError):
-        text = challenge.prompt  # braces that are not placeholders: show the prompt as written
-    return render_markdown(text)
+    return render_markdown(fill_prompt(challenge.prompt, {**challenge.inputs, **inputs}))
 
 
 @register.inclusion_tag("lessons/_diagram.html")

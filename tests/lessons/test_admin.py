@@ -194,15 +194,20 @@ def challenge_post(challenge, **changes):
 
 
 @pytest.mark.parametrize(
-    ("changes", "message"),
+    ("changes", "field", "message"),
     [
-        ({"ranges": '{"cache_gb": [1, 5, "x"]}'}, "must be [min, max, step]"),
-        ({"ranges": '{"cache_gb": [0, 40, 4]}'}, "refuses the inputs"),
-        ({"prompt": "A cache of {cards[x]} GB"}, "is not a parameter"),
-        ({"key": "dd-1"}, "already uses the key"),
+        ({"ranges": '{"cache_gb": [1, 5, "x"]}'}, "__all__", "must be [min, max, step]"),
+        ({"ranges": '{"cache_gb": [0, 40, 4]}'}, "__all__", "refuses the inputs"),
+        ({"prompt": "A cache of {cards[x]} GB"}, "prompt", "is not a parameter"),
+        ({"prompt": "A cache of {cache_gb:>3000000} GB"}, "prompt", "{cache_gb:>3000000} has the format '>3000000'"),
+        ({"prompt": "A cache of {cache_gb:{cache_gb}} GB"}, "prompt", "has the format '{cache_gb}'"),
+        ({"prompt": "A cache of {tokens} GB"}, "prompt", "'tokens' is not a parameter in this challenge's inputs"),
+        ({"key": "dd-1"}, "key", "already uses the key"),
     ],
 )
-def test_challenge_admin_refuses_bad_ranges_prompts_and_keys_without_crashing(instructor_client, db, changes, message):
+def test_challenge_admin_refuses_bad_ranges_prompts_and_keys_beside_the_field(
+    instructor_client, db, changes, field, message
+):
     from lessons.models import Challenge
 
     make_lesson()
@@ -211,7 +216,9 @@ def test_challenge_admin_refuses_bad_ranges_prompts_and_keys_without_crashing(in
         reverse("admin:lessons_challenge_change", args=[challenge.pk]), challenge_post(challenge, **changes)
     )
     assert response.status_code == 200
-    assert message in response.content.decode().replace("&#x27;", "'")
+    assert any(message in error for error in response.context["adminform"].form.errors[field])
+    challenge.refresh_from_db()
+    assert challenge.prompt == "A cache of {cache_gb} GB holds how many 1,200-token copies?"
 
 
 @pytest.mark.parametrize(

@@ -570,3 +570,28 @@ def test_a_shared_page_and_its_version_are_served_from_the_workers_memory(lesson
     second = Client().get(lesson.get_absolute_url())
     assert second.status_code == 200
     assert "Paged blocks" in second.content.decode()
+
+
+def test_a_prompt_field_saved_with_a_huge_width_never_makes_the_page_huge(client, lesson):
+    from lessons.models import Challenge
+
+    # A row saved before prompts were validated (or written past the admin) still renders small.
+    Challenge.objects.update(prompt="A cache of **{cache_gb:>3000000} GB** and {cache_gb:{cache_gb}} GB.")
+    response = client.get(lesson.get_absolute_url())
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert len(html) < 100_000
+    assert "     " * 4 not in html.split("A cache of", 1)[1][:200]
+    assert "A cache of <strong>" in html
+
+
+def test_the_model_refuses_an_unsafe_prompt_field(lesson):
+    from django.core.exceptions import ValidationError
+
+    from lessons.models import Challenge
+
+    challenge = Challenge.objects.get()
+    challenge.prompt = "A cache of {cache_gb:>3000000} GB"
+    with pytest.raises(ValidationError) as error:
+        challenge.full_clean()
+    assert "has the format '>3000000'" in str(error.value.message_dict["prompt"])
