@@ -12,6 +12,7 @@ import markdown as markdown_lib
 import nh3
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from pygments.token import STANDARD_TYPES
 
 from calculators.formatting import number
 from calculators.registry import CalculatorInputError, get_calculator
@@ -20,9 +21,15 @@ CALC_PATTERN = re.compile(r"\{\{\s*calc\s+(?P<ref>[^}|]*?)\s*(?:\|\s*(?P<format>
 
 ALLOWED_TAGS = {
     "p", "br", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li", "a", "table", "thead",
-    "tbody", "tr", "th", "td", "hr", "sub", "sup", "abbr", "span", "h3", "h4", "dl", "dt", "dd", "kbd",
+    "tbody", "tr", "th", "td", "hr", "sub", "sup", "abbr", "span", "h3", "h4", "dl", "dt", "dd", "kbd", "div",
 }  # fmt: skip
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}, "td": {"align"}}
+# Fenced code is highlighted by Pygments on the server (static/css/pygments.css colours it):
+# only its wrapper and its token classes survive the sanitiser, never an author's own classes.
+CODE_CLASS = "highlight"
+ALLOWED_CLASSES = {"div": {CODE_CLASS}, "span": {name for name in STANDARD_TYPES.values() if name}}
+MARKDOWN_EXTENSIONS = ["fenced_code", "codehilite", "tables", "sane_lists", "smarty"]
+MARKDOWN_CONFIG = {"codehilite": {"css_class": CODE_CLASS, "guess_lang": False}}
 
 BYTE_UNITS = {
     "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3,
@@ -140,6 +147,7 @@ def sanitize(html: str) -> str:
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
+        allowed_classes=ALLOWED_CLASSES,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer",
     )
@@ -155,7 +163,10 @@ def render_markdown(text: str) -> SafeString:
     except MarkupError as error:
         message = f"[number unavailable: {error}]"
         expanded = CALC_PATTERN.sub(lambda _m: message, text)
-    html = markdown_lib.markdown(expanded, extensions=["tables", "sane_lists", "smarty"], output_format="html")
+    # smarty's curly quotes are inline patterns, which never run inside code spans or fenced code.
+    html = markdown_lib.markdown(
+        expanded, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG, output_format="html"
+    )
     # Wide tables scroll inside a keyboard-focusable region instead of widening the page.
     html = wrap_tables(sanitize(html))
     return mark_safe(html)  # noqa: S308 - sanitised just above; the wrapper is ours

@@ -595,3 +595,26 @@ def test_the_model_refuses_an_unsafe_prompt_field(lesson):
     with pytest.raises(ValidationError) as error:
         challenge.full_clean()
     assert "has the format '>3000000'" in str(error.value.message_dict["prompt"])
+
+
+def test_the_case_study_code_sample_renders_as_highlighted_code_exactly_as_written(client, content):
+    import html as html_lib
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    source = Path(__file__).resolve().parents[2] / "content" / "lessons" / "llm-serving-platform.yaml"
+    bodies = [s.get("body", "") for s in yaml.safe_load(source.read_text())["sections"]]
+    authored = next(re.search(r"```\w*\n(.*?)```", body, re.S) for body in bodies if "```" in body).group(1)
+    page = client.get(reverse("lesson", args=["llm-serving-platform"])).content.decode()
+    blocks = re.findall(r"<pre[^>]*>(?:<span></span>)?<code>(.*?)</code></pre>", page, re.S)
+    shown = [html_lib.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks]
+    assert authored in shown
+    code = blocks[shown.index(authored)]
+    assert "Bearer &lt;team key&gt;" in code
+    assert '<span class="nt">"model"</span>' in code  # Pygments' spans survive the sanitiser
+    assert "&ldquo;" not in code and "\u201c" not in code
+    assert "<code>stream: true</code>" in page  # inline code, not literal backticks
+    assert "```" not in page
+    assert "css/pygments.css" in page
