@@ -603,6 +603,13 @@ def delete_missing(report: LoadReport, queryset, *, file: str = "", prune: bool 
     report.deleted += by_model.get(queryset.model._meta.label, 0)
 
 
+def save_fields(row, **values) -> None:
+    """Save ``values`` on ``row`` through save(), which also renders its Markdown to the stored HTML."""
+    for name, value in values.items():
+        setattr(row, name, value)
+    row.save(update_fields=list(values))
+
+
 def ask_values(ask: dict | None) -> dict:
     if not ask:
         return {"calculator": "", "inputs": {}, "output": "", "scale": 1.0, "unit": "", "tolerance": None,
@@ -741,7 +748,7 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
             report.created += 1
         else:
             changed = any(getattr(row, k) != v for k, v in values.items()) or row.order != number + ORDER_BUMP
-            Choice.objects.filter(pk=row.pk).update(order=number, **values)
+            save_fields(row, order=number, **values)
             if changed:
                 report.updated += 1
             else:
@@ -770,7 +777,7 @@ def write_walkthrough(report, lesson, section, order, fields, file: str = "", pr
                 report.updated += 1
             else:
                 report.unchanged += 1
-            Step.objects.filter(pk=row.pk).update(order=number, **values)
+            save_fields(row, order=number, **values)
     delete_missing(report, Step.objects.filter(walkthrough=walkthrough, order__gt=ORDER_BUMP), file=file, prune=prune)
     return walkthrough
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import string
@@ -153,9 +152,8 @@ def sanitize(html: str) -> str:
     )
 
 
-@functools.lru_cache(maxsize=8192)
 def render_markdown(text: str) -> SafeString:
-    """Return sanitised HTML for authored Markdown; cached because content rarely changes."""
+    """Return sanitised HTML for authored Markdown, with its {{calc ...}} numbers computed."""
     if not text:
         return mark_safe("")
     try:
@@ -172,7 +170,6 @@ def render_markdown(text: str) -> SafeString:
     return mark_safe(html)  # noqa: S308 - sanitised just above; the wrapper is ours
 
 
-@functools.lru_cache(maxsize=8192)
 def markdown_text(text: str) -> str:
     """Return authored Markdown with its {{calc ...}} numbers filled in (for the JSON API)."""
     try:
@@ -182,7 +179,6 @@ def markdown_text(text: str) -> str:
         return CALC_PATTERN.sub(lambda _m: message, text)
 
 
-@functools.lru_cache(maxsize=8192)
 def render_inline(text: str) -> SafeString:
     """Return sanitised inline HTML (no surrounding paragraph) for short authored strings."""
     html = str(render_markdown(text)).strip()
@@ -252,3 +248,45 @@ def fill_prompt(prompt: str, values: Mapping[str, float | int | bool | None]) ->
         else:
             out.append(number(values[name]))
     return "".join(out)
+
+
+# The authored Markdown of each content model, stored beside its HTML as ``<field>_html``,
+# and how it is shown: a block, inline (no surrounding paragraph), a list of blocks (hints),
+# or a challenge prompt (filled with its fixed inputs; one with ranges is drawn per learner,
+# so lessons.templatetags.lesson_tags.drawn_prompt renders it on each request instead).
+STORED_MARKDOWN = {
+    "Lesson": {"summary": "block"},
+    "Section": {"body": "block"},
+    "DeepDive": {"prompt": "inline", "context": "block"},
+    "Choice": {"text": "inline", "feedback": "block"},
+    "Walkthrough": {"intro": "block"},
+    "Step": {"body": "block", "hints": "list", "explanation": "block"},
+    "Challenge": {"prompt": "prompt", "hints": "list", "explanation": "block"},
+}
+
+
+def render_stored_markup(row) -> list[str]:
+    """Set a content row's ``<field>_html`` attributes from its authored Markdown; return their names.
+
+    The one place stored HTML is made: the content models' save() calls it (so the admin,
+    load_content, the shell and data migrations all refresh it), and so does the migration
+    that filled the rows saved before. Numbers asked of the calculators are computed here too.
+    """
+    names = []
+    for name, kind in STORED_MARKDOWN[type(row).__name__].items():
+        value = getattr(row, name)
+        if kind == "list":
+            html = [str(render_markdown(item)) for item in value or [] if isinstance(item, str)]
+        elif kind == "inline":
+            html = str(render_inline(value or ""))
+        elif kind == "prompt":
+            html = (
+                ""
+                if row.ranges
+                else str(render_markdown(fill_prompt(value or "", row.inputs if isinstance(row.inputs, dict) else {})))
+            )
+        else:
+            html = str(render_markdown(value or ""))
+        setattr(row, f"{name}_html", html)
+        names.append(f"{name}_html")
+    return names

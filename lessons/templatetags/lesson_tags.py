@@ -12,13 +12,8 @@ register = template.Library()
 
 
 @register.filter
-def md(text: str) -> SafeString:
-    """Render authored Markdown through the sanitiser."""
-    return render_markdown(text or "")
-
-
-@register.filter
 def md_inline(text: str) -> SafeString:
+    """Render Markdown made for one answer (an answer's message); authored content is stored rendered."""
     return render_inline(text or "")
 
 
@@ -39,7 +34,13 @@ def number(value) -> str:
 
 @register.simple_tag
 def drawn_prompt(challenge, inputs: dict) -> SafeString:
-    """Render a challenge prompt with the learner's drawn (or fixed) inputs written in."""
+    """Render a challenge prompt with the learner's drawn (or fixed) inputs written in.
+
+    A prompt with fixed inputs was rendered when it was saved; one with ranges shows numbers
+    drawn for this learner, so it is the one authored text rendered on each request.
+    """
+    if not challenge.ranges:
+        return mark_safe(challenge.prompt_html)  # noqa: S308 - sanitised by lessons.markup when saved
     return render_markdown(fill_prompt(challenge.prompt, {**challenge.inputs, **inputs}))
 
 

@@ -275,7 +275,9 @@ def test_long_query_string_on_a_walkthrough_step_is_fine(client, lesson):
 
 
 def test_authored_html_in_api_text_is_sanitised_in_the_html_twin(api, lesson):
-    DeepDive.objects.filter(key="dd-1").update(prompt='How? <script>alert(1)</script><img src=x onerror="alert(2)">')
+    dive = DeepDive.objects.get(key="dd-1")
+    dive.prompt = 'How? <script>alert(1)</script><img src=x onerror="alert(2)">'
+    dive.save()
     dive = api.get("/api/v1/lessons/sample/").json()["sections"][0]["items"][0]
     assert "<script" not in dive["prompt_html"]
     assert "onerror" not in dive["prompt_html"]

@@ -335,3 +335,21 @@ def test_a_challenge_prompt_may_format_its_numbers(content_copy, db):
     from lessons.models import Challenge
 
     assert Challenge.objects.get(key="requests-at-your-context").prompt.startswith("Reserve {context_tokens:,}")
+
+
+def test_reloading_an_edited_file_renders_the_edited_choice_and_step(content_copy, db):
+    load(content_copy)
+
+    def change(data):
+        data["sections"][0]["items"][0]["deep_dive"]["choices"][0]["feedback"] = "Rewritten *feedback*."
+        for section in data["sections"]:
+            for item in section.get("items", []):
+                for step in item.get("walkthrough", {}).get("steps", []):
+                    step["body"] = "A rewritten **step**."
+
+    edit(content_copy, SAMPLE, change)
+    load(content_copy)
+    choice = DeepDive.objects.get(key="kv-heads").choices.get(order=1)
+    assert choice.feedback_html == "<p>Rewritten <em>feedback</em>.</p>"
+    steps = Step.objects.filter(walkthrough__section__lesson__slug=SAMPLE)
+    assert {step.body_html for step in steps} == {"<p>A rewritten <strong>step</strong>.</p>"}
