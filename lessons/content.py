@@ -44,10 +44,14 @@ def content_dir() -> Path:
 
 
 class ContentError(ValueError):
-    """A content file that cannot be loaded: names the file, the item and the problem."""
+    """A content file that cannot be loaded: names the file, the item and the problem.
 
-    def __init__(self, file: str, item: str, problem: str):
-        self.file, self.item, self.problem = file, item, problem
+    ``field`` names the model field at fault when there is one, so the admin can show the
+    problem beside it.
+    """
+
+    def __init__(self, file: str, item: str, problem: str, field: str | None = None):
+        self.file, self.item, self.problem, self.field = file, item, problem, field
         super().__init__(f"{file}: {item}: {problem}")
 
 
@@ -58,8 +62,8 @@ class Checker:
     file: str
     item: str = "lesson"
 
-    def fail(self, problem: str) -> None:
-        raise ContentError(self.file, self.item, problem)
+    def fail(self, problem: str, field: str | None = None) -> None:
+        raise ContentError(self.file, self.item, problem, field)
 
     def mapping(self, data: Any, allowed: set[str], required: set[str], what: str) -> dict:
         if not isinstance(data, dict):
@@ -77,15 +81,15 @@ class Checker:
         if value is None:
             value = ""
         if not isinstance(value, str):
-            self.fail(f"'{name}' must be text")
+            self.fail(f"'{name}' must be text", name)
         value = value.strip()
         if required and not value:
-            self.fail(f"'{name}' must not be empty")
+            self.fail(f"'{name}' must not be empty", name)
         if markup:
             try:
                 check_markup(value)
             except MarkupError as error:
-                self.fail(f"'{name}': {error}")
+                self.fail(f"'{name}': {error}", name)
         return value
 
     def key(self, data: dict, name: str = "key") -> str:
@@ -97,9 +101,9 @@ class Checker:
     def integer(self, data: dict, name: str, default: int, low: int, high: int) -> int:
         value = data.get(name, default)
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(f"'{name}' must be a whole number (got {value!r})")
+            self.fail(f"'{name}' must be a whole number (got {value!r})", name)
         if not low <= value <= high:
-            self.fail(f"'{name}' must be between {low} and {high} (got {value})")
+            self.fail(f"'{name}' must be between {low} and {high} (got {value})", name)
         return value
 
     def number(self, data: dict, name: str, default: float | None = None) -> float | None:
@@ -107,24 +111,24 @@ class Checker:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(f"'{name}' must be a finite number (got {value!r})")
+            self.fail(f"'{name}' must be a finite number (got {value!r})", name)
         return float(value)
 
     def choice(self, data: dict, name: str, options: list[str], default: str | None = None) -> str:
         value = data.get(name, default)
         if value not in options:
-            self.fail(f"'{name}' must be one of {', '.join(options)} (got {value!r})")
+            self.fail(f"'{name}' must be one of {', '.join(options)} (got {value!r})", name)
         return value
 
     def markdown_list(self, data: dict, name: str) -> list[str]:
         value = data.get(name, [])
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-            self.fail(f"'{name}' must be a list of non-empty texts")
+            self.fail(f"'{name}' must be a list of non-empty texts", name)
         for text in value:
             try:
                 check_markup(text)
             except MarkupError as error:
-                self.fail(f"'{name}': {error}")
+                self.fail(f"'{name}': {error}", name)
         return [v.strip() for v in value]
 
 
@@ -136,51 +140,52 @@ ASK_FIELDS = {
 
 def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
     """Return the validated fields of a graded number, computing its expected value to prove it works."""
-    ask = check.mapping(ask, ASK_FIELDS, {"calculator", "output", "unit", "tolerance"}, "ask")
+    ask = check.mapping(ask, ASK_FIELDS, {"calculator", "output", "unit", "tolerance"}, "ask (a numeric question)")
     slug = check.text(ask, "calculator")
     try:
         calculator = get_calculator(slug)
     except KeyError:
-        check.fail(f"unknown calculator '{slug}'")
+        check.fail(f"unknown calculator '{slug}'", "calculator")
     inputs = ask.get("inputs") or {}
     if not isinstance(inputs, dict):
-        check.fail("'inputs' must be a mapping of parameter names to numbers")
+        check.fail("'inputs' must be a mapping of parameter names to numbers", "inputs")
     output = check.text(ask, "output")
     if output not in {o.name for o in calculator.outputs}:
-        check.fail(f"calculator '{slug}' has no output '{output}'")
+        names = ", ".join(o.name for o in calculator.outputs)
+        check.fail(f"calculator '{slug}' has no output '{output}' (it has {names})", "output")
     ranges = ask.get("ranges") or {}
     if ranges and not allow_ranges:
-        check.fail("'ranges' are only for challenges")
+        check.fail("'ranges' are only for challenges", "ranges")
     if not isinstance(ranges, dict):
-        check.fail("'ranges' must map parameter names to [min, max, step]")
+        check.fail("'ranges' must map parameter names to [min, max, step]", "ranges")
     params = {p.name: p for p in calculator.parameters}
     for name, spec in ranges.items():
         if name not in params:
-            check.fail(f"range for unknown parameter '{name}' of '{slug}'")
+            check.fail(f"range for unknown parameter '{name}' of '{slug}'", "ranges")
         if (
             not isinstance(spec, list)
             or len(spec) != 3
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec)
         ):
-            check.fail(f"range for '{name}' must be [min, max, step]")
+            check.fail(f"range for '{name}' must be [min, max, step]", "ranges")
         low, high, step = spec
         if not all(math.isfinite(v) for v in spec) or not (low <= high and step > 0):
-            check.fail(f"range for '{name}' needs finite numbers with min <= max and step > 0")
+            check.fail(f"range for '{name}' needs finite numbers with min <= max and step > 0", "ranges")
         if params[name].type == "int" and not all(isinstance(v, int) for v in spec):
-            check.fail(f"'{name}' takes whole numbers, so its range needs whole min, max and step")
+            check.fail(f"'{name}' takes whole numbers, so its range needs whole min, max and step", "ranges")
         if (high - low) / step > 10000:
-            check.fail(f"range for '{name}' has more than 10,000 values; use a larger step")
+            check.fail(f"range for '{name}' has more than 10,000 values; use a larger step", "ranges")
     unit = check.text(ask, "unit")
     tolerance = check.number(ask, "tolerance")
     if tolerance is None or tolerance <= 0:
-        check.fail("'tolerance' must be above zero")
+        check.fail("'tolerance' must be above zero", "tolerance")
     kind = check.choice(ask, "tolerance_kind", ToleranceKind.values, "relative")
     band = check.number(ask, "partial_band")
     if band is not None and band <= 1:
-        check.fail("'partial_band' must be a factor above 1, such as 2")
+        check.fail("'partial_band' must be a factor above 1, such as 2", "partial_band")
     scale = check.number(ask, "scale", 1.0)
     if scale == 0:
-        check.fail("'scale' must not be zero")
+        check.fail("'scale' must not be zero", "scale")
     points = check.integer(ask, "points", DEFAULT_POINTS, 1, 100)
     fields = {
         "calculator": slug, "inputs": inputs, "output": output, "scale": scale, "unit": unit,
@@ -191,40 +196,40 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
     for name, (low, high, _step) in ranges.items():
         corners = [dict(c, **{name: v}) for c in corners for v in (low, high)]
     for corner in corners:
-        expected_value(check, fields, corner)
+        expected_value(check, fields, corner, "ranges" if ranges else "inputs")
     slips = ask.get("slips") or []
     if not isinstance(slips, list):
-        check.fail("'slips' must be a list")
+        check.fail("'slips' must be a list", "slips")
     for slip in slips:
         slip = check.mapping(slip, {"factor", "inputs", "feedback"}, {"feedback"}, "slip")
         feedback = check.text(slip, "feedback", markup=True)
         if ("factor" in slip) == ("inputs" in slip):
-            check.fail("a slip needs exactly one of 'factor' or 'inputs'")
+            check.fail("a slip needs exactly one of 'factor' or 'inputs'", "slips")
         if "factor" in slip:
             factor = check.number(slip, "factor")
             if not factor or factor <= 0:
-                check.fail("a slip's 'factor' must be above zero")
+                check.fail("a slip's 'factor' must be above zero", "slips")
             fields["slips"].append({"factor": factor, "feedback": feedback})
         else:
             if not isinstance(slip["inputs"], dict):
-                check.fail("a slip's 'inputs' must be a mapping")
-            expected_value(check, fields, {**inputs, **slip["inputs"]})
+                check.fail("a slip's 'inputs' must be a mapping", "slips")
+            expected_value(check, fields, {**inputs, **slip["inputs"]}, "slips")
             fields["slips"].append({"inputs": slip["inputs"], "feedback": feedback})
     fields["ranges"] = ranges
     return fields
 
 
-def expected_value(check: Checker, fields: dict, inputs: dict) -> float:
+def expected_value(check: Checker, fields: dict, inputs: dict, field: str = "inputs") -> float:
     """Compute the expected answer for ``inputs``, failing clearly if the calculator refuses them."""
     calculator = get_calculator(fields["calculator"])
     try:
         result = calculator.evaluate(inputs)
     except CalculatorInputError as error:
         problems = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
-        check.fail(f"calculator '{fields['calculator']}' refuses the inputs: {problems}")
+        check.fail(f"calculator '{fields['calculator']}' refuses the inputs: {problems}", field)
     value = result.outputs.get(fields["output"])
     if isinstance(value, bool) or value is None or not math.isfinite(value):
-        check.fail(f"output '{fields['output']}' is not a finite number for these inputs")
+        check.fail(f"output '{fields['output']}' is not a finite number for these inputs", "output")
     return value * fields["scale"]
 
 
@@ -307,7 +312,9 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
             if kind == "deep_dive":
                 deep_dives[item_key] = fields
         spec.sections.append(parsed)
-    check_follow_ups(check, deep_dives)
+    check_follow_ups(
+        check, {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()}
+    )
     return spec
 
 
@@ -358,27 +365,35 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
     return fields
 
 
-def check_follow_ups(check: Checker, deep_dives: dict[str, dict]) -> None:
-    """Refuse follow-ups that do not exist, point at themselves, or lead back in a loop."""
-    graph = {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()}
+def check_follow_ups(check: Checker, graph: dict[str, set[str]]) -> None:
+    """Refuse follow-ups that do not exist, point at themselves, or lead back in a loop.
+
+    ``graph`` maps each deep dive's key to the keys its choices lead to, for one lesson; the
+    content loader and the admin (lessons.admin.ChoiceFormSet) both check through here.
+    """
     for key, targets in graph.items():
         check.item = f"deep_dive '{key}'"
-        for target in targets:
-            if target not in deep_dives:
-                check.fail(f"follow_up '{target}' is not a deep dive in this lesson")
+        for target in sorted(targets):
+            if target not in graph:
+                check.fail(f"follow_up '{target}' is not a deep dive in this lesson", "follow_up")
             if target == key:
-                check.fail("a follow-up cannot lead back to its own deep dive")
+                check.fail("a follow-up cannot lead back to its own deep dive", "follow_up")
     for start in graph:
-        seen: set[str] = set()
-        frontier = list(graph[start])
-        while frontier:
-            node = frontier.pop()
-            if node == start:
-                check.item = f"deep_dive '{start}'"
-                check.fail("its follow-ups lead back to it in a loop")
-            if node not in seen:
-                seen.add(node)
-                frontier.extend(graph.get(node, ()))
+        if start in reachable(start, graph):
+            check.item = f"deep_dive '{start}'"
+            check.fail("its follow-ups lead back to it in a loop", "follow_up")
+
+
+def reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
+    """Return every deep dive a learner can reach from ``start`` by following answers (``start`` only in a loop)."""
+    seen: set[str] = set()
+    frontier = list(graph.get(start, ()))
+    while frontier:
+        node = frontier.pop()
+        if node not in seen:
+            seen.add(node)
+            frontier.extend(graph.get(node, ()))
+    return seen
 
 
 def parse_walkthrough(check: Checker, data: Any) -> dict:
@@ -467,7 +482,7 @@ def parse_challenge(check: Checker, data: Any) -> dict:
     try:
         check_prompt(fields["prompt"], Challenge.prompt_names(fields["ask"]["inputs"], fields["ask"]["ranges"]))
     except MarkupError as error:
-        check.fail(f"'prompt': {error}")
+        check.fail(f"'prompt': {error}", "prompt")
     return fields
 
 

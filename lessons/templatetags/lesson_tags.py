@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from calculators.formatting import number
 from lessons import diagram
 from lessons.markup import fill_prompt, render_inline, render_markdown
 
@@ -17,19 +18,8 @@ def md_inline(text: str) -> SafeString:
     return render_inline(text or "")
 
 
-@register.filter
-def number(value) -> str:
-    """Write a number readably: thousands separators, up to four significant decimals."""
-    if value is None:
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    value = float(value)
-    if value == int(value) and abs(value) < 1e15:
-        return f"{int(value):,}"
-    if abs(value) >= 1e6 or abs(value) < 1e-3:
-        return f"{value:.4g}"
-    return f"{value:,.4f}".rstrip("0").rstrip(".")
+# Numbers on lesson pages are written as the calculators write them: one formatter for the site.
+register.filter("number", number)
 
 
 @register.simple_tag

@@ -618,3 +618,10 @@ def test_the_case_study_code_sample_renders_as_highlighted_code_exactly_as_writt
     assert "<code>stream: true</code>" in page  # inline code, not literal backticks
     assert "```" not in page
     assert "css/pygments.css" in page
+
+
+def test_a_lesson_page_writes_numbers_as_the_calculator_pages_do(client, lesson):
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "0.00001234"})
+    page = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", step.order])).content.decode()
+    assert "You answered <strong>1.234 × 10⁻⁵ requests</strong>" in page
