@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
 
-from lessons.content import (
+from lessons.content.validate import (
     Checker,
     ContentError,
     check_follow_ups,
@@ -46,7 +46,7 @@ def ask_data(cleaned: dict, ranges: dict | None = None) -> dict:
 
 
 def run_validator(form: forms.Form, validate, *, skip: set[str] = frozenset()) -> None:
-    """Run a content-file validator (lessons.content) and show its refusal beside the field at fault.
+    """Run a content-file validator (lessons.content.validate) and show its refusal beside the field at fault.
 
     Problems with a field in ``skip`` are left to another check that reports them itself.
     """

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-from lessons.content import FORMAT_VERSION
+from lessons.content.validate import FORMAT_VERSION
 from lessons.models import Choice, DeepDive, Lesson, Step
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
