@@ -27,6 +27,8 @@ ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}
 # only its wrapper and its token classes survive the sanitiser, never an author's own classes.
 CODE_CLASS = "highlight"
 ALLOWED_CLASSES = {"div": {CODE_CLASS}, "span": {name for name in STANDARD_TYPES.values() if name}}
+CODE_BLOCK = f'<div class="{CODE_CLASS}"><pre>'
+FOCUSABLE_CODE_BLOCK = f'<div class="{CODE_CLASS}"><pre tabindex="0" role="region" aria-label="Code sample">'
 MARKDOWN_EXTENSIONS = ["fenced_code", "codehilite", "tables", "sane_lists", "smarty"]
 MARKDOWN_CONFIG = {"codehilite": {"css_class": CODE_CLASS, "guess_lang": False}}
 
@@ -165,8 +167,8 @@ def render_markdown(text: str) -> SafeString:
     html = markdown_lib.markdown(
         expanded, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG, output_format="html"
     )
-    # Wide tables scroll inside a keyboard-focusable region instead of widening the page.
-    html = wrap_tables(sanitize(html))
+    # Wide tables and code scroll inside a keyboard-focusable region instead of widening the page.
+    html = wrap_tables(sanitize(html)).replace(CODE_BLOCK, FOCUSABLE_CODE_BLOCK)
     return mark_safe(html)  # noqa: S308 - sanitised just above; the wrapper is ours
 
 

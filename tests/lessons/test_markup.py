@@ -79,7 +79,7 @@ def test_fenced_code_keeps_angle_brackets_as_text_and_highlights_a_named_languag
     html = str(render_markdown('```python\nx = "<script>alert(1)</script>"\n```'))
     assert "<script" not in html
     assert "&lt;script&gt;" in html
-    assert '<div class="highlight"><pre>' in html
+    assert '<div class="highlight"><pre tabindex="0" role="region" aria-label="Code sample">' in html
     assert '<span class="s2">' in html
 
 

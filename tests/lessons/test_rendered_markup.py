@@ -90,3 +90,12 @@ def test_the_migration_renders_rows_saved_before_it():
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
     assert Lesson.objects.get(slug="l").summary_html == "<p>A <em>summary</em> </p>"
+
+
+def test_render_markup_renders_stale_rows_again(db):
+    from django.core.management import call_command
+
+    lesson = make_lesson()
+    Section.objects.update(body_html="<p>stale</p>")  # as if rendered by an older renderer
+    call_command("render_markup", verbosity=0)
+    assert Section.objects.get(lesson=lesson).body_html == "<p>Read me.</p>"
