@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import string
@@ -107,6 +108,10 @@ def parse_reference(ref: str) -> tuple[str, str, dict[str, str]]:
     return slug, output, params
 
 
+# A pure function of the reference's text (the calculators' maths never changes while a process
+# runs), so this memo can never be stale: the JSON API's Markdown twins and answer messages,
+# which are not stored rendered, then skip the calculators on each request.
+@functools.lru_cache(maxsize=4096)
 def calc_value(ref: str) -> float | int | bool | None:
     """Return the calculator output named by a reference such as ``routing.round_robin_share cards=64``."""
     slug, output, params = parse_reference(ref)
