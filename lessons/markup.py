@@ -287,11 +287,8 @@ def render_stored_markup(row) -> list[str]:
         elif kind == "inline":
             html = str(render_inline(value or ""))
         elif kind == "prompt":
-            html = (
-                ""
-                if row.ranges
-                else str(render_markdown(fill_prompt(value or "", row.inputs if isinstance(row.inputs, dict) else {})))
-            )
+            inputs = row.inputs if isinstance(row.inputs, dict) else {}
+            html = "" if row.ranges else str(render_markdown(fill_prompt(value or "", inputs)))
         else:
             html = str(render_markdown(value or ""))
         setattr(row, f"{name}_html", html)

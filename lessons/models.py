@@ -50,8 +50,8 @@ class RenderedMarkdown(models.Model):
     def save(self, *args, update_fields=None, **kwargs):
         # Rendered here rather than by a view or a form: every write path (the admin,
         # load_content, the shell, data migrations) must refresh the HTML, and reads then do
-        # no Markdown work. STYLE.md keeps logic out of save(); this is the exception it allows
-        # for, as djangoproject.com's Entry.save() renders its body.
+        # no Markdown work. STYLE.md keeps logic out of save(); this one belongs here, as the
+        # body's HTML does in djangoproject.com's Entry.save().
         rendered = render_stored_markup(self)
         if update_fields is not None:
             update_fields = {*update_fields, *rendered}
