@@ -5,13 +5,17 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.forms.models import BaseInlineFormSet
 
 from calculators.registry import CalculatorInputError, get_calculator
+from interview.json_input import JSONFormField
 from lessons.content import Checker, ContentError, parse_challenge, parse_walkthrough, validate_ask
 from lessons.markup import MarkupError, check_markup
 from lessons.models import Answer, Challenge, Choice, DeepDive, Learner, Lesson, Section, Step, Track, Walkthrough
 
+# JSON fields refuse NUL characters and absurd nesting with a form error, not a database error.
+JSON_FORM_FIELDS = {models.JSONField: {"form_class": JSONFormField}}
 MARKDOWN_FIELDS = ("summary", "body", "prompt", "context", "feedback", "intro", "explanation", "text")
 
 
@@ -233,6 +237,7 @@ class ChoiceInline(admin.StackedInline):
 
 class StepInline(admin.StackedInline):
     model = Step
+    formfield_overrides = JSON_FORM_FIELDS
     form = StepForm
     formset = StepFormSet
     extra = 0
@@ -272,6 +277,7 @@ class ContentAdmin(admin.ModelAdmin):
     """Content edits mark their lesson as changed (lessons.signals), so cached pages of it are rebuilt."""
 
     save_on_top = True
+    formfield_overrides = JSON_FORM_FIELDS
 
 
 @admin.register(Track)

@@ -20,7 +20,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.decorators import method_decorator
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from lessons import local, review, services
@@ -33,7 +33,7 @@ from lessons.throttling import AccountLoginThrottle, LoginThrottle, PageAnswerTh
 from lessons.tokens import create_token
 
 
-@require_GET
+@require_safe
 @vary_on_headers("Cookie")
 def home(request: HttpRequest) -> HttpResponse:
     lessons = list(Lesson.objects.visible_to(request.user))
@@ -97,7 +97,7 @@ def is_fresh_visitor(request: HttpRequest) -> bool:
     )
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request", "Cookie")
 def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """Show a lesson; a first-time visitor's copy is rendered once per lesson version and cached."""
@@ -132,7 +132,7 @@ def shared_page(request: HttpRequest, key: str, context, template: str, *, share
     return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
     """Show one step of a walkthrough: the fragment for htmx, the whole lesson otherwise."""
@@ -323,7 +323,7 @@ def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpR
     return render(request, "lessons/lesson.html", {"page": page, "lesson": lesson, "errors": errors}, status=400)
 
 
-@require_GET
+@require_safe
 @vary_on_headers("Cookie")
 def results(request: HttpRequest) -> HttpResponse:
     """Show the learner's results; rendered again only after a new answer or a content change."""
@@ -344,7 +344,7 @@ def results(request: HttpRequest) -> HttpResponse:
     return shared_page(request, key, context, "lessons/results.html", shared=False)
 
 
-@require_GET
+@require_safe
 def review_queue(request: HttpRequest) -> HttpResponse:
     """List the items due for spaced review, most overdue first."""
     lookup = learner_filter(request)
@@ -352,7 +352,7 @@ def review_queue(request: HttpRequest) -> HttpResponse:
     return render(request, "lessons/review.html", {"items": items, "started": lookup is not None})
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def reset_progress(request: HttpRequest) -> HttpResponse:
     """Ask for confirmation, then delete the learner's own answers."""
     learner = services.current_learner(request)
@@ -393,10 +393,10 @@ class SessionKeepingLoginView(LoginView):
         return response
 
 
-login_view = method_decorator(require_http_methods(["GET", "POST"]), name="dispatch")(SessionKeepingLoginView)
+login_view = method_decorator(require_http_methods(["GET", "HEAD", "POST"]), name="dispatch")(SessionKeepingLoginView)
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
@@ -419,7 +419,7 @@ class TokenForm(forms.Form):
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
     """The signed-in learner's account: password, and API tokens to create, see and revoke."""
     form = TokenForm(request.POST or None)
