@@ -101,6 +101,13 @@ def test_a_nul_character_in_a_query_parameter_of_the_api_is_a_json_400(client, d
     assert api_error(client.get("/api/v1/calculators/kv-cache/?layers=%00"), 400) == NUL_MESSAGE
 
 
+def test_a_nul_character_in_a_cookie_is_a_400_not_a_database_error(client, db):
+    # A quoted cookie value may spell NUL as the octal escape \000: plain ASCII that every server lets through.
+    response = client.get("/", HTTP_COOKIE='sessionid="abcdefgh\\000ijklmnopqrstuvwxyz012345"')
+    assert response.status_code == 400
+    assert NUL_MESSAGE in response.content.decode()
+
+
 def test_nul_characters_in_admin_json_fields_are_form_errors_and_nothing_is_saved(instructor_client, lesson):
     challenge = Challenge.objects.get()
     url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
