@@ -1,5 +1,6 @@
 # Serving Interview Lab: `make run` serves the app, `make test` runs every check.
 SHELL := /bin/bash
+# Python 3.11 to 3.13 (pyproject.toml): python3.11 when there is one (as in CI), else python3.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -12,7 +13,9 @@ PYTEST_ARGS ?= -n 2
 .PHONY: run test setup browser lint format bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt
-	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { echo "Python 3.11 is needed: install it, or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
+	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null || { \
+	  echo "Python 3.11, 3.12 or 3.13 is needed; '$(or $(PYTHON),python3)' is $$($(or $(PYTHON),python3) --version 2>&1 | head -n 1)."; \
+	  echo "Install one, or run 'make PYTHON=/path/to/python3.12 ...'"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
