@@ -1,6 +1,6 @@
 """JSON from outside (API bodies, admin fields): refuse deep nesting and NUL characters with a clear message.
 
-Python's json module raises RecursionError (not ValueError) on about a thousand nested
+Python 3.11's json module raises RecursionError (not ValueError) on a thousand nested
 arrays, and PostgreSQL cannot store or compare text holding a NUL character, so both
 would otherwise end as a 500.
 """
@@ -17,27 +17,27 @@ from django.http import HttpRequest
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
-TOO_DEEP = "The JSON is nested too deeply."
+MAX_DEPTH = 100  # far more than any body or field here needs; Python 3.12+ parses 1,000 levels
+TOO_DEEP = f"The JSON is nested too deeply (more than {MAX_DEPTH} levels)."
 NUL_MESSAGE = ProhibitNullCharactersValidator.message  # Django's own wording, as on every CharField
 
 
-def contains_nul(value) -> bool:
-    """Return whether any string or key in parsed JSON holds a NUL character.
+def json_problem(value) -> str | None:
+    """Return why parsed JSON is refused (nested too deeply, a NUL in a string or key), else None.
 
     A loop, not recursion: the value may be nested nearly as deep as the parser allows.
     """
-    pending = [value]
+    pending = [(value, 1)]
     while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
+        item, depth = pending.pop()
+        if isinstance(item, str) and "\x00" in item:
+            return NUL_MESSAGE
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                return TOO_DEEP
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return None
 
 
 class JSONParser(parsers.JSONParser):
@@ -52,8 +52,9 @@ class JSONParser(parsers.JSONParser):
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError(TOO_DEEP) from None
-        if contains_nul(data):
-            raise ParseError(NUL_MESSAGE)
+        problem = json_problem(data)
+        if problem:
+            raise ParseError(problem)
         return data
 
 
@@ -74,5 +75,6 @@ class JSONFormField(forms.JSONField):
 
     def validate(self, value):
         super().validate(value)
-        if contains_nul(value):
-            raise ValidationError(NUL_MESSAGE, code="null_characters_not_allowed")
+        problem = json_problem(value)
+        if problem:
+            raise ValidationError(problem, code="invalid")

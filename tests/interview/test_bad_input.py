@@ -11,6 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from interview.json_input import MAX_DEPTH, TOO_DEEP, json_problem
 from lessons import api
 from lessons.models import Challenge, DeepDive, Step
 from tests.lessons.factories import make_lesson
@@ -18,6 +19,22 @@ from tests.lessons.test_admin import challenge_post, walkthrough_post
 
 NESTED = "[" * 1000 + "]" * 1000  # 2 KB that Python's json module cannot parse without a RecursionError
 NUL_MESSAGE = "Null characters are not allowed."
+
+
+def nested(levels: int) -> list:
+    value = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def test_json_problem_finds_deep_nesting_and_nul_characters_anywhere():
+    assert json_problem(nested(MAX_DEPTH)) is None
+    assert json_problem(nested(MAX_DEPTH + 1)) == TOO_DEEP
+    assert json_problem(nested(100_000)) == TOO_DEEP  # a loop, so no RecursionError of its own
+    assert json_problem({"a": [1, {"b": "fine"}]}) is None
+    assert json_problem({"a": [1, {"b": "not\x00fine"}]}) == NUL_MESSAGE
+    assert json_problem({"key\x00": 1}) == NUL_MESSAGE
 
 
 @pytest.fixture
