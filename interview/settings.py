@@ -107,7 +107,7 @@ def redis_cache(url: str) -> dict:
         "OPTIONS": {
             "IGNORE_EXCEPTIONS": True,
             "SOCKET_CONNECT_TIMEOUT": 0.1,  # seconds; a healthy Redis answers in well under 1 ms
-            "SOCKET_TIMEOUT": 0.2,
+            "SOCKET_TIMEOUT": 0.1,
             "CONNECTION_POOL_KWARGS": {"max_connections": 50},
         },
     }

@@ -71,6 +71,15 @@ def private_redis(settings):
 
 
 @pytest.fixture
+def silent_redis(settings):
+    """A host that takes connections and never answers, as a hung Redis or a black-holed network does."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:  # never accepts: the kernel completes handshakes
+        settings.CACHES = {"default": redis_cache(f"redis://127.0.0.1:{listener.getsockname()[1]}/0")}
+        settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+        yield
+
+
+@pytest.fixture
 def lesson(db):
     return make_lesson(deep_dives=6)
 
@@ -153,3 +162,16 @@ def test_the_cache_is_used_again_when_redis_comes_back_without_a_restart(private
     session_key = client.cookies["sessionid"].value
     assert caches["default"].get(SESSION_CACHE_PREFIX + session_key) is not None  # cached in Redis again
     assert answered(client) == 3
+
+
+def test_a_redis_that_never_answers_costs_its_socket_timeouts_not_minutes(silent_redis, lesson):
+    started = time.monotonic()
+    client = Client()
+    assert client.get(lesson.get_absolute_url()).status_code == 200
+    url = reverse("answer-deep-dive", args=[lesson.slug, deep_dive(1).pk])
+    assert client.post(url, {"choice": best_choice(deep_dive(1)).pk}, **HTMX).status_code == 200
+    assert answered(client) == 1
+    assert Client().get("/healthz").json() == {"status": "degraded", "database": "ok", "cache": "down"}
+    # A bound, not a measurement: each Redis call here gives up after 0.1 s (a few seconds in
+    # all), while without the socket timeouts redis-py waits about a minute for each one.
+    assert time.monotonic() - started < 30
