@@ -169,6 +169,19 @@ def test_a_signed_in_learner_answers_on_their_own_budget_not_their_addresses(les
     assert [signed_in.post(page_url, choice).status_code for _ in range(2)] == [303, 429]
 
 
+def test_an_account_has_one_answers_budget_for_its_session_and_its_tokens(lesson, learner_user, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "answers": "2/min"}
+    api_url, page_url, choice = deep_dive_answer_urls(lesson)
+    browser = Client(REMOTE_ADDR="10.0.0.1")
+    browser.force_login(learner_user)
+    script = APIClient(REMOTE_ADDR="10.0.0.2")
+    script.credentials(HTTP_AUTHORIZATION=f"Token {create_token(learner_user, 'script')[1]}")
+    assert browser.post(page_url, choice).status_code == 303
+    assert script.post(api_url, choice, format="json").status_code == 200
+    assert script.post(api_url, choice, format="json").status_code == 429
+    assert browser.post(page_url, choice).status_code == 429
+
+
 def test_api_requests_are_limited_per_address_anonymously_and_per_account_with_a_token(learner_user, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "api_anon": "2/min", "api_user": "3/min"}
     anonymous = APIClient()
