@@ -77,12 +77,18 @@ def stop(server: subprocess.Popen, timeout: float = 15) -> None:
 
 
 @contextlib.contextmanager
-def gunicorn(env: dict, workers: int = 2, app: str = "bench.floor_wsgi:application") -> Iterator[tuple[str, int]]:
-    """Serve ``app`` with ``workers`` sync workers on a free port; yield its base URL and master pid."""
+def gunicorn(
+    env: dict, workers: int = 2, app: str = "bench.floor_wsgi:application", access_log: Path | None = None
+) -> Iterator[tuple[str, int]]:
+    """Serve ``app`` with ``workers`` sync workers on a free port; yield its base URL and master pid.
+
+    With ``access_log``, every request served is a line of that file (see ``served``).
+    """
     port = free_port()
+    logging = ["--access-logfile", str(access_log)] if access_log else []
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), app, "--workers", str(workers), "--bind", f"127.0.0.1:{port}",
-         "--chdir", str(ROOT), "--log-level", "warning", "--timeout", "60"],
+         "--chdir", str(ROOT), "--log-level", "warning", "--timeout", "60", *logging],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
     try:
@@ -113,3 +119,20 @@ def cpu_seconds(pids: list[int]) -> float:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         total += int(fields[11]) + int(fields[12])  # utime and stime, the 14th and 15th fields of stat
     return total / CLOCK_TICKS
+
+
+def served(access_log: Path) -> int:
+    """Return how many requests the server has answered: the lines of its access log."""
+    return access_log.read_bytes().count(b"\n") if access_log.exists() else 0
+
+
+def settle(access_log: Path, pids: list[int], quiet: float = 0.5, timeout: float = 120) -> None:
+    """Wait until the server has answered what is queued: for ``quiet`` seconds nothing served, no CPU used."""
+    deadline = time.monotonic() + timeout
+    state = (served(access_log), cpu_seconds(pids))
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = (served(access_log), cpu_seconds(pids))
+        if now[0] == state[0] and now[1] - state[1] < 0.02:  # idle sync workers wait in select(), using no CPU
+            return
+        state = now
