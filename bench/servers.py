@@ -43,7 +43,16 @@ def settings_env(database_url: str, static_root: Path | str, settings: str = "in
         "PYTHONPATH": str(ROOT),
     }
     # The bench measures cost, not the rate limits: every throttle the settings read gets a huge rate.
-    for scope in ("ANON", "USER", "ANSWERS", "LOGIN"):
+    for scope in (
+        "ANON",
+        "USER",
+        "ANSWERS",
+        "LOGIN",
+        "LOGIN_ACCOUNT_ADDRESS",
+        "LOGIN_ACCOUNT",
+        "PASSWORD_RESET",
+        "PASSWORD_RESET_ACCOUNT",
+    ):
         env[f"THROTTLE_{scope}"] = "10000000/min"
     return env
 
