@@ -10,7 +10,7 @@ PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test setup browser lint format bench clean
+.PHONY: run test setup browser wrk lint format bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null || { \
@@ -40,6 +40,10 @@ browser:
 	  fi; \
 	fi
 
+# wrk loads the server in make bench; tests/bench checks the bench's wrk script with it.
+wrk:
+	@command -v wrk >/dev/null || { if [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; else echo "make bench and make test need wrk: sudo apt-get install -y wrk"; exit 1; fi; }
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -48,13 +52,14 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: $(STAMP) browser lint
+test: $(STAMP) browser wrk lint
 	DJANGO_SETTINGS_MODULE=interview.test_settings $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations"; exit 1; }
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest $(PYTEST_ARGS)
 
-bench: $(STAMP)
-	@command -v wrk >/dev/null || { if [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; else echo "make bench needs wrk: sudo apt-get install -y wrk"; exit 1; fi; }
-	$(PY) bench/run.py
+# BENCH_SECONDS per target (default 10, a few minutes in all; 2 for a quick look). SQLite unless
+# DATABASE_URL (and REDIS_URL) are set.
+bench: $(STAMP) wrk
+	$(PY) -m bench.run
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "interview.accounts",
     "lessons",
     "calculators",
 ]
@@ -130,8 +131,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# ModelBackend, with the account's learner loaded along with the user (lessons.backends).
-AUTHENTICATION_BACKENDS = ["lessons.backends.LearnerModelBackend"]
+# ModelBackend, with the account's learner loaded along with the user.
+AUTHENTICATION_BACKENDS = ["interview.accounts.backends.LearnerModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -171,6 +172,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS
 if envbool("BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Trust X-Forwarded-For only behind the proxy that sets it; otherwise a client could pick its own address.
+NUM_PROXIES = 1 if envbool("BEHIND_PROXY", False) else 0
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
@@ -193,8 +196,8 @@ CONTENT_SECURITY_POLICY = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "lessons.tokens.ApiTokenAuthentication",
-        "lessons.tokens.CsrfSessionAuthentication",
+        "interview.accounts.tokens.ApiTokenAuthentication",
+        "interview.accounts.tokens.CsrfSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -206,15 +209,19 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "interview.api_errors.api_exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["lessons.throttling.VisitorRateThrottle"],
-    # Trust X-Forwarded-For only behind the proxy that sets it; otherwise a client could pick its own address.
-    "NUM_PROXIES": 1 if envbool("BEHIND_PROXY", False) else 0,
-    "DEFAULT_THROTTLE_RATES": {
-        "anon": envstr("THROTTLE_ANON", "600/min"),
-        "user": envstr("THROTTLE_USER", "1200/min"),
-        "answers": envstr("THROTTLE_ANSWERS", "120/min"),
-        "login": envstr("THROTTLE_LOGIN", "10/min"),
-    },
+    "DEFAULT_THROTTLE_CLASSES": ["interview.ratelimit.VisitorThrottle"],
+}
+
+# Rate limits (interview/ratelimit.py): "<count>/<unit>" or "<count>/<n><unit>", units s, min, h, day.
+RATE_LIMITS = {
+    "api_anon": envstr("THROTTLE_ANON", "600/min"),  # API requests per address, anonymous
+    "api_user": envstr("THROTTLE_USER", "1200/min"),  # API requests per account
+    "answers": envstr("THROTTLE_ANSWERS", "120/min"),  # answers per visitor, pages and API together
+    "login": envstr("THROTTLE_LOGIN", "10/min"),  # log-in attempts per address
+    "login_account_address": envstr("THROTTLE_LOGIN_ACCOUNT_ADDRESS", "5/15min"),  # failures per account and address
+    "login_account": envstr("THROTTLE_LOGIN_ACCOUNT", "100/h"),  # failures per account, all addresses
+    "password_reset": envstr("THROTTLE_PASSWORD_RESET", "5/h"),  # reset requests per address
+    "password_reset_account": envstr("THROTTLE_PASSWORD_RESET_ACCOUNT", "3/h"),  # reset requests per e-mail
 }
 if DEBUG:
     REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append("rest_framework.renderers.BrowsableAPIRenderer")

@@ -30,5 +30,6 @@ urlpatterns = [
         csp_update({"style-src": ["'unsafe-inline'"]})(SpectacularSwaggerSplitView.as_view(url_name="schema")),
         name="api-docs",
     ),
+    path("accounts/", include("interview.accounts.urls")),
     path("", include("lessons.urls")),
 ]

@@ -11,9 +11,9 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from interview.ratelimit import AnswersThrottle
 from lessons import review, services
 from lessons.markup import markdown_text as md
 from lessons.markup import render_markdown
@@ -21,10 +21,6 @@ from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
 from lessons.pages import ChallengeView, DeepDiveView, WalkthroughView, build_lesson_page, learner_filter
 from lessons.results import compute_results
 from lessons.templatetags.lesson_tags import drawn_prompt
-
-
-class AnswerThrottle(ScopedRateThrottle):
-    scope_attr = "throttle_scope"
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -270,8 +266,7 @@ class LessonDetailView(APIView):
 
 
 class AnswerView(APIView):
-    throttle_classes = [AnswerThrottle]
-    throttle_scope = "answers"
+    throttle_classes = [AnswersThrottle]  # one budget with answers through the pages
 
 
 class DeepDiveAnswerView(AnswerView):

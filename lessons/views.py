@@ -1,16 +1,11 @@
-"""HTML views: home, lessons and their interactions, results, accounts."""
+"""HTML views: home, lessons and their interactions, results."""
 
 from __future__ import annotations
 
 import hashlib
 
-from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
-from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
-from django.contrib.auth.views import LoginView
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, Max
@@ -19,18 +14,16 @@ from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from interview.ratelimit import limit_per_visitor
 from lessons import local, review, services
 from lessons.forms import ChoiceForm, NumberForm
-from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
+from lessons.models import Answer, ChallengeDraw, Lesson, Track
 from lessons.pages import DeepDiveView, build_lesson_page, learner_filter, load_lesson_data
 from lessons.results import compute_results
 from lessons.snapshot import visible_content
-from lessons.throttling import AccountLoginThrottle, LoginThrottle, PageAnswerThrottle, throttled, too_many
-from lessons.tokens import create_token
 
 
 @require_safe
@@ -168,7 +161,7 @@ def find(rows, **attrs):
 
 
 @require_POST
-@throttled(PageAnswerThrottle)
+@limit_per_visitor("answers")
 def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     data = load_lesson_data(request, lesson, only="deep_dive", deep_dive=pk)
@@ -188,7 +181,7 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_POST
-@throttled(PageAnswerThrottle)
+@limit_per_visitor("answers")
 def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     data = load_lesson_data(request, lesson, only="walkthrough")
@@ -215,7 +208,7 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_POST
-@throttled(PageAnswerThrottle)
+@limit_per_visitor("answers")
 def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     services.ensure_session(request)  # the numbers shown and graded derive from it
@@ -364,85 +357,3 @@ def reset_progress(request: HttpRequest) -> HttpResponse:
         return redirect("results")
     count = learner.answers.count() if learner else 0
     return render(request, "lessons/reset.html", {"count": count})
-
-
-class SessionKeepingLoginView(LoginView):
-    """Log in, then merge the anonymous session's progress into the account."""
-
-    redirect_authenticated_user = True
-
-    def post(self, request, *args, **kwargs):
-        limited = too_many(request, LoginThrottle)
-        if limited:
-            return limited
-        wait = AccountLoginThrottle().locked(request)
-        if wait:
-            response = render(request, "429.html", {"wait": wait}, status=429)
-            response["Retry-After"] = str(wait)
-            return response
-        return super().post(request, *args, **kwargs)
-
-    def form_invalid(self, form):
-        AccountLoginThrottle().record_failure(self.request)
-        return super().form_invalid(form)
-
-    def form_valid(self, form):
-        learner_id = self.request.session.get(services.SESSION_KEY)
-        response = super().form_valid(form)
-        services.adopt_session_progress(self.request, learner_id)
-        return response
-
-
-login_view = method_decorator(require_http_methods(["GET", "HEAD", "POST"]), name="dispatch")(SessionKeepingLoginView)
-
-
-@require_http_methods(["GET", "HEAD", "POST"])
-def signup(request: HttpRequest) -> HttpResponse:
-    if request.user.is_authenticated:
-        return redirect("home")
-    form = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        learner_id = request.session.get(services.SESSION_KEY)
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        services.adopt_session_progress(request, learner_id)
-        messages.success(request, "Account created. Your progress so far is saved to it.")
-        return redirect("results")
-    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
-
-
-class TokenForm(forms.Form):
-    name = forms.CharField(
-        max_length=100, strip=True, help_text="What the token is for, e.g. 'study scripts'.",
-        error_messages={"required": "Give the token a name."},
-    )  # fmt: skip
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def account(request: HttpRequest) -> HttpResponse:
-    """The signed-in learner's account: password, and API tokens to create, see and revoke."""
-    form = TokenForm(request.POST or None)
-    new_key = None
-    status = 200
-    if request.method == "POST":
-        if "revoke" in request.POST:
-            token_id = request.POST["revoke"]
-            deleted = 0
-            if token_id.isdigit() and len(token_id) < 18:
-                deleted, _ = ApiToken.objects.filter(user=request.user, pk=int(token_id)).delete()
-            if deleted:
-                messages.success(request, "Token revoked: scripts using it are refused from now on.")
-            return redirect("account")
-        if form.is_valid():
-            _token, key = create_token(request.user, form.cleaned_data["name"])
-            # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
-            request.session["new_token_key"] = key
-            return redirect("account")
-        status = 400
-    if request.method == "GET":
-        new_key = request.session.pop("new_token_key", None)
-    tokens = ApiToken.objects.filter(user=request.user)
-    return render(
-        request, "registration/account.html", {"form": form, "tokens": tokens, "new_key": new_key}, status=status
-    )

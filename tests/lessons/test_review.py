@@ -70,7 +70,7 @@ def test_reset_and_merge_carry_the_cards(client, lesson, learner_user):
 def test_review_api(lesson, learner_user):
     from rest_framework.test import APIClient
 
-    from lessons.tokens import create_token
+    from interview.accounts.tokens import create_token
 
     _token, key = create_token(learner_user, "review")
     api = APIClient()
