@@ -22,6 +22,11 @@ from tests.lessons.factories import make_lesson
 NOON = datetime(2026, 11, 30, 12, 0, 15, tzinfo=UTC)
 
 
+@pytest.fixture(autouse=True)
+def _stopped_clock(stopped_clock):
+    """Every count in this module happens inside one window."""
+
+
 @pytest.fixture
 def lesson(db):
     return make_lesson()

@@ -14,7 +14,7 @@ FULLWIDTH_ADA = "\uff41da"  # "ａda": NFKC makes it "ada", so it signs in as ad
 
 
 @pytest.fixture
-def limits(settings):
+def limits(settings, stopped_clock):
     """Low limits for these tests; the per-address limit stays high unless a test lowers it."""
     settings.RATE_LIMITS = {
         **settings.RATE_LIMITS,
