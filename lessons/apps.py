@@ -6,9 +6,4 @@ class LessonsConfig(AppConfig):
     verbose_name = "Lessons and learner progress"
 
     def ready(self) -> None:
-        from lessons import (
-            schema,  # noqa: F401 - registers the OpenAPI authentication extensions
-            signals,
-        )
-
-        signals.connect()
+        from lessons import schema  # noqa: F401 - registers the OpenAPI authentication extensions

@@ -14,7 +14,6 @@ from lessons.models import (
     Choice,
     DeepDive,
     Layer,
-    Learner,
     Lesson,
     LessonProgress,
     ReviewCard,
@@ -23,7 +22,6 @@ from lessons.models import (
     Walkthrough,
 )
 from lessons.services import SESSION_KEY, challenge_draw, ensure_session, expected_for, learner_identity
-from lessons.snapshot import content_of
 
 
 def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None:
@@ -45,7 +43,6 @@ class ItemState:
     latest: Answer | None = None
     count: int = 0
     card: ReviewCard | None = None  # the item's review card, reused when the next answer reschedules it
-    tries_marker: str = ""  # shown instead of the count in a fragment rendered for sharing
 
     @property
     def answers(self) -> list[Answer]:
@@ -208,8 +205,7 @@ class LessonData:
 
     def record(self, answer: Answer) -> None:
         """Add an answer just stored, so the page shows it without reading it back."""
-        key = item_key(answer.deep_dive_id, answer.step_id, answer.challenge_id)
-        state = self.states.setdefault(key, ItemState())
+        state = self.states.setdefault(answer.item_key, ItemState())
         state.count += 1
         state.latest = answer
         if answer.is_first:
@@ -219,46 +215,67 @@ class LessonData:
 def load_lesson_data(
     request: HttpRequest, lesson: Lesson, only: str | None = None, deep_dive: int | None = None
 ) -> LessonData:
-    """Read the learner's answers to a lesson in a constant number of queries; the content is kept.
+    """Read a lesson's content and the learner's answers to it in a constant number of queries.
 
-    The content rows come from ``lessons.snapshot`` (read once per lesson version). ``only``
-    ("deep_dive", "walkthrough" or "challenge") keeps just that kind of item, and ``deep_dive``
-    just that deep dive and its follow-ups: what the fragment an answer swaps in shows.
+    ``only`` ("deep_dive", "walkthrough" or "challenge") reads just that kind of item, and
+    ``deep_dive`` just that deep dive and its follow-ups: what the fragment an answer swaps in shows.
     """
-    content = content_of(lesson)
     wanted = {only} if only else {"deep_dive", "walkthrough", "challenge"}
-    sections = [] if only else content.sections
+    sections = [] if only else list(Section.objects.filter(lesson=lesson).order_by("order"))
+    for section in sections:
+        section.lesson = lesson
     choices = steps = challenges = []
     if "deep_dive" in wanted:
-        choices = content.choices if deep_dive is None else content.choices_of(content.deep_dive_tree(deep_dive))
+        choices = list(
+            Choice.objects.filter(deep_dive__section__lesson=lesson)
+            .select_related("deep_dive")
+            .order_by("deep_dive__section__order", "deep_dive__order", "order")
+        )
+        if deep_dive is not None:
+            tree = follow_up_tree(choices, deep_dive)
+            choices = [c for c in choices if c.deep_dive_id in tree]
     if "walkthrough" in wanted:
-        steps = content.steps
+        steps = list(
+            Step.objects.filter(walkthrough__section__lesson=lesson)
+            .select_related("walkthrough")
+            .order_by("walkthrough__section__order", "walkthrough__order", "order")
+        )
     if "challenge" in wanted:
-        challenges = content.challenges
+        challenges = list(Challenge.objects.filter(section__lesson=lesson).order_by("section__order", "order"))
     lookup = learner_filter(request)
     states: dict[tuple[str, int], ItemState] = {}
     draws: dict[int, ChallengeDraw] = {}
     resume_url = None
     if lookup is not None:
-        # Filter by the item ids already read: the (learner, item) indexes answer this without joins.
         items = {
-            "deep_dive_id": sorted({c.deep_dive_id for c in choices}),
-            "step_id": [s.pk for s in steps if s.calculator],
-            "challenge_id": [c.pk for c in challenges],
+            "deep_dive": sorted({c.deep_dive_id for c in choices}),
+            "step": [s.pk for s in steps if s.calculator],
+            "challenge": [c.pk for c in challenges],
         }
         states = load_answers(lookup, items)
         if any(ch.ranges for ch in challenges):
             by_pk = {ch.pk: ch for ch in challenges}
-            for draw in ChallengeDraw.objects.filter(**lookup, challenge_id__in=by_pk).only(
-                "challenge_id", "seed", "inputs"
-            ):
-                draws[draw.challenge_id] = ChallengeDraw(
-                    challenge=by_pk[draw.challenge_id], seed=draw.seed, inputs=draw.inputs
-                )
+            for draw in ChallengeDraw.objects.filter(**lookup, challenge_id__in=by_pk):
+                draw.challenge = by_pk[draw.challenge_id]
+                draws[draw.challenge_id] = draw
         if not only:
             position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url").first()
             resume_url = position.url if position else None
     return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url)
+
+
+def follow_up_tree(choices: list[Choice], pk: int) -> set[int]:
+    """Return ``pk`` and every deep dive its choices lead to, however deep (what its fragment may show)."""
+    below: dict[int, set[int]] = defaultdict(set)
+    for choice in choices:
+        if choice.follow_up_id:
+            below[choice.deep_dive_id].add(choice.follow_up_id)
+    tree, todo = {pk}, [pk]
+    while todo:
+        for follow_up in below[todo.pop()] - tree:
+            tree.add(follow_up)
+            todo.append(follow_up)
+    return tree
 
 
 def build_lesson_page(
@@ -285,7 +302,7 @@ def build_lesson_page(
     for choice in choices:
         dd = choice.deep_dive
         if dd.pk not in deep_dives:
-            deep_dives[dd.pk] = DeepDiveView(dd, [], by_item["dd", dd.pk], False, True)
+            deep_dives[dd.pk] = DeepDiveView(dd, [], by_item["deep_dive", dd.pk], False, True)
         deep_dives[dd.pk].choices.append(choice)
         if choice.follow_up_id:
             targets[choice.follow_up_id] = dd
@@ -314,7 +331,7 @@ def build_lesson_page(
         view.current = next((sv.number for sv in view.steps if sv.step.order == wanted), 1)
 
     challenge_views = {
-        ch.pk: ChallengeView(ch, by_item["ch", ch.pk], challenge_draw(identity, ch, draws)) for ch in challenges
+        ch.pk: ChallengeView(ch, by_item["challenge", ch.pk], challenge_draw(identity, ch, draws)) for ch in challenges
     }
 
     section_views = {s.pk: SectionView(s) for s in sections}
@@ -355,71 +372,23 @@ def build_lesson_page(
     )
 
 
-def item_key(deep_dive_id: int | None, step_id: int | None, challenge_id: int | None) -> tuple[str, int]:
-    if deep_dive_id:
-        return "dd", deep_dive_id
-    if step_id:
-        return "step", step_id
-    return "ch", challenge_id
-
-
-def learner_sql(lookup: dict) -> tuple[str, list]:
-    """Return the JOIN and condition selecting the learner's rows of a table aliased ``t``."""
-    join = f"JOIN {Learner._meta.db_table} l ON l.id = t.learner_id"
-    user = lookup.get("learner__user")
-    if user is not None:
-        return join, "l.user_id = %s", [user.pk]
-    return join, "t.learner_id = %s AND l.user_id IS NULL", [lookup["learner_id"]]
-
-
-def items_sql(items: dict[str, list[int]], alias: str) -> tuple[str, list]:
-    """Return ``(alias.deep_dive_id IN (...) OR ...)`` for the item ids given per field."""
-    parts, params = [], []
-    for name, ids in items.items():
-        if ids:
-            parts.append(f"{alias}.{name} IN ({', '.join(['%s'] * len(ids))})")
-            params += list(ids)
-    return "(" + (" OR ".join(parts) or "1 = 0") + ")", params
-
-
 def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, int], ItemState]:
     """Return each answered item's state in two queries, however many retries were recorded.
 
-    ``items`` maps ``deep_dive_id``, ``step_id`` and ``challenge_id`` to the ids wanted. The
-    first answers and the latest come from Answer (the latest named by the item's review
-    card, which every answer updates in the same transaction); the count of tries from the
-    card. The SQL is written out: these two queries run on every page and answer, and
-    compiling them through the ORM cost ten times what running them does.
+    ``items`` maps "deep_dive", "step" and "challenge" to the ids wanted. The first answers
+    come from Answer; the latest answer and the count of tries from the item's review card,
+    which every answer updates in the same transaction.
     """
-    join, who, who_params = learner_sql(lookup)
-    in_items, item_params = items_sql(items, "t")
-    answer_table, card_table = Answer._meta.db_table, ReviewCard._meta.db_table
-    # "t.is_first" as such (not "= true"): SQLite uses the partial first-answer indexes only then.
-    answers = Answer.objects.raw(
-        f"SELECT t.* FROM {answer_table} t {join} WHERE {who} AND {in_items} AND t.is_first "  # noqa: S608
-        f"UNION ALL SELECT * FROM {answer_table} WHERE id IN "
-        f"(SELECT t.latest_answer_id FROM {card_table} t {join} WHERE {who} AND {in_items})",
-        [*who_params, *item_params, *who_params, *item_params],
-    )
-    states: dict[tuple[str, int], ItemState] = {}
-    latest: dict[int, Answer] = {}
-    for answer in answers:
-        latest[answer.pk] = answer
-        if answer.is_first:
-            key = item_key(answer.deep_dive_id, answer.step_id, answer.challenge_id)
-            states[key] = ItemState(first=answer, latest=answer, count=1)
-    if not states:
-        return states
-    cards = ReviewCard.objects.raw(
-        f"SELECT t.* FROM {card_table} t {join} WHERE {who} AND {in_items}",  # noqa: S608
-        [*who_params, *item_params],
-    )
-    for card in cards:
-        state = states.get(item_key(card.deep_dive_id, card.step_id, card.challenge_id))
+    states = {
+        answer.item_key: ItemState(first=answer, latest=answer, count=1)
+        for answer in Answer.objects.filter(Answer.items_q(items), **lookup, is_first=True)
+    }
+    for card in ReviewCard.objects.filter(ReviewCard.items_q(items), **lookup).select_related("latest_answer"):
+        state = states.get(card.item_key)
         if state is not None:
             state.card = card
-            if card.latest_answer_id in latest:
-                state.latest = latest[card.latest_answer_id]
+            if card.latest_answer is not None:
+                state.latest = card.latest_answer
                 state.count = max(card.reviews, 1)
     return states
 
