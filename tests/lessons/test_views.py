@@ -38,7 +38,7 @@ def test_draft_is_hidden_from_learners_but_previewable_by_staff(client, admin_cl
     assert client.get(draft.get_absolute_url()).status_code == 404
     preview = admin_client.get(draft.get_absolute_url())
     assert preview.status_code == 200
-    assert "draft" in preview.content.decode()
+    assert "draft (visible to staff only)" in preview.content.decode()
 
 
 def test_htmx_answer_returns_fragment_with_feedback_and_announcement(client, lesson):
