@@ -358,6 +358,9 @@ class Learner(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="learner"
     )
+    # The anonymous session the learner was created for: unique, so concurrent first answers
+    # of one session find or create the same learner (lessons.services.current_learner).
+    session_key = models.CharField(max_length=40, null=True, blank=True, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -51,7 +51,10 @@ def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | 
             return learner
     if not create:
         return None
-    learner = Learner.objects.create()
+    if request.session.session_key is None:  # a visitor with no session yet gets one first
+        request.session.save()
+    # Keyed on the session, so concurrent answers of one session (several tabs) share a learner.
+    learner, _ = Learner.objects.get_or_create(session_key=request.session.session_key, user=None)
     request.session[SESSION_KEY] = learner.pk
     request._learner = learner
     return learner

@@ -529,3 +529,39 @@ def test_a_signed_in_answer_reads_the_learner_with_the_user(client, lesson, lear
     writes = [q["sql"] for q in ctx.captured_queries if not q["sql"].startswith("SELECT")]
     # One transaction for the whole answer (a savepoint here only because the test runs in one).
     assert len([sql for sql in writes if sql.startswith("SAVEPOINT")]) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_anonymous_sessions_concurrent_first_answers_all_land_on_one_learner():
+    """Six answers sent at once by one visitor (one session cookie) are all kept, for one learner."""
+    import threading
+
+    from django.db import connection
+    from django.test import Client
+
+    from lessons.models import Learner
+
+    lesson = make_lesson(deep_dives=6)
+    visitor = Client()
+    assert visitor.get(lesson.get_absolute_url()).status_code == 200  # the visit that starts the session
+    assert not Learner.objects.exists()
+    barrier = threading.Barrier(6)
+    codes = []
+
+    def answer(dd):
+        tab = Client()
+        tab.cookies = visitor.cookies  # another tab of the same browser
+        best = dd.choices.get(verdict="best")
+        barrier.wait()
+        codes.append(tab.post(answer_url(dd), {"choice": best.pk}, **HTMX).status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=answer, args=(dd,)) for dd in DeepDive.objects.select_related("section__lesson")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert codes == [200] * 6
+    assert Learner.objects.count() == 1
+    results = visitor.get(reverse("results")).content.decode()
+    assert "60 of 90 points" in results and "6 of 9 questions answered" in results
