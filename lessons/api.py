@@ -278,7 +278,7 @@ class DeepDiveAnswerView(AnswerView):
     @extend_schema(
         summary="Answer a deep dive",
         request=ChoiceAnswerSerializer,
-        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
         deep_dive = get_object_or_404(
@@ -294,6 +294,8 @@ class DeepDiveAnswerView(AnswerView):
         )
         if choice is None:
             return Response({"errors": {"choice": ["That is not one of this deep dive's choices."]}}, status=400)
+        if not services.follow_up_reached(services.current_learner(django_request(request)), deep_dive):
+            return Response({"errors": {"deep_dive": [services.FOLLOW_UP_NOT_REACHED]}}, status=409)
         learner = services.current_learner(django_request(request), create=True)
         answer = services.answer_deep_dive(learner, deep_dive, choice)
         follow_up = choice.follow_up

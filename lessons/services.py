@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
 
@@ -26,6 +27,9 @@ from lessons.models import (
 )
 
 SESSION_KEY = "learner_id"
+FOLLOW_UP_NOT_REACHED = (
+    "Answer the question it follows first: this follow-up opens from one of that question's approaches."
+)
 VERDICT_OUTCOME = {"best": Outcome.CORRECT, "acceptable": Outcome.PARTIAL, "weak": Outcome.INCORRECT}
 
 
@@ -97,6 +101,20 @@ def answer_deep_dive(
         max_points=deep_dive.points,
         message=choice.get_verdict_display(),
     )
+
+
+def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
+    """Return whether ``learner`` may answer ``deep_dive`` (one query).
+
+    A deep dive no choice leads to is open to all; a follow-up only once one of the
+    learner's answers (first or retry) picked a choice that leads to it.
+    """
+    leading_here = Choice.objects.filter(follow_up=deep_dive)
+    if learner is None:
+        return not leading_here.exists()
+    picked = Exists(Answer.objects.filter(learner=learner, choice=OuterRef("pk")))
+    reached = list(leading_here.annotate(picked=picked).values_list("picked", flat=True))
+    return not reached or any(reached)
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,9 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     deep_dive = find([c.deep_dive for c in choices], pk=pk)
     form = ChoiceForm(request.POST, choices=choices)
     if not form.is_valid():
-        return answer_error(request, lesson, deep_dive.anchor, form, {"dd": deep_dive.pk})
+        return answer_error(request, lesson, form_message(form), {"dd": deep_dive.pk})
+    if not services.follow_up_reached(services.current_learner(request), deep_dive):
+        return answer_error(request, lesson, services.FOLLOW_UP_NOT_REACHED, {"dd": deep_dive.pk}, status=409)
     learner = services.current_learner(request, create=True)
     state = data.state("deep_dive", pk)
     with transaction.atomic():  # one commit for the answer and the position
@@ -133,7 +135,7 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     form = NumberForm(request.POST)
     url = reverse("walkthrough-step", args=[lesson.slug, key, step.order])
     if not form.is_valid():
-        return answer_error(request, lesson, step.walkthrough.anchor, form, {"step": step.pk}, {key: step.order})
+        return answer_error(request, lesson, form_message(form), {"step": step.pk}, {key: step.order})
     learner = services.current_learner(request, create=True)
     state = data.state("step", pk)
     with transaction.atomic():
@@ -159,7 +161,7 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     challenge = find(data.challenges, pk=pk)
     form = NumberForm(request.POST)
     if not form.is_valid():
-        return answer_error(request, lesson, challenge.anchor, form, {"ch": challenge.pk})
+        return answer_error(request, lesson, form_message(form), {"ch": challenge.pk})
     learner = services.current_learner(request, create=True)
     state = data.state("challenge", pk)
     with transaction.atomic():
@@ -198,9 +200,15 @@ def announcement(answer) -> str:
     return f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points{scored}. {answer.message}"
 
 
-def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpResponse:
-    """Re-show the item with the form's error: 422 fragment for htmx, 400 full page otherwise."""
-    message = " ".join(e for errs in form.errors.values() for e in errs)
+def form_message(form) -> str:
+    return " ".join(e for errs in form.errors.values() for e in errs)
+
+
+def answer_error(request, lesson, message: str, errors, positions=None, status: int | None = None) -> HttpResponse:
+    """Re-show the item with ``message`` in its error region: a fragment for htmx, else the full page.
+
+    Bad input is a 422 fragment (htmx swaps it) or a 400 page, unless ``status`` says otherwise.
+    """
     errors = {**errors, "message": message}
     page = build_lesson_page(request, lesson, positions)
     if request.htmx:
@@ -214,8 +222,9 @@ def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpR
         item_id = errors.get("dd") or errors.get("ch") or errors.get("step")
         context = {"page": page, "lesson": lesson, "view": view, "errors": errors, "announce": message,
                    "announce_for": item_id, "as_fragment": True}  # fmt: skip
-        return render(request, f"lessons/lesson.html#{partial}", context, status=422)
-    return render(request, "lessons/lesson.html", {"page": page, "lesson": lesson, "errors": errors}, status=400)
+        return render(request, f"lessons/lesson.html#{partial}", context, status=status or 422)
+    context = {"page": page, "lesson": lesson, "errors": errors}
+    return render(request, "lessons/lesson.html", context, status=status or 400)
 
 
 @require_GET

@@ -565,3 +565,40 @@ def test_an_anonymous_sessions_concurrent_first_answers_all_land_on_one_learner(
     assert Learner.objects.count() == 1
     results = visitor.get(reverse("results")).content.decode()
     assert "60 of 90 points" in results and "6 of 9 questions answered" in results
+
+
+@pytest.fixture
+def follow_up(lesson):
+    """A follow-up that dd-1's weak choice leads to."""
+    follow = make_deep_dive(lesson.sections.get(), key="dd-follow", order=60)
+    Choice.objects.filter(pk=choice(lesson, "weak").pk).update(follow_up=follow)
+    return follow
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_a_follow_up_cannot_be_answered_before_it_is_reached(client, lesson, follow_up, htmx):
+    headers = HTMX if htmx else {}
+    best = follow_up.choices.get(verdict="best")
+    response = client.post(answer_url(follow_up), {"choice": best.pk}, **headers)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "Answer the question it follows first" in html
+    if htmx:  # the message sits in the follow-up's own error region
+        assert '<p class="error" role="alert">Answer the question it follows first' in html
+    assert not Answer.objects.exists()
+    client.post(answer_url(lesson.sections.get().deepdives.get(key="dd-1")), {"choice": choice(lesson, "best").pk})
+    assert client.post(answer_url(follow_up), {"choice": best.pk}, **headers).status_code == 409  # not that way
+    assert Answer.objects.count() == 1
+
+
+def test_a_follow_up_reached_through_any_of_ones_answers_can_be_answered(client, lesson, follow_up):
+    from django.test import Client
+
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk})  # a retry that opens the follow-up
+    best = follow_up.choices.get(verdict="best")
+    assert Client().post(answer_url(follow_up), {"choice": best.pk}).status_code == 409  # another visitor
+    response = client.post(answer_url(follow_up), {"choice": best.pk}, **HTMX)
+    assert response.status_code == 200
+    assert "Correct: 10 of 10 points" in response.content.decode()
