@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.utils.html import strip_tags
 
 from lessons.markup import render_inline
-from lessons.models import Challenge, DeepDive, Lesson, Walkthrough
+from lessons.models import Challenge, DeepDive, Lesson, Walkthrough, item_key_of
 
 # The fields item_link() reads; add them to a values() query over Answer or ReviewCard.
 ITEM_FIELDS = (
@@ -28,19 +28,19 @@ class ItemLink:
 
 def item_link(row: dict, visible: dict[int, Lesson]) -> ItemLink | None:
     """Return the item's link, or None when its lesson is not among ``visible``."""
-    if row["deep_dive_id"]:
+    kind, pk = item_key_of(row)
+    if kind == "deep_dive":
         lesson = visible.get(row["deep_dive__section__lesson_id"])
-        kind, pk = "deep_dive", row["deep_dive_id"]
         title = strip_tags(render_inline(row["deep_dive__prompt"]))
         anchor = "#" + DeepDive.anchor_for(row["deep_dive__key"])
-    elif row["step_id"]:
+    elif kind == "step":
         lesson = visible.get(row["step__walkthrough__section__lesson_id"])
-        kind, pk, title = "step", row["step_id"], row["step__title"]
+        title = row["step__title"]
         key = row["step__walkthrough__key"]
         anchor = f"walkthroughs/{key}/{row['step__order']}/#{Walkthrough.anchor_for(key)}"
     else:
         lesson = visible.get(row["challenge__section__lesson_id"])
-        kind, pk, title = "challenge", row["challenge_id"], row["challenge__title"]
+        title = row["challenge__title"]
         anchor = "#" + Challenge.anchor_for(row["challenge__key"])
     if lesson is None:
         return None

@@ -415,6 +415,9 @@ class AboutItem(models.Model):
         return condition
 
 
+ITEM_ID_FIELDS = tuple(f"{kind}_id" for kind in AboutItem.ITEM_KINDS)  # for values() rows read by item_key_of
+
+
 def item_key_of(row: dict) -> tuple[str, int]:
     """Return (kind, id) of the item a ``values()`` row of Answer or ReviewCard names."""
     for kind in AboutItem.ITEM_KINDS:

@@ -21,6 +21,7 @@ from lessons.models import (
     Step,
     Walkthrough,
 )
+from lessons.scoring import Score, counts_toward_score
 from lessons.services import SESSION_KEY, challenge_draw, ensure_session, expected_for, learner_identity
 
 
@@ -177,14 +178,11 @@ class LessonPage:
     walkthroughs: dict[int, WalkthroughView]
     challenges: dict[int, ChallengeView]
     resume_url: str | None
-    answered: int
-    total: int
-    points: int
-    max_points: int
+    score: Score
 
     @property
     def percent(self) -> int:
-        return round(100 * self.answered / self.total) if self.total else 0
+        return self.score.progress
 
 
 @dataclass
@@ -350,14 +348,16 @@ def build_lesson_page(
         if in_layer:
             layers.append(LayerView(layer.value, layer.label, sum(s.section.minutes for s in in_layer), in_layer))
 
-    # A follow-up counts once answered, as on the results page (opening it is not enough).
-    graded = [v.state for v in deep_dives.values() if not v.is_follow_up or v.answered]
-    graded += [s.state for w in walkthroughs.values() for s in w.steps if s.step.calculator]
-    graded += [c.state for c in challenge_views.values()]
-    max_points = sum(v.deep_dive.points for v in deep_dives.values() if not v.is_follow_up or v.answered)
-    max_points += sum(s.step.points for w in walkthroughs.values() for s in w.steps if s.step.calculator)
-    max_points += sum(c.challenge.points for c in challenge_views.values())
-    firsts = [state.first for state in graded if state.first]
+    score = Score()
+    for view in deep_dives.values():
+        if counts_toward_score(view.is_follow_up, view.answered):
+            score.add(view.deep_dive.points, first_points(view.state))
+    for view in walkthroughs.values():
+        for step_view in view.steps:
+            if step_view.step.calculator:
+                score.add(step_view.step.points, first_points(step_view.state))
+    for view in challenge_views.values():
+        score.add(view.challenge.points, first_points(view.state))
     return LessonPage(
         lesson=lesson,
         layers=layers,
@@ -365,11 +365,12 @@ def build_lesson_page(
         walkthroughs=walkthroughs,
         challenges=challenge_views,
         resume_url=resume_url or first_unanswered(layers),
-        answered=len(firsts),
-        total=len(graded),
-        points=sum(a.points for a in firsts),
-        max_points=max_points,
+        score=score,
     )
+
+
+def first_points(state: ItemState) -> int | None:
+    return state.first.points if state.first else None
 
 
 def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, int], ItemState]:

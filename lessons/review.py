@@ -25,18 +25,10 @@ SCHEDULER = Scheduler(
 RATING = {Outcome.CORRECT: Rating.Good, Outcome.PARTIAL: Rating.Hard, Outcome.INCORRECT: Rating.Again}
 
 
-def item_fields(answer: Answer) -> dict:
-    if answer.deep_dive_id:
-        return {"deep_dive_id": answer.deep_dive_id}
-    if answer.step_id:
-        return {"step_id": answer.step_id}
-    return {"challenge_id": answer.challenge_id}
-
-
 def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | None = None) -> ReviewCard:
     """Reschedule the answered item for its learner (two queries; one when its ``card`` was read already)."""
     now = now or timezone.now()
-    fields = item_fields(answer)
+    fields = answer.item_fields
     row = card if card is not None else ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first()
     state = Card.from_dict(row.card) if row else Card(due=now)
     state, _log = SCHEDULER.review_card(state, RATING[answer.outcome], review_datetime=now)
@@ -108,9 +100,9 @@ def merge_cards(source_id: int, target_id: int) -> None:
 
     The kept card counts both learners' tries.
     """
-    targets = {item_of(card): card for card in ReviewCard.objects.filter(learner_id=target_id)}
+    targets = {card.item_key: card for card in ReviewCard.objects.filter(learner_id=target_id)}
     for card in ReviewCard.objects.filter(learner_id=source_id):
-        kept = targets.get(item_of(card))
+        kept = targets.get(card.item_key)
         if kept is None:
             ReviewCard.objects.filter(pk=card.pk).update(learner_id=target_id)
             continue
@@ -118,7 +110,3 @@ def merge_cards(source_id: int, target_id: int) -> None:
         latest = kept.latest_answer_id or card.latest_answer_id
         ReviewCard.objects.filter(pk=kept.pk).update(reviews=kept.reviews + card.reviews, latest_answer_id=latest)
         card.delete()
-
-
-def item_of(card: ReviewCard) -> tuple[int | None, int | None, int | None]:
-    return card.deep_dive_id, card.step_id, card.challenge_id

@@ -289,7 +289,7 @@ def merge_learners(source: Learner, target: Learner) -> None:
     """Move ``source``'s progress into ``target``; where both answered an item, target's first answer stays."""
     if source.pk == target.pk:
         return
-    for field in ("deep_dive", "step", "challenge"):
+    for field in Answer.ITEM_KINDS:
         taken = Answer.objects.filter(learner=target, is_first=True, **{f"{field}__isnull": False}).values(field)
         Answer.objects.filter(learner=source, is_first=True, **{f"{field}__in": taken}).update(is_first=False)
     Answer.objects.filter(learner=source).update(learner=target)
