@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from django.urls import reverse
 from django.utils.html import strip_tags
 
 from lessons.markup import render_inline
@@ -26,7 +28,28 @@ class ItemLink:
     lesson: Lesson
 
 
-def item_link(row: dict, visible: dict[int, Lesson]) -> ItemLink | None:
+def url_maker(name: str, *args) -> Callable[[object], str]:
+    """Reverse ``name`` once and return a function giving its URL for any value of the last argument.
+
+    A page that links every item (a lesson, the results) would otherwise reverse each link:
+    that took more time than the rest of an item's rendering.
+    """
+    marker = "4242424242"  # fits both int and slug converters
+    head, tail = reverse(name, args=[*args, marker]).rsplit(marker, 1)
+    return lambda last: f"{head}{last}{tail}"
+
+
+def item_links(rows: Iterable[dict], lessons: Iterable[Lesson]) -> Iterator[tuple[dict, ItemLink]]:
+    """Yield each row whose item is in one of ``lessons``, with the item's link."""
+    visible = {lesson.pk: lesson for lesson in lessons}
+    lesson_url = url_maker("lesson")
+    for row in rows:
+        link = item_link(row, visible, lesson_url)
+        if link is not None:
+            yield row, link
+
+
+def item_link(row: dict, visible: dict[int, Lesson], lesson_url: Callable[[object], str]) -> ItemLink | None:
     """Return the item's link, or None when its lesson is not among ``visible``."""
     kind, pk = item_key_of(row)
     if kind == "deep_dive":
@@ -44,4 +67,4 @@ def item_link(row: dict, visible: dict[int, Lesson]) -> ItemLink | None:
         anchor = "#" + Challenge.anchor_for(row["challenge__key"])
     if lesson is None:
         return None
-    return ItemLink(kind, pk, title, lesson.get_absolute_url() + anchor, lesson)
+    return ItemLink(kind, pk, title, lesson_url(lesson.slug) + anchor, lesson)

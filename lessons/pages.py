@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.http import HttpRequest
 
+from lessons.links import url_maker
 from lessons.models import (
     Answer,
     Challenge,
@@ -66,6 +68,7 @@ class DeepDiveView:
     parent: DeepDive | None = None
     follow_up_views: list[DeepDiveView] = field(default_factory=list)
     kind: str = "deep_dive"
+    answer_url: str = ""
 
     @property
     def answered(self) -> bool:
@@ -82,6 +85,7 @@ class StepView:
     step: Step
     number: int
     state: ItemState
+    answer_url: str = ""
 
     @property
     def answered(self) -> bool:
@@ -95,8 +99,21 @@ class StepView:
 class WalkthroughView:
     walkthrough: Walkthrough
     steps: list[StepView]
+    step_url: Callable[[int], str]  # the URL of the step of a given order
     current: int = 1
     kind: str = "walkthrough"
+
+    @property
+    def prev_url(self) -> str | None:
+        return self.step_url(self.prev_order) if self.prev_order is not None else None
+
+    @property
+    def next_url(self) -> str | None:
+        return self.step_url(self.next_order) if self.next_order is not None else None
+
+    @property
+    def first_url(self) -> str:
+        return self.step_url(self.first_order)
 
     @property
     def step(self) -> StepView:
@@ -139,6 +156,8 @@ class ChallengeView:
     challenge: Challenge
     state: ItemState
     draw: dict
+    answer_url: str
+    calculator_url: str
     kind: str = "challenge"
 
     @property
@@ -224,14 +243,13 @@ def load_lesson_data(
         section.lesson = lesson
     choices = steps = challenges = []
     if "deep_dive" in wanted:
+        choices = Choice.objects.filter(deep_dive__section__lesson=lesson)
+        if deep_dive is not None:  # the graph as pairs of ids, then only the choices the fragment shows
+            links = choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id")
+            choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
         choices = list(
-            Choice.objects.filter(deep_dive__section__lesson=lesson)
-            .select_related("deep_dive")
-            .order_by("deep_dive__section__order", "deep_dive__order", "order")
+            choices.select_related("deep_dive").order_by("deep_dive__section__order", "deep_dive__order", "order")
         )
-        if deep_dive is not None:
-            tree = follow_up_tree(choices, deep_dive)
-            choices = [c for c in choices if c.deep_dive_id in tree]
     if "walkthrough" in wanted:
         steps = list(
             Step.objects.filter(walkthrough__section__lesson=lesson)
@@ -262,12 +280,14 @@ def load_lesson_data(
     return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url)
 
 
-def follow_up_tree(choices: list[Choice], pk: int) -> set[int]:
-    """Return ``pk`` and every deep dive its choices lead to, however deep (what its fragment may show)."""
+def follow_up_tree(links: Iterable[tuple[int, int]], pk: int) -> set[int]:
+    """Return ``pk`` and every deep dive its choices lead to, however deep (what its fragment may show).
+
+    ``links`` are (deep dive, follow-up) pairs.
+    """
     below: dict[int, set[int]] = defaultdict(set)
-    for choice in choices:
-        if choice.follow_up_id:
-            below[choice.deep_dive_id].add(choice.follow_up_id)
+    for parent, follow_up in links:
+        below[parent].add(follow_up)
     tree, todo = {pk}, [pk]
     while todo:
         for follow_up in below[todo.pop()] - tree:
@@ -295,12 +315,18 @@ def build_lesson_page(
     by_item: dict[tuple[str, int], ItemState] = defaultdict(ItemState)
     by_item.update(data.states)
 
+    # Each kind of link is reversed once per page, not once per item.
+    deep_dive_url = url_maker("answer-deep-dive", lesson.slug)
+    step_answer_url = url_maker("answer-step", lesson.slug)
+    challenge_url = url_maker("answer-challenge", lesson.slug)
+    calculator_url = url_maker("calculators:detail")
     deep_dives: dict[int, DeepDiveView] = {}
     targets: dict[int, DeepDive] = {}
     for choice in choices:
         dd = choice.deep_dive
         if dd.pk not in deep_dives:
-            deep_dives[dd.pk] = DeepDiveView(dd, [], by_item["deep_dive", dd.pk], False, True)
+            view = DeepDiveView(dd, [], by_item["deep_dive", dd.pk], False, True, answer_url=deep_dive_url(dd.pk))
+            deep_dives[dd.pk] = view
         deep_dives[dd.pk].choices.append(choice)
         if choice.follow_up_id:
             targets[choice.follow_up_id] = dd
@@ -322,14 +348,23 @@ def build_lesson_page(
     walkthroughs: dict[int, WalkthroughView] = {}
     for step in steps:
         wt = step.walkthrough
-        view = walkthroughs.setdefault(wt.pk, WalkthroughView(wt, []))
-        view.steps.append(StepView(step, len(view.steps) + 1, by_item["step", step.pk]))
+        if wt.pk not in walkthroughs:
+            walkthroughs[wt.pk] = WalkthroughView(wt, [], url_maker("walkthrough-step", lesson.slug, wt.key))
+        view = walkthroughs[wt.pk]
+        view.steps.append(StepView(step, len(view.steps) + 1, by_item["step", step.pk], step_answer_url(step.pk)))
     for view in walkthroughs.values():
         wanted = (positions or {}).get(view.walkthrough.key)
         view.current = next((sv.number for sv in view.steps if sv.step.order == wanted), 1)
 
     challenge_views = {
-        ch.pk: ChallengeView(ch, by_item["challenge", ch.pk], challenge_draw(identity, ch, draws)) for ch in challenges
+        ch.pk: ChallengeView(
+            ch,
+            by_item["challenge", ch.pk],
+            challenge_draw(identity, ch, draws),
+            challenge_url(ch.pk),
+            calculator_url(ch.calculator),
+        )
+        for ch in challenges
     }
 
     section_views = {s.pk: SectionView(s) for s in sections}

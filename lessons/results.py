@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 
-from lessons.links import ITEM_FIELDS, item_link
+from lessons.links import ITEM_FIELDS, item_links
 from lessons.models import (
     ITEM_ID_FIELDS,
     Answer,
@@ -98,28 +98,24 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
         lesson_rows.append((lesson, score))
         total.add_score(score)
     misses = load_misses(lookup, lessons) if with_misses and lookup is not None else []
-    topic_list = sorted(topics.values(), key=lambda t: Topic.values.index(t.topic) if t.topic in Topic.values else 99)
+    order = {topic: index for index, topic in enumerate(Topic.values)}
+    topic_list = sorted(topics.values(), key=lambda t: order.get(t.topic, len(order)))
     return Results(lesson_rows, topic_list, misses, total)
 
 
 def load_misses(lookup: dict, lessons: list[Lesson]) -> list[Miss]:
     """Return the learner's missed first answers in the given lessons, oldest first (one query)."""
-    visible = {lesson.pk: lesson for lesson in lessons}
     rows = (
         Answer.objects.filter(**lookup, is_first=True)
         .exclude(outcome=Outcome.CORRECT)
         .order_by("created_at")
         .values("outcome", "points", "max_points", *ITEM_FIELDS)
     )
-    misses = []
-    for row in rows:
-        link = item_link(row, visible)
-        if link is not None:
-            title = truncate_words(link.title, 16)
-            misses.append(
-                Miss(link.kind, link.item_id, title, link.url, row["outcome"], row["points"], row["max_points"])
-            )
-    return misses
+    return [
+        Miss(link.kind, link.item_id, truncate_words(link.title, 16), link.url, row["outcome"], row["points"],
+             row["max_points"])
+        for row, link in item_links(rows, lessons)
+    ]  # fmt: skip
 
 
 def truncate_words(text: str, count: int) -> str:

@@ -14,7 +14,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
-from lessons.links import ITEM_FIELDS, item_link
+from lessons.links import ITEM_FIELDS, item_links
 from lessons.models import Answer, Lesson, Outcome, ReviewCard
 
 SCHEDULER = Scheduler(
@@ -73,21 +73,16 @@ def in_lessons(lessons) -> Q:
 def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, limit: int = 50) -> list[DueItem]:
     """Return the learner's items due for review in visible lessons, most overdue first (one query)."""
     now = now or timezone.now()
-    visible = {lesson.pk: lesson for lesson in lessons}
     rows = (
         ReviewCard.objects.filter(**lookup, due__lte=now)
         .filter(in_lessons(lessons))
         .order_by("due")
         .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:limit]
     )
-    items = []
-    for row in rows:
-        link = item_link(row, visible)
-        if link is not None:
-            items.append(
-                DueItem(link.title, link.lesson.title, link.url, row["due"], row["last_outcome"], row["reviews"])
-            )
-    return items
+    return [
+        DueItem(link.title, link.lesson.title, link.url, row["due"], row["last_outcome"], row["reviews"])
+        for row, link in item_links(rows, lessons)
+    ]
 
 
 def due_count(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> int:

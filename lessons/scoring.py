@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from lessons.models import Topic
 
+TOPIC_LABELS = dict(Topic.choices)
+
 
 def counts_toward_score(is_follow_up: bool, answered: bool) -> bool:
     """Return whether an item counts: a follow-up only once answered (opening it is not enough)."""
@@ -54,7 +56,7 @@ class TopicScore(Score):
 
     @property
     def label(self) -> str:
-        return Topic(self.topic).label if self.topic in Topic.values else self.topic
+        return TOPIC_LABELS.get(self.topic, self.topic)
 
     @property
     def mastery(self) -> float:

@@ -602,3 +602,26 @@ def test_a_follow_up_reached_through_any_of_ones_answers_can_be_answered(client,
     response = client.post(answer_url(follow_up), {"choice": best.pk}, **HTMX)
     assert response.status_code == 200
     assert "Correct: 10 of 10 points" in response.content.decode()
+
+
+def test_every_link_on_a_lesson_page_is_the_routes_own(client, lesson):
+    """Links built once per page (lessons.links.url_maker) are what reverse() gives for each item."""
+    from lessons.models import Challenge
+
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    dd, step, challenge = (
+        DeepDive.objects.get(key="dd-1"),
+        Step.objects.get(title="Preamble size"),
+        Challenge.objects.get(),
+    )
+    for url in (
+        answer_url(dd),
+        reverse("answer-step", args=[lesson.slug, Step.objects.get(title="Requests per replica").pk]),
+        reverse("answer-challenge", args=[lesson.slug, challenge.pk]),
+        reverse("walkthrough-step", args=[lesson.slug, "build", 2]),
+        reverse("calculators:detail", args=["kv-cache"]),
+    ):
+        assert f'"{url}' in html, url
+    fragment = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]), **HTMX).content.decode()
+    assert f'action="{reverse("answer-step", args=[lesson.slug, step.pk])}"' in fragment
+    assert f'href="{reverse("walkthrough-step", args=[lesson.slug, "size", 1])}#wt-size"' in fragment
