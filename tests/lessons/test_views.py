@@ -625,3 +625,19 @@ def test_every_link_on_a_lesson_page_is_the_routes_own(client, lesson):
     fragment = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]), **HTMX).content.decode()
     assert f'action="{reverse("answer-step", args=[lesson.slug, step.pk])}"' in fragment
     assert f'href="{reverse("walkthrough-step", args=[lesson.slug, "size", 1])}#wt-size"' in fragment
+
+
+def test_a_session_key_rotated_at_log_in_and_out_keeps_progress_apart(client, lesson, learner_user):
+    """The session's learner merges into the account at log-in; after log-out a new session starts afresh."""
+    from lessons.models import Learner
+
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk})
+    client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
+    assert list(Learner.objects.values_list("user", flat=True)) == [learner_user.pk]
+    client.post(reverse("logout"))
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    anonymous = Learner.objects.get(user=None)
+    assert anonymous.session_key == client.session.session_key
+    assert "10 of 40 points" in client.get(reverse("results")).content.decode()
+    assert Answer.objects.get(learner__user=learner_user).points == 0
