@@ -274,7 +274,7 @@ class SectionInline(admin.TabularInline):
 
 
 class ContentAdmin(admin.ModelAdmin):
-    """Content edits mark their lesson as changed (lessons.signals), so cached pages of it are rebuilt."""
+    """The admin of an authored content row."""
 
     save_on_top = True
     formfield_overrides = JSON_FORM_FIELDS

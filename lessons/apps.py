@@ -4,8 +4,3 @@ from django.apps import AppConfig
 class LessonsConfig(AppConfig):
     name = "lessons"
     verbose_name = "Lessons and learner progress"
-
-    def ready(self) -> None:
-        from lessons import signals
-
-        signals.connect()

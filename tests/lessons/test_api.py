@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from interview.accounts.tokens import create_token
 from lessons.models import Answer, Challenge, DeepDive, Step
+from lessons.services import FOLLOW_UP_NOT_REACHED
 from tests.lessons.factories import make_lesson
 
 
@@ -222,3 +223,21 @@ def test_authored_html_in_api_text_is_sanitised_in_the_html_twin(api, lesson):
     dive = api.get("/api/v1/lessons/sample/").json()["sections"][0]["items"][0]
     assert "<script" not in dive["prompt_html"]
     assert "onerror" not in dive["prompt_html"]
+
+
+def test_the_api_refuses_a_follow_up_not_yet_reached(api, lesson):
+    from tests.lessons.factories import make_deep_dive
+
+    dd = DeepDive.objects.get(key="dd-1")
+    follow = make_deep_dive(dd.section, key="dd-follow", order=60)
+    weak = dd.choices.get(verdict="weak")
+    weak.follow_up = follow
+    weak.save()
+    url = f"/api/v1/deep-dives/{follow.pk}/answer/"
+    response = api.post(url, {"choice": follow.choices.first().pk}, format="json")
+    assert response.status_code == 409
+    assert response.json() == {"errors": {"deep_dive": [FOLLOW_UP_NOT_REACHED]}}
+    assert not Answer.objects.exists()
+    assert api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": weak.pk}, format="json").json()["follow_up"]
+    assert api.post(url, {"choice": follow.choices.first().pk}, format="json").status_code == 200
+    assert Answer.objects.filter(deep_dive=follow).count() == 1
