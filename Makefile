@@ -1,5 +1,6 @@
 # Serving Interview Lab: `make run` serves the app, `make test` runs every check.
 SHELL := /bin/bash
+# Python 3.11 to 3.13 (pyproject.toml): python3.11 when there is one (as in CI), else python3.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,10 +10,12 @@ PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test setup browser lint format bench clean
+.PHONY: run test setup browser wrk lint format bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt
-	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { echo "Python 3.11 is needed: install it, or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
+	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null || { \
+	  echo "Python 3.11, 3.12 or 3.13 is needed; '$(or $(PYTHON),python3)' is $$($(or $(PYTHON),python3) --version 2>&1 | head -n 1)."; \
+	  echo "Install one, or run 'make PYTHON=/path/to/python3.12 ...'"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
@@ -38,6 +41,10 @@ browser:
 	  fi; \
 	fi
 
+# wrk loads the server in make bench; tests/bench checks the bench's wrk script with it.
+wrk:
+	@command -v wrk >/dev/null || { if [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; else echo "make bench and make test need wrk: sudo apt-get install -y wrk"; exit 1; fi; }
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -46,13 +53,14 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: $(STAMP) browser lint
+test: $(STAMP) browser wrk lint
 	DJANGO_SETTINGS_MODULE=interview.test_settings $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations"; exit 1; }
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest $(PYTEST_ARGS)
 
-bench: $(STAMP)
-	@command -v wrk >/dev/null || { if [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; else echo "make bench needs wrk: sudo apt-get install -y wrk"; exit 1; fi; }
-	$(PY) bench/run.py
+# BENCH_SECONDS per target (default 10, a few minutes in all; 2 for a quick look). SQLite unless
+# DATABASE_URL (and REDIS_URL) are set.
+bench: $(STAMP) wrk
+	$(PY) -m bench.run
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

@@ -7,7 +7,7 @@ from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "interview.settings")
 django.setup()
-settings.ROOT_URLCONF = "floor_urls"
+settings.ROOT_URLCONF = "bench.floor_urls"
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 

@@ -1,5 +1,15 @@
-"""One JSON shape for every API error: {"errors": {"<field>": ["message"]}} plus "detail" when not a field."""
+"""One JSON shape for every API error: {"errors": {"<field>": ["message"]}} plus "detail" when not a field.
 
+DRF's views answer with it through ``api_exception_handler``; the error handlers below give
+the same shape to what happens outside DRF under /api/ (no such path, an oversized or bad
+request, a server error), while pages keep their HTML error pages.
+"""
+
+from django.conf import settings
+from django.core.exceptions import BadRequest, RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
+from django.views import defaults
 from rest_framework.views import exception_handler
 
 
@@ -17,3 +27,43 @@ def api_exception_handler(exc, context):
     else:
         response.data = {"errors": {"__all__": [str(m) for m in data]}}
     return response
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def api_error(message: str, status: int) -> JsonResponse:
+    return JsonResponse({"detail": message, "errors": {"__all__": [message]}}, status=status)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler400: a body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413; other refusals a 400.
+
+    Only messages written for the visitor are shown (BadRequest); other 400s, such as a
+    bad Host header, keep Django's terse page.
+    """
+    if isinstance(exception, RequestDataTooBig):
+        status, message = 413, f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
+    elif type(exception) is BadRequest:
+        status, message = 400, str(exception)
+    else:
+        status, message = 400, "Bad request."
+    if is_api(request):
+        return api_error(message, status)
+    # Rendered without the request (as Django's own handler does): the request itself is what was wrong.
+    return HttpResponse(loader.render_to_string("400.html", {"message": message}), status=status)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: JSON under /api/, the HTML page elsewhere."""
+    if is_api(request):
+        return api_error("No API endpoint at this address.", 404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: JSON under /api/, the HTML page elsewhere; the details go to the log only."""
+    if is_api(request):
+        return api_error("Server error. It was logged; try again later.", 500)
+    return defaults.server_error(request)

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "interview.accounts",
     "lessons",
     "calculators",
 ]
@@ -43,6 +44,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "interview.middleware.reject_nul_characters",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -90,20 +92,38 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Cache and sessions: Redis when REDIS_URL is set, local memory otherwise.
+
+def redis_cache(url: str) -> dict:
+    """Return the cache settings for the Redis at ``url``, built so that an outage is survivable.
+
+    django-redis turns connection errors into cache misses (IGNORE_EXCEPTIONS, each one
+    logged below) and keeps a pool of connections; the short socket timeouts make a dead
+    or unreachable Redis cost milliseconds per request instead of hanging it. The pool
+    reconnects by itself when Redis is back, so recovery needs no restart.
+    """
+    return {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": url,
+        "KEY_PREFIX": envstr("CACHE_KEY_PREFIX", "sil"),
+        "OPTIONS": {
+            "IGNORE_EXCEPTIONS": True,
+            "SOCKET_CONNECT_TIMEOUT": 0.1,  # seconds; a healthy Redis answers in well under 1 ms
+            "SOCKET_TIMEOUT": 0.1,
+            "CONNECTION_POOL_KWARGS": {"max_connections": 50},
+        },
+    }
+
+
+# Cache and sessions: Redis when REDIS_URL is set, local memory otherwise. Sessions are
+# cached_db, so they are read from the database whenever Redis misses or is down.
 REDIS_URL = envurl("REDIS_URL", ("redis", "rediss", "unix"))
 if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": envstr("CACHE_KEY_PREFIX", "sil"),
-        }
-    }
+    CACHES = {"default": redis_cache(REDIS_URL)}
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     SESSION_ENGINE = "django.contrib.sessions.backends.db"
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True  # an ignored Redis error still leaves a trace in the log
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -111,8 +131,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# ModelBackend, with the account's learner loaded along with the user (lessons.backends).
-AUTHENTICATION_BACKENDS = ["lessons.backends.LearnerModelBackend"]
+# ModelBackend, with the account's learner loaded along with the user.
+AUTHENTICATION_BACKENDS = ["interview.accounts.backends.LearnerModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -152,6 +172,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS
 if envbool("BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Trust X-Forwarded-For only behind the proxy that sets it; otherwise a client could pick its own address.
+NUM_PROXIES = 1 if envbool("BEHIND_PROXY", False) else 0
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
@@ -174,22 +196,32 @@ CONTENT_SECURITY_POLICY = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "lessons.tokens.ApiTokenAuthentication",
-        "lessons.tokens.CsrfSessionAuthentication",
+        "interview.accounts.tokens.ApiTokenAuthentication",
+        "interview.accounts.tokens.CsrfSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Deep nesting and NUL characters are a 400, bodies over DATA_UPLOAD_MAX_MEMORY_SIZE a 413.
+    "DEFAULT_PARSER_CLASSES": [
+        "interview.json_input.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "interview.api_errors.api_exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["lessons.throttling.VisitorRateThrottle"],
-    # Trust X-Forwarded-For only behind the proxy that sets it; otherwise a client could pick its own address.
-    "NUM_PROXIES": 1 if envbool("BEHIND_PROXY", False) else 0,
-    "DEFAULT_THROTTLE_RATES": {
-        "anon": envstr("THROTTLE_ANON", "600/min"),
-        "user": envstr("THROTTLE_USER", "1200/min"),
-        "answers": envstr("THROTTLE_ANSWERS", "120/min"),
-        "login": envstr("THROTTLE_LOGIN", "10/min"),
-    },
+    "DEFAULT_THROTTLE_CLASSES": ["interview.ratelimit.VisitorThrottle"],
+}
+
+# Rate limits (interview/ratelimit.py): "<count>/<unit>" or "<count>/<n><unit>", units s, min, h, day.
+RATE_LIMITS = {
+    "api_anon": envstr("THROTTLE_ANON", "600/min"),  # API requests per address, anonymous
+    "api_user": envstr("THROTTLE_USER", "1200/min"),  # API requests per account
+    "answers": envstr("THROTTLE_ANSWERS", "120/min"),  # answers per visitor, pages and API together
+    "login": envstr("THROTTLE_LOGIN", "10/min"),  # log-in attempts per address
+    "login_account_address": envstr("THROTTLE_LOGIN_ACCOUNT_ADDRESS", "5/15min"),  # failures per account and address
+    "login_account": envstr("THROTTLE_LOGIN_ACCOUNT", "100/h"),  # failures per account, all addresses
+    "password_reset": envstr("THROTTLE_PASSWORD_RESET", "5/h"),  # reset requests per address
+    "password_reset_account": envstr("THROTTLE_PASSWORD_RESET_ACCOUNT", "3/h"),  # reset requests per e-mail
 }
 if DEBUG:
     REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append("rest_framework.renderers.BrowsableAPIRenderer")

@@ -11,6 +11,11 @@ admin.site.site_header = "Serving Interview Lab authoring"
 admin.site.site_title = "Serving Interview Lab admin"
 admin.site.index_title = "Content and learners"
 
+# JSON errors under /api/, the HTML error pages elsewhere.
+handler400 = "interview.api_errors.bad_request"
+handler404 = "interview.api_errors.not_found"
+handler500 = "interview.api_errors.server_error"
+
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
@@ -25,5 +30,6 @@ urlpatterns = [
         csp_update({"style-src": ["'unsafe-inline'"]})(SpectacularSwaggerSplitView.as_view(url_name="schema")),
         name="api-docs",
     ),
+    path("accounts/", include("interview.accounts.urls")),
     path("", include("lessons.urls")),
 ]

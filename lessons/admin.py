@@ -5,8 +5,10 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.forms.models import BaseInlineFormSet
 
+from interview.json_input import JSONFormField
 from lessons.content.validate import (
     Checker,
     ContentError,
@@ -18,6 +20,8 @@ from lessons.content.validate import (
 from lessons.markup import MarkupError, check_markup
 from lessons.models import Answer, Challenge, Choice, DeepDive, Learner, Lesson, Section, Step, Track, Walkthrough
 
+# JSON fields refuse NUL characters and absurd nesting with a form error, not a database error.
+JSON_FORM_FIELDS = {models.JSONField: {"form_class": JSONFormField}}
 MARKDOWN_FIELDS = ("summary", "body", "prompt", "context", "feedback", "intro", "explanation", "text")
 
 
@@ -199,6 +203,7 @@ class ChoiceInline(admin.StackedInline):
 
 class StepInline(admin.StackedInline):
     model = Step
+    formfield_overrides = JSON_FORM_FIELDS
     form = StepForm
     formset = StepFormSet
     extra = 0
@@ -235,9 +240,10 @@ class SectionInline(admin.TabularInline):
 
 
 class ContentAdmin(admin.ModelAdmin):
-    """Content edits mark their lesson as changed (lessons.signals), so cached pages of it are rebuilt."""
+    """The admin of an authored content row."""
 
     save_on_top = True
+    formfield_overrides = JSON_FORM_FIELDS
 
 
 @admin.register(Track)

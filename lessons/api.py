@@ -11,19 +11,15 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from interview.ratelimit import AnswersThrottle
 from lessons import review, services
 from lessons.markup import markdown_text as md
 from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
 from lessons.pages import ChallengeView, DeepDiveView, WalkthroughView, build_lesson_page, learner_filter
 from lessons.results import compute_results
 from lessons.templatetags.lesson_tags import drawn_prompt
-
-
-class AnswerThrottle(ScopedRateThrottle):
-    scope_attr = "throttle_scope"
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -78,6 +74,10 @@ class NumberAnswerSerializer(serializers.Serializer):
         if not math.isfinite(value):
             raise serializers.ValidationError("Enter a finite number.")
         return value
+
+
+def progress_data(score) -> dict:
+    return {"answered": score.answered, "total": score.total, "points": score.points, "max_points": score.max_points}
 
 
 def first_errors(serializer: serializers.Serializer) -> Response:
@@ -203,7 +203,6 @@ class LessonListView(APIView):
         results = compute_results(request, lessons, with_misses=False)
         data = []
         for lesson in lessons:
-            score = results.score_for(lesson)
             data.append(
                 {
                     "slug": lesson.slug,
@@ -213,12 +212,7 @@ class LessonListView(APIView):
                     "track": {"slug": lesson.track.slug, "title": lesson.track.title},
                     "published": lesson.published,
                     "url": request.build_absolute_uri(lesson.get_absolute_url()),
-                    "progress": {
-                        "answered": score.answered,
-                        "total": score.total,
-                        "points": score.points,
-                        "max_points": score.max_points,
-                    },  # fmt: skip
+                    "progress": progress_data(results.score_for(lesson)),
                 }
             )
         return Response(data)
@@ -256,27 +250,21 @@ class LessonDetailView(APIView):
                 "summary": md(lesson.summary),
                 "track": {"slug": lesson.track.slug, "title": lesson.track.title},
                 "layers": [{"number": la.number, "label": la.label, "minutes": la.minutes} for la in page.layers],
-                "progress": {
-                    "answered": page.answered,
-                    "total": page.total,
-                    "points": page.points,
-                    "max_points": page.max_points,
-                },  # fmt: skip
+                "progress": progress_data(page.score),
                 "sections": sections,
             }
         )
 
 
 class AnswerView(APIView):
-    throttle_classes = [AnswerThrottle]
-    throttle_scope = "answers"
+    throttle_classes = [AnswersThrottle]  # one budget with answers through the pages
 
 
 class DeepDiveAnswerView(AnswerView):
     @extend_schema(
         summary="Answer a deep dive",
         request=ChoiceAnswerSerializer,
-        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
         deep_dive = get_object_or_404(
@@ -292,6 +280,8 @@ class DeepDiveAnswerView(AnswerView):
         )
         if choice is None:
             return Response({"errors": {"choice": ["That is not one of this deep dive's choices."]}}, status=400)
+        if not services.follow_up_reached(services.current_learner(django_request(request)), deep_dive):
+            return Response({"errors": {"deep_dive": [services.FOLLOW_UP_NOT_REACHED]}}, status=409)
         learner = services.current_learner(django_request(request), create=True)
         answer = services.answer_deep_dive(learner, deep_dive, choice)
         follow_up = choice.follow_up
@@ -388,18 +378,15 @@ class ResultsView(APIView):
         lessons = list(Lesson.objects.visible_to(request.user))
         results = compute_results(request, lessons)
 
-        def progress(score) -> dict:
-            return {"answered": score.answered, "total": score.total, "points": score.points,
-                    "max_points": score.max_points}  # fmt: skip
-
         return Response(
             {
-                "total": progress(results.total),
+                "total": progress_data(results.total),
                 "lessons": [
-                    {"slug": lesson.slug, "title": lesson.title, **progress(score)} for lesson, score in results.lessons
+                    {"slug": lesson.slug, "title": lesson.title, **progress_data(score)}
+                    for lesson, score in results.lessons
                 ],  # fmt: skip
                 "topics": [
-                    {"topic": t.topic, "label": t.label, "mastery": round(t.mastery, 4), **progress(t)}
+                    {"topic": t.topic, "label": t.label, "mastery": round(t.mastery, 4), **progress_data(t)}
                     for t in results.topics
                 ],
                 "misses": [

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from django.urls import reverse
 from django.utils.html import strip_tags
 
-from lessons.models import Challenge, DeepDive, Lesson, Walkthrough
+from lessons.models import Challenge, DeepDive, Lesson, Walkthrough, item_key_of
 
 # The fields item_link() reads; add them to a values() query over Answer or ReviewCard.
 ITEM_FIELDS = (
@@ -25,22 +27,43 @@ class ItemLink:
     lesson: Lesson
 
 
-def item_link(row: dict, visible: dict[int, Lesson]) -> ItemLink | None:
+def url_maker(name: str, *args) -> Callable[[object], str]:
+    """Reverse ``name`` once and return a function giving its URL for any value of the last argument.
+
+    A page that links every item (a lesson, the results) would otherwise reverse each link:
+    that took more time than the rest of an item's rendering.
+    """
+    marker = "4242424242"  # fits both int and slug converters
+    head, tail = reverse(name, args=[*args, marker]).rsplit(marker, 1)
+    return lambda last: f"{head}{last}{tail}"
+
+
+def item_links(rows: Iterable[dict], lessons: Iterable[Lesson]) -> Iterator[tuple[dict, ItemLink]]:
+    """Yield each row whose item is in one of ``lessons``, with the item's link."""
+    visible = {lesson.pk: lesson for lesson in lessons}
+    lesson_url = url_maker("lesson")
+    for row in rows:
+        link = item_link(row, visible, lesson_url)
+        if link is not None:
+            yield row, link
+
+
+def item_link(row: dict, visible: dict[int, Lesson], lesson_url: Callable[[object], str]) -> ItemLink | None:
     """Return the item's link, or None when its lesson is not among ``visible``."""
-    if row["deep_dive_id"]:
+    kind, pk = item_key_of(row)
+    if kind == "deep_dive":
         lesson = visible.get(row["deep_dive__section__lesson_id"])
-        kind, pk = "deep_dive", row["deep_dive_id"]
         title = strip_tags(row["deep_dive__prompt_html"])
         anchor = "#" + DeepDive.anchor_for(row["deep_dive__key"])
-    elif row["step_id"]:
+    elif kind == "step":
         lesson = visible.get(row["step__walkthrough__section__lesson_id"])
-        kind, pk, title = "step", row["step_id"], row["step__title"]
+        title = row["step__title"]
         key = row["step__walkthrough__key"]
         anchor = f"walkthroughs/{key}/{row['step__order']}/#{Walkthrough.anchor_for(key)}"
     else:
         lesson = visible.get(row["challenge__section__lesson_id"])
-        kind, pk, title = "challenge", row["challenge_id"], row["challenge__title"]
+        title = row["challenge__title"]
         anchor = "#" + Challenge.anchor_for(row["challenge__key"])
     if lesson is None:
         return None
-    return ItemLink(kind, pk, title, lesson.get_absolute_url() + anchor, lesson)
+    return ItemLink(kind, pk, title, lesson_url(lesson.slug) + anchor, lesson)

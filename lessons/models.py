@@ -72,15 +72,6 @@ class Track(models.Model):
 
 
 class LessonQuerySet(models.QuerySet):
-    def touch(self) -> int:
-        """Mark these lessons as changed, so cached renderings of them are rebuilt."""
-        from django.utils import timezone
-
-        slugs = list(self.values_list("slug", flat=True))
-        changed = self.update(updated_at=timezone.now())
-        Lesson.forget_versions(slugs)
-        return changed
-
     def visible_to(self, user) -> LessonQuerySet:
         """Return published lessons, and drafts too for staff (preview), with their track."""
         lessons = self.select_related("track")
@@ -124,32 +115,6 @@ class Lesson(RenderedMarkdown):
 
     def get_absolute_url(self) -> str:
         return reverse("lesson", args=[self.slug])
-
-    VERSION_TTL_S = 1  # with lessons.local's second: how long another worker may show the previous version
-
-    @classmethod
-    def forget_versions(cls, slugs) -> None:
-        """Drop the cached versions of these lessons, so this worker sees a change at once."""
-        from django.core.cache import cache
-
-        from lessons import local, snapshot
-
-        keys = [snapshot.version_cache_key(slug) for slug in slugs]
-        cache.delete_many(keys)
-        local.forget(keys)
-
-    @classmethod
-    def published_version(cls, slug: str) -> tuple[int, float] | None:
-        """Return (id, last change) of a lesson every first-time visitor sees alike, else None.
-
-        Drafts and lessons whose challenges draw numbers per learner are never shared.
-        """
-        from lessons.snapshot import content_version
-
-        version = content_version(slug)
-        if version is None or not version.published or version.ranged:
-            return None
-        return version.pk, version.changed
 
 
 class Section(RenderedMarkdown):
@@ -439,6 +404,9 @@ class Learner(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="learner"
     )
+    # The anonymous session the learner was created for: unique, so concurrent first answers
+    # of one session find or create the same learner (lessons.services.current_learner).
+    session_key = models.CharField(max_length=40, null=True, blank=True, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -457,19 +425,63 @@ def exactly_one_item(name: str) -> models.CheckConstraint:
     )
 
 
+class AboutItem(models.Model):
+    """A row about one item: exactly one of a deep dive, a step or a challenge (Answer, ReviewCard).
+
+    The one place that knows which of the three foreign keys names the item.
+    """
+
+    ITEM_KINDS = ("deep_dive", "step", "challenge")
+
+    deep_dive = models.ForeignKey(DeepDive, null=True, blank=True, on_delete=models.CASCADE)
+    step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE)
+    challenge = models.ForeignKey(Challenge, null=True, blank=True, on_delete=models.CASCADE)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def item_key(self) -> tuple[str, int]:
+        """Return (kind, id) of the item: kind is "deep_dive", "step" or "challenge"."""
+        return item_key_of({f"{kind}_id": getattr(self, f"{kind}_id") for kind in self.ITEM_KINDS})
+
+    @property
+    def item_fields(self) -> dict:
+        """Return the lookup naming the same item, e.g. {"step_id": 3}."""
+        kind, pk = self.item_key
+        return {f"{kind}_id": pk}
+
+    @classmethod
+    def items_q(cls, kind_ids: dict[str, list[int]]) -> Q:
+        """Return the condition selecting rows about the given items ({"step": [ids], ...})."""
+        condition = Q(pk__in=[])
+        for kind, ids in kind_ids.items():
+            if ids:
+                condition |= Q(**{f"{kind}_id__in": ids})
+        return condition
+
+
+ITEM_ID_FIELDS = tuple(f"{kind}_id" for kind in AboutItem.ITEM_KINDS)  # for values() rows read by item_key_of
+
+
+def item_key_of(row: dict) -> tuple[str, int]:
+    """Return (kind, id) of the item a ``values()`` row of Answer or ReviewCard names."""
+    for kind in AboutItem.ITEM_KINDS:
+        if row[f"{kind}_id"]:
+            return kind, row[f"{kind}_id"]
+    raise ValueError("the row names no item")
+
+
 class Outcome(models.TextChoices):
     CORRECT = "correct", "Correct"
     PARTIAL = "partial", "Partly right"
     INCORRECT = "incorrect", "Missed"
 
 
-class Answer(models.Model):
+class Answer(AboutItem):
     """One try at one item; the first try per learner and item is the one that scores."""
 
     learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="answers")
-    deep_dive = models.ForeignKey(DeepDive, null=True, blank=True, on_delete=models.CASCADE)
-    step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE)
-    challenge = models.ForeignKey(Challenge, null=True, blank=True, on_delete=models.CASCADE)
     choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL)
     value = models.FloatField(null=True, blank=True)
     expected = models.FloatField(null=True, blank=True)
@@ -558,13 +570,10 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
 
-class ReviewCard(models.Model):
+class ReviewCard(AboutItem):
     """When a learner should see an item again: an FSRS card updated by each of their answers."""
 
     learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="review_cards")
-    deep_dive = models.ForeignKey(DeepDive, null=True, blank=True, on_delete=models.CASCADE)
-    step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE)
-    challenge = models.ForeignKey(Challenge, null=True, blank=True, on_delete=models.CASCADE)
     card = models.JSONField(help_text="The scheduler's card state (fsrs.Card.to_dict()).")
     due = models.DateTimeField()
     last_outcome = models.CharField(max_length=12, choices=Outcome.choices)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.http import HttpRequest
 
+from lessons.links import url_maker
 from lessons.models import (
     Answer,
     Challenge,
@@ -14,7 +16,6 @@ from lessons.models import (
     Choice,
     DeepDive,
     Layer,
-    Learner,
     Lesson,
     LessonProgress,
     ReviewCard,
@@ -22,8 +23,8 @@ from lessons.models import (
     Step,
     Walkthrough,
 )
+from lessons.scoring import Score, counts_toward_score
 from lessons.services import SESSION_KEY, challenge_draw, ensure_session, expected_for, learner_identity
-from lessons.snapshot import content_of
 
 
 def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None:
@@ -45,7 +46,6 @@ class ItemState:
     latest: Answer | None = None
     count: int = 0
     card: ReviewCard | None = None  # the item's review card, reused when the next answer reschedules it
-    tries_marker: str = ""  # shown instead of the count in a fragment rendered for sharing
 
     @property
     def answers(self) -> list[Answer]:
@@ -68,6 +68,7 @@ class DeepDiveView:
     parent: DeepDive | None = None
     follow_up_views: list[DeepDiveView] = field(default_factory=list)
     kind: str = "deep_dive"
+    answer_url: str = ""
 
     @property
     def answered(self) -> bool:
@@ -84,6 +85,7 @@ class StepView:
     step: Step
     number: int
     state: ItemState
+    answer_url: str = ""
 
     @property
     def answered(self) -> bool:
@@ -97,8 +99,21 @@ class StepView:
 class WalkthroughView:
     walkthrough: Walkthrough
     steps: list[StepView]
+    step_url: Callable[[int], str]  # the URL of the step of a given order
     current: int = 1
     kind: str = "walkthrough"
+
+    @property
+    def prev_url(self) -> str | None:
+        return self.step_url(self.prev_order) if self.prev_order is not None else None
+
+    @property
+    def next_url(self) -> str | None:
+        return self.step_url(self.next_order) if self.next_order is not None else None
+
+    @property
+    def first_url(self) -> str:
+        return self.step_url(self.first_order)
 
     @property
     def step(self) -> StepView:
@@ -141,6 +156,8 @@ class ChallengeView:
     challenge: Challenge
     state: ItemState
     draw: dict
+    answer_url: str
+    calculator_url: str
     kind: str = "challenge"
 
     @property
@@ -180,14 +197,11 @@ class LessonPage:
     walkthroughs: dict[int, WalkthroughView]
     challenges: dict[int, ChallengeView]
     resume_url: str | None
-    answered: int
-    total: int
-    points: int
-    max_points: int
+    score: Score
 
     @property
     def percent(self) -> int:
-        return round(100 * self.answered / self.total) if self.total else 0
+        return self.score.progress
 
 
 @dataclass
@@ -208,8 +222,7 @@ class LessonData:
 
     def record(self, answer: Answer) -> None:
         """Add an answer just stored, so the page shows it without reading it back."""
-        key = item_key(answer.deep_dive_id, answer.step_id, answer.challenge_id)
-        state = self.states.setdefault(key, ItemState())
+        state = self.states.setdefault(answer.item_key, ItemState())
         state.count += 1
         state.latest = answer
         if answer.is_first:
@@ -219,46 +232,68 @@ class LessonData:
 def load_lesson_data(
     request: HttpRequest, lesson: Lesson, only: str | None = None, deep_dive: int | None = None
 ) -> LessonData:
-    """Read the learner's answers to a lesson in a constant number of queries; the content is kept.
+    """Read a lesson's content and the learner's answers to it in a constant number of queries.
 
-    The content rows come from ``lessons.snapshot`` (read once per lesson version). ``only``
-    ("deep_dive", "walkthrough" or "challenge") keeps just that kind of item, and ``deep_dive``
-    just that deep dive and its follow-ups: what the fragment an answer swaps in shows.
+    ``only`` ("deep_dive", "walkthrough" or "challenge") reads just that kind of item, and
+    ``deep_dive`` just that deep dive and its follow-ups: what the fragment an answer swaps in shows.
     """
-    content = content_of(lesson)
     wanted = {only} if only else {"deep_dive", "walkthrough", "challenge"}
-    sections = [] if only else content.sections
+    sections = [] if only else list(Section.objects.filter(lesson=lesson).order_by("order"))
+    for section in sections:
+        section.lesson = lesson
     choices = steps = challenges = []
     if "deep_dive" in wanted:
-        choices = content.choices if deep_dive is None else content.choices_of(content.deep_dive_tree(deep_dive))
+        choices = Choice.objects.filter(deep_dive__section__lesson=lesson)
+        if deep_dive is not None:  # the graph as pairs of ids, then only the choices the fragment shows
+            links = choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id")
+            choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
+        choices = list(
+            choices.select_related("deep_dive").order_by("deep_dive__section__order", "deep_dive__order", "order")
+        )
     if "walkthrough" in wanted:
-        steps = content.steps
+        steps = list(
+            Step.objects.filter(walkthrough__section__lesson=lesson)
+            .select_related("walkthrough")
+            .order_by("walkthrough__section__order", "walkthrough__order", "order")
+        )
     if "challenge" in wanted:
-        challenges = content.challenges
+        challenges = list(Challenge.objects.filter(section__lesson=lesson).order_by("section__order", "order"))
     lookup = learner_filter(request)
     states: dict[tuple[str, int], ItemState] = {}
     draws: dict[int, ChallengeDraw] = {}
     resume_url = None
     if lookup is not None:
-        # Filter by the item ids already read: the (learner, item) indexes answer this without joins.
         items = {
-            "deep_dive_id": sorted({c.deep_dive_id for c in choices}),
-            "step_id": [s.pk for s in steps if s.calculator],
-            "challenge_id": [c.pk for c in challenges],
+            "deep_dive": sorted({c.deep_dive_id for c in choices}),
+            "step": [s.pk for s in steps if s.calculator],
+            "challenge": [c.pk for c in challenges],
         }
         states = load_answers(lookup, items)
         if any(ch.ranges for ch in challenges):
             by_pk = {ch.pk: ch for ch in challenges}
-            for draw in ChallengeDraw.objects.filter(**lookup, challenge_id__in=by_pk).only(
-                "challenge_id", "seed", "inputs"
-            ):
-                draws[draw.challenge_id] = ChallengeDraw(
-                    challenge=by_pk[draw.challenge_id], seed=draw.seed, inputs=draw.inputs
-                )
+            for draw in ChallengeDraw.objects.filter(**lookup, challenge_id__in=by_pk):
+                draw.challenge = by_pk[draw.challenge_id]
+                draws[draw.challenge_id] = draw
         if not only:
             position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url").first()
             resume_url = position.url if position else None
     return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url)
+
+
+def follow_up_tree(links: Iterable[tuple[int, int]], pk: int) -> set[int]:
+    """Return ``pk`` and every deep dive its choices lead to, however deep (what its fragment may show).
+
+    ``links`` are (deep dive, follow-up) pairs.
+    """
+    below: dict[int, set[int]] = defaultdict(set)
+    for parent, follow_up in links:
+        below[parent].add(follow_up)
+    tree, todo = {pk}, [pk]
+    while todo:
+        for follow_up in below[todo.pop()] - tree:
+            tree.add(follow_up)
+            todo.append(follow_up)
+    return tree
 
 
 def build_lesson_page(
@@ -280,12 +315,18 @@ def build_lesson_page(
     by_item: dict[tuple[str, int], ItemState] = defaultdict(ItemState)
     by_item.update(data.states)
 
+    # Each kind of link is reversed once per page, not once per item.
+    deep_dive_url = url_maker("answer-deep-dive", lesson.slug)
+    step_answer_url = url_maker("answer-step", lesson.slug)
+    challenge_url = url_maker("answer-challenge", lesson.slug)
+    calculator_url = url_maker("calculators:detail")
     deep_dives: dict[int, DeepDiveView] = {}
     targets: dict[int, DeepDive] = {}
     for choice in choices:
         dd = choice.deep_dive
         if dd.pk not in deep_dives:
-            deep_dives[dd.pk] = DeepDiveView(dd, [], by_item["dd", dd.pk], False, True)
+            view = DeepDiveView(dd, [], by_item["deep_dive", dd.pk], False, True, answer_url=deep_dive_url(dd.pk))
+            deep_dives[dd.pk] = view
         deep_dives[dd.pk].choices.append(choice)
         if choice.follow_up_id:
             targets[choice.follow_up_id] = dd
@@ -307,14 +348,23 @@ def build_lesson_page(
     walkthroughs: dict[int, WalkthroughView] = {}
     for step in steps:
         wt = step.walkthrough
-        view = walkthroughs.setdefault(wt.pk, WalkthroughView(wt, []))
-        view.steps.append(StepView(step, len(view.steps) + 1, by_item["step", step.pk]))
+        if wt.pk not in walkthroughs:
+            walkthroughs[wt.pk] = WalkthroughView(wt, [], url_maker("walkthrough-step", lesson.slug, wt.key))
+        view = walkthroughs[wt.pk]
+        view.steps.append(StepView(step, len(view.steps) + 1, by_item["step", step.pk], step_answer_url(step.pk)))
     for view in walkthroughs.values():
         wanted = (positions or {}).get(view.walkthrough.key)
         view.current = next((sv.number for sv in view.steps if sv.step.order == wanted), 1)
 
     challenge_views = {
-        ch.pk: ChallengeView(ch, by_item["ch", ch.pk], challenge_draw(identity, ch, draws)) for ch in challenges
+        ch.pk: ChallengeView(
+            ch,
+            by_item["challenge", ch.pk],
+            challenge_draw(identity, ch, draws),
+            challenge_url(ch.pk),
+            calculator_url(ch.calculator),
+        )
+        for ch in challenges
     }
 
     section_views = {s.pk: SectionView(s) for s in sections}
@@ -333,14 +383,16 @@ def build_lesson_page(
         if in_layer:
             layers.append(LayerView(layer.value, layer.label, sum(s.section.minutes for s in in_layer), in_layer))
 
-    # A follow-up counts once answered, as on the results page (opening it is not enough).
-    graded = [v.state for v in deep_dives.values() if not v.is_follow_up or v.answered]
-    graded += [s.state for w in walkthroughs.values() for s in w.steps if s.step.calculator]
-    graded += [c.state for c in challenge_views.values()]
-    max_points = sum(v.deep_dive.points for v in deep_dives.values() if not v.is_follow_up or v.answered)
-    max_points += sum(s.step.points for w in walkthroughs.values() for s in w.steps if s.step.calculator)
-    max_points += sum(c.challenge.points for c in challenge_views.values())
-    firsts = [state.first for state in graded if state.first]
+    score = Score()
+    for view in deep_dives.values():
+        if counts_toward_score(view.is_follow_up, view.answered):
+            score.add(view.deep_dive.points, first_points(view.state))
+    for view in walkthroughs.values():
+        for step_view in view.steps:
+            if step_view.step.calculator:
+                score.add(step_view.step.points, first_points(step_view.state))
+    for view in challenge_views.values():
+        score.add(view.challenge.points, first_points(view.state))
     return LessonPage(
         lesson=lesson,
         layers=layers,
@@ -348,78 +400,34 @@ def build_lesson_page(
         walkthroughs=walkthroughs,
         challenges=challenge_views,
         resume_url=resume_url or first_unanswered(layers),
-        answered=len(firsts),
-        total=len(graded),
-        points=sum(a.points for a in firsts),
-        max_points=max_points,
+        score=score,
     )
 
 
-def item_key(deep_dive_id: int | None, step_id: int | None, challenge_id: int | None) -> tuple[str, int]:
-    if deep_dive_id:
-        return "dd", deep_dive_id
-    if step_id:
-        return "step", step_id
-    return "ch", challenge_id
-
-
-def learner_sql(lookup: dict) -> tuple[str, list]:
-    """Return the JOIN and condition selecting the learner's rows of a table aliased ``t``."""
-    join = f"JOIN {Learner._meta.db_table} l ON l.id = t.learner_id"
-    user = lookup.get("learner__user")
-    if user is not None:
-        return join, "l.user_id = %s", [user.pk]
-    return join, "t.learner_id = %s AND l.user_id IS NULL", [lookup["learner_id"]]
-
-
-def items_sql(items: dict[str, list[int]], alias: str) -> tuple[str, list]:
-    """Return ``(alias.deep_dive_id IN (...) OR ...)`` for the item ids given per field."""
-    parts, params = [], []
-    for name, ids in items.items():
-        if ids:
-            parts.append(f"{alias}.{name} IN ({', '.join(['%s'] * len(ids))})")
-            params += list(ids)
-    return "(" + (" OR ".join(parts) or "1 = 0") + ")", params
+def first_points(state: ItemState) -> int | None:
+    return state.first.points if state.first else None
 
 
 def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, int], ItemState]:
     """Return each answered item's state in two queries, however many retries were recorded.
 
-    ``items`` maps ``deep_dive_id``, ``step_id`` and ``challenge_id`` to the ids wanted. The
-    first answers and the latest come from Answer (the latest named by the item's review
-    card, which every answer updates in the same transaction); the count of tries from the
-    card. The SQL is written out: these two queries run on every page and answer, and
-    compiling them through the ORM cost ten times what running them does.
+    ``items`` maps "deep_dive", "step" and "challenge" to the ids wanted. The first answers
+    come from Answer; the latest answer and the count of tries from the item's review card,
+    which every answer updates in the same transaction.
     """
-    join, who, who_params = learner_sql(lookup)
-    in_items, item_params = items_sql(items, "t")
-    answer_table, card_table = Answer._meta.db_table, ReviewCard._meta.db_table
-    # "t.is_first" as such (not "= true"): SQLite uses the partial first-answer indexes only then.
-    answers = Answer.objects.raw(
-        f"SELECT t.* FROM {answer_table} t {join} WHERE {who} AND {in_items} AND t.is_first "  # noqa: S608
-        f"UNION ALL SELECT * FROM {answer_table} WHERE id IN "
-        f"(SELECT t.latest_answer_id FROM {card_table} t {join} WHERE {who} AND {in_items})",
-        [*who_params, *item_params, *who_params, *item_params],
-    )
-    states: dict[tuple[str, int], ItemState] = {}
-    latest: dict[int, Answer] = {}
-    for answer in answers:
-        latest[answer.pk] = answer
-        if answer.is_first:
-            key = item_key(answer.deep_dive_id, answer.step_id, answer.challenge_id)
-            states[key] = ItemState(first=answer, latest=answer, count=1)
-    if not states:
-        return states
-    cards = ReviewCard.objects.raw(
-        f"SELECT t.* FROM {card_table} t {join} WHERE {who} AND {in_items}",  # noqa: S608
-        [*who_params, *item_params],
-    )
+    # Unordered: with no ORDER BY the first answers are found through their partial unique
+    # indexes, so the cost does not grow with the learner's retries.
+    states = {
+        answer.item_key: ItemState(first=answer, latest=answer, count=1)
+        for answer in Answer.objects.filter(Answer.items_q(items), **lookup, is_first=True).order_by()
+    }
+    cards = ReviewCard.objects.filter(ReviewCard.items_q(items), **lookup).select_related("latest_answer").order_by()
     for card in cards:
-        state = states.get(item_key(card.deep_dive_id, card.step_id, card.challenge_id))
+        state = states.get(card.item_key)
         if state is not None:
             state.card = card
-            if card.latest_answer_id in latest:
-                state.latest = latest[card.latest_answer_id]
+            if card.latest_answer is not None:
+                state.latest = card.latest_answer
                 state.count = max(card.reviews, 1)
     return states
 

@@ -14,7 +14,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
-from lessons.links import ITEM_FIELDS, item_link
+from lessons.links import ITEM_FIELDS, item_links
 from lessons.models import Answer, Lesson, Outcome, ReviewCard
 
 SCHEDULER = Scheduler(
@@ -25,18 +25,10 @@ SCHEDULER = Scheduler(
 RATING = {Outcome.CORRECT: Rating.Good, Outcome.PARTIAL: Rating.Hard, Outcome.INCORRECT: Rating.Again}
 
 
-def item_fields(answer: Answer) -> dict:
-    if answer.deep_dive_id:
-        return {"deep_dive_id": answer.deep_dive_id}
-    if answer.step_id:
-        return {"step_id": answer.step_id}
-    return {"challenge_id": answer.challenge_id}
-
-
 def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | None = None) -> ReviewCard:
     """Reschedule the answered item for its learner (two queries; one when its ``card`` was read already)."""
     now = now or timezone.now()
-    fields = item_fields(answer)
+    fields = answer.item_fields
     row = card if card is not None else ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first()
     state = Card.from_dict(row.card) if row else Card(due=now)
     state, _log = SCHEDULER.review_card(state, RATING[answer.outcome], review_datetime=now)
@@ -81,21 +73,16 @@ def in_lessons(lessons) -> Q:
 def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, limit: int = 50) -> list[DueItem]:
     """Return the learner's items due for review in visible lessons, most overdue first (one query)."""
     now = now or timezone.now()
-    visible = {lesson.pk: lesson for lesson in lessons}
     rows = (
         ReviewCard.objects.filter(**lookup, due__lte=now)
         .filter(in_lessons(lessons))
         .order_by("due")
         .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:limit]
     )
-    items = []
-    for row in rows:
-        link = item_link(row, visible)
-        if link is not None:
-            items.append(
-                DueItem(link.title, link.lesson.title, link.url, row["due"], row["last_outcome"], row["reviews"])
-            )
-    return items
+    return [
+        DueItem(link.title, link.lesson.title, link.url, row["due"], row["last_outcome"], row["reviews"])
+        for row, link in item_links(rows, lessons)
+    ]
 
 
 def due_count(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> int:
@@ -108,9 +95,9 @@ def merge_cards(source_id: int, target_id: int) -> None:
 
     The kept card counts both learners' tries.
     """
-    targets = {item_of(card): card for card in ReviewCard.objects.filter(learner_id=target_id)}
+    targets = {card.item_key: card for card in ReviewCard.objects.filter(learner_id=target_id)}
     for card in ReviewCard.objects.filter(learner_id=source_id):
-        kept = targets.get(item_of(card))
+        kept = targets.get(card.item_key)
         if kept is None:
             ReviewCard.objects.filter(pk=card.pk).update(learner_id=target_id)
             continue
@@ -118,7 +105,3 @@ def merge_cards(source_id: int, target_id: int) -> None:
         latest = kept.latest_answer_id or card.latest_answer_id
         ReviewCard.objects.filter(pk=kept.pk).update(reviews=kept.reviews + card.reviews, latest_answer_id=latest)
         card.delete()
-
-
-def item_of(card: ReviewCard) -> tuple[int | None, int | None, int | None]:
-    return card.deep_dive_id, card.step_id, card.challenge_id

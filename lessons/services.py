@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
 
@@ -26,6 +27,9 @@ from lessons.models import (
 )
 
 SESSION_KEY = "learner_id"
+FOLLOW_UP_NOT_REACHED = (
+    "Answer the question it follows first: this follow-up opens from one of that question's approaches."
+)
 VERDICT_OUTCOME = {"best": Outcome.CORRECT, "acceptable": Outcome.PARTIAL, "weak": Outcome.INCORRECT}
 
 
@@ -51,7 +55,10 @@ def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | 
             return learner
     if not create:
         return None
-    learner = Learner.objects.create()
+    if request.session.session_key is None:  # a visitor with no session yet gets one first
+        request.session.save()
+    # Keyed on the session, so concurrent answers of one session (several tabs) share a learner.
+    learner, _ = Learner.objects.get_or_create(session_key=request.session.session_key, user=None)
     request.session[SESSION_KEY] = learner.pk
     request._learner = learner
     return learner
@@ -94,6 +101,20 @@ def answer_deep_dive(
         max_points=deep_dive.points,
         message=choice.get_verdict_display(),
     )
+
+
+def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
+    """Return whether ``learner`` may answer ``deep_dive`` (one query).
+
+    A deep dive no choice leads to is open to all; a follow-up only once one of the
+    learner's answers (first or retry) picked a choice that leads to it.
+    """
+    leading_here = Choice.objects.filter(follow_up=deep_dive)
+    if learner is None:
+        return not leading_here.exists()
+    picked = Exists(Answer.objects.filter(learner=learner, choice=OuterRef("pk")))
+    reached = list(leading_here.annotate(picked=picked).values_list("picked", flat=True))
+    return not reached or any(reached)
 
 
 @dataclass(frozen=True)
@@ -268,7 +289,7 @@ def merge_learners(source: Learner, target: Learner) -> None:
     """Move ``source``'s progress into ``target``; where both answered an item, target's first answer stays."""
     if source.pk == target.pk:
         return
-    for field in ("deep_dive", "step", "challenge"):
+    for field in Answer.ITEM_KINDS:
         taken = Answer.objects.filter(learner=target, is_first=True, **{f"{field}__isnull": False}).values(field)
         Answer.objects.filter(learner=source, is_first=True, **{f"{field}__in": taken}).update(is_first=False)
     Answer.objects.filter(learner=source).update(learner=target)

@@ -2,44 +2,26 @@
 
 from __future__ import annotations
 
-import hashlib
-
-from django import forms
-from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
-from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
-from django.contrib.auth.views import LoginView
-from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Count, Max
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.middleware.csrf import get_token
-from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.decorators import method_decorator
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from lessons import local, review, services
+from interview.ratelimit import limit_per_visitor
+from lessons import review, services
 from lessons.forms import ChoiceForm, NumberForm
-from lessons.models import Answer, ApiToken, ChallengeDraw, Lesson, Track
-from lessons.pages import DeepDiveView, build_lesson_page, learner_filter, load_lesson_data
+from lessons.models import ChallengeDraw, Lesson, Track
+from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
 from lessons.results import compute_results
-from lessons.snapshot import visible_content
-from lessons.throttling import AccountLoginThrottle, LoginThrottle, PageAnswerThrottle, throttled, too_many
-from lessons.tokens import create_token
 
 
-@require_GET
+@require_safe
 @vary_on_headers("Cookie")
 def home(request: HttpRequest) -> HttpResponse:
     lessons = list(Lesson.objects.visible_to(request.user))
-    if is_fresh_visitor(request):
-        version = ",".join(f"{lesson.pk}:{lesson.updated_at.timestamp()}" for lesson in lessons)
-        return shared_page(request, f"home:{version}", lambda: home_context(request, lessons), "lessons/home.html")
     return render(request, "lessons/home.html", home_context(request, lessons))
 
 
@@ -56,8 +38,8 @@ def home_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
 
 
 def get_lesson(request: HttpRequest, slug: str) -> Lesson:
-    """Return a lesson the request may see (drafts for staff only), from the kept content; else 404."""
-    return visible_content(request, slug).lesson
+    """Return a lesson the request may see (drafts for staff only), else raise Http404."""
+    return get_object_or_404(Lesson.objects.visible_to(request.user), slug=slug)
 
 
 def render_lesson(
@@ -73,66 +55,13 @@ def render_lesson(
     return render(request, "lessons/lesson.html", context, status=status)
 
 
-CSRF_PLACEHOLDER = "csrf-placeholder-7f3a91"
-PAGE_CACHE_SECONDS = 3600
-# Pages cached by one release are not served by the next (templates and static names may differ).
-RELEASE = hashlib.sha256(
-    b"".join(
-        path.read_bytes()
-        for folder, pattern in (
-            ("templates", "*.html"),
-            ("static", "*.*"),
-            ("lessons", "*.py"),
-            ("calculators", "*.py"),
-        )
-        for path in sorted((settings.BASE_DIR / folder).rglob(pattern))
-    )
-).hexdigest()[:12]
-
-
-def is_fresh_visitor(request: HttpRequest) -> bool:
-    """Return whether the request carries no session, messages or htmx headers: a page like everyone's."""
-    return (
-        settings.SESSION_COOKIE_NAME not in request.COOKIES and "messages" not in request.COOKIES and not request.htmx
-    )
-
-
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request", "Cookie")
 def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """Show a lesson; a first-time visitor's copy is rendered once per lesson version and cached."""
-    version = Lesson.published_version(slug) if is_fresh_visitor(request) else None
-    if version is None:
-        lesson = get_lesson(request, slug)
-        return render_lesson(request, lesson)
-
-    def context() -> dict:
-        lesson = get_lesson(request, slug)
-        return {"page": build_lesson_page(request, lesson), "lesson": lesson, "errors": {}}
-
-    return shared_page(request, f"lesson-page:{version[0]}:{version[1]}", context, "lessons/lesson.html")
+    return render_lesson(request, get_lesson(request, slug))
 
 
-def shared_page(request: HttpRequest, key: str, context, template: str, *, shared: bool = True) -> HttpResponse:
-    """Serve a page rendered once per ``key`` (a content version, and a learner's if it is theirs).
-
-    ``key`` must change whenever what the page shows does. Every visitor still gets a
-    CSRF token of their own in the forms and htmx headers. A page everyone sees
-    (``shared``) is also kept in the worker's memory; a learner's own only in the cache.
-    """
-    key = "page:" + hashlib.sha256(f"{RELEASE}:{key}".encode()).hexdigest()
-    html = local.pages.get(key) if shared else None
-    if html is None:
-        html = cache.get(key)
-        if html is None:
-            html = render_to_string(template, {**context(), "csrf_token": CSRF_PLACEHOLDER}, request)
-            cache.set(key, html, PAGE_CACHE_SECONDS)
-        if shared:
-            local.pages.set(key, html)
-    return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
-
-
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
     """Show one step of a walkthrough: the fragment for htmx, the whole lesson otherwise."""
@@ -168,7 +97,7 @@ def find(rows, **attrs):
 
 
 @require_POST
-@throttled(PageAnswerThrottle)
+@limit_per_visitor("answers")
 def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     data = load_lesson_data(request, lesson, only="deep_dive", deep_dive=pk)
@@ -176,9 +105,11 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     deep_dive = find([c.deep_dive for c in choices], pk=pk)
     form = ChoiceForm(request.POST, choices=choices)
     if not form.is_valid():
-        return answer_error(request, lesson, deep_dive.anchor, form, {"dd": deep_dive.pk})
+        return answer_error(request, lesson, form_message(form), {"dd": deep_dive.pk})
+    if not services.follow_up_reached(services.current_learner(request), deep_dive):
+        return answer_error(request, lesson, services.FOLLOW_UP_NOT_REACHED, {"dd": deep_dive.pk}, status=409)
     learner = services.current_learner(request, create=True)
-    state = data.state("dd", pk)
+    state = data.state("deep_dive", pk)
     with transaction.atomic():  # one commit for the answer and the position
         answer = services.answer_deep_dive(
             learner, deep_dive, form.cleaned_data["choice"], answered_before=state.count > 0, card=state.card
@@ -188,7 +119,7 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_POST
-@throttled(PageAnswerThrottle)
+@limit_per_visitor("answers")
 def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     data = load_lesson_data(request, lesson, only="walkthrough")
@@ -197,7 +128,7 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     form = NumberForm(request.POST)
     url = reverse("walkthrough-step", args=[lesson.slug, key, step.order])
     if not form.is_valid():
-        return answer_error(request, lesson, step.walkthrough.anchor, form, {"step": step.pk}, {key: step.order})
+        return answer_error(request, lesson, form_message(form), {"step": step.pk}, {key: step.order})
     learner = services.current_learner(request, create=True)
     state = data.state("step", pk)
     with transaction.atomic():
@@ -215,7 +146,7 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_POST
-@throttled(PageAnswerThrottle)
+@limit_per_visitor("answers")
 def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     services.ensure_session(request)  # the numbers shown and graded derive from it
@@ -223,9 +154,9 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     challenge = find(data.challenges, pk=pk)
     form = NumberForm(request.POST)
     if not form.is_valid():
-        return answer_error(request, lesson, challenge.anchor, form, {"ch": challenge.pk})
+        return answer_error(request, lesson, form_message(form), {"ch": challenge.pk})
     learner = services.current_learner(request, create=True)
-    state = data.state("ch", pk)
+    state = data.state("challenge", pk)
     with transaction.atomic():
         draw = services.store_draw(learner, challenge, services.learner_identity(request))
         answer = services.answer_number(
@@ -242,59 +173,18 @@ def answered(request, data, anchor: str, partial: str, pk: int, answer) -> HttpR
         return HttpResponseRedirect(item_url(data.lesson, anchor), status=303)
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
-    if partial == "deep_dive":
-        return deep_dive_fragment(request, data.lesson, page.deep_dives[pk], answer)
-    return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": page.challenges[pk]}, answer)
-
-
-FRAGMENTS = local.fragments
-
-
-def deep_dive_fragment(request, lesson: Lesson, view: DeepDiveView, answer) -> HttpResponse:
-    """Return the answered deep dive's fragment, rendered once per state that learners share.
-
-    A first answer of a given choice looks the same for every learner, so the template runs
-    once per lesson version, choice and state; the CSRF token and the tries counted are
-    filled in per request.
-    """
-    shown = list(shown_views(view))
-    announce = announcement(answer)
-    signature = [RELEASE, lesson.pk, lesson.updated_at.timestamp(), announce]
-    for v in shown:
-        first, latest = v.state.first, v.state.latest
-        signature.append((v.deep_dive.pk, v.is_follow_up, v.state.retries > 0, answer_signature(first),
-                          answer_signature(latest)))  # fmt: skip
-    key = hashlib.sha256(repr(signature).encode()).hexdigest()
-    html = FRAGMENTS.get(key)
-    if html is None:
-        for v in shown:
-            v.state.tries_marker = f"tries-{v.deep_dive.pk}-{CSRF_PLACEHOLDER}"
-        context = {"lesson": lesson, "view": view, "announce": announce, "announce_for": view.deep_dive.pk,
-                   "errors": {}, "as_fragment": True, "csrf_token": CSRF_PLACEHOLDER}  # fmt: skip
-        html = render_to_string("lessons/lesson.html#deep_dive", context, request)
-        FRAGMENTS.set(key, html)
-    for v in shown:
-        html = html.replace(f"tries-{v.deep_dive.pk}-{CSRF_PLACEHOLDER}", str(v.state.count))
-    return HttpResponse(html.replace(CSRF_PLACEHOLDER, get_token(request)))
-
-
-def shown_views(view: DeepDiveView):
-    """Yield the deep dive and the follow-ups its fragment shows."""
-    yield view
-    for follow in view.follow_up_views:
-        yield from shown_views(follow)
-
-
-def answer_signature(answer) -> tuple | None:
-    """Return what the fragment shows of an answer (not who gave it, nor when)."""
-    if answer is None:
-        return None
-    return answer.choice_id, answer.outcome, answer.points, answer.max_points, answer.is_first
+    views = page.deep_dives if partial == "deep_dive" else page.challenges
+    return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": views[pk]}, answer)
 
 
 def fragment(request, partial: str, context: dict, answer) -> HttpResponse:
-    item_id = answer.deep_dive_id or answer.step_id or answer.challenge_id
-    context = {**context, "announce": announcement(answer), "announce_for": item_id, "errors": {}, "as_fragment": True}
+    context = {
+        **context,
+        "announce": announcement(answer),
+        "announce_for": answer.item_key[1],
+        "errors": {},
+        "as_fragment": True,
+    }
     return render(request, f"lessons/lesson.html#{partial}", context)
 
 
@@ -303,9 +193,15 @@ def announcement(answer) -> str:
     return f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points{scored}. {answer.message}"
 
 
-def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpResponse:
-    """Re-show the item with the form's error: 422 fragment for htmx, 400 full page otherwise."""
-    message = " ".join(e for errs in form.errors.values() for e in errs)
+def form_message(form) -> str:
+    return " ".join(e for errs in form.errors.values() for e in errs)
+
+
+def answer_error(request, lesson, message: str, errors, positions=None, status: int | None = None) -> HttpResponse:
+    """Re-show the item with ``message`` in its error region: a fragment for htmx, else the full page.
+
+    Bad input is a 422 fragment (htmx swaps it) or a 400 page, unless ``status`` says otherwise.
+    """
     errors = {**errors, "message": message}
     page = build_lesson_page(request, lesson, positions)
     if request.htmx:
@@ -319,32 +215,21 @@ def answer_error(request, lesson, anchor, form, errors, positions=None) -> HttpR
         item_id = errors.get("dd") or errors.get("ch") or errors.get("step")
         context = {"page": page, "lesson": lesson, "view": view, "errors": errors, "announce": message,
                    "announce_for": item_id, "as_fragment": True}  # fmt: skip
-        return render(request, f"lessons/lesson.html#{partial}", context, status=422)
-    return render(request, "lessons/lesson.html", {"page": page, "lesson": lesson, "errors": errors}, status=400)
+        return render(request, f"lessons/lesson.html#{partial}", context, status=status or 422)
+    context = {"page": page, "lesson": lesson, "errors": errors}
+    return render(request, "lessons/lesson.html", context, status=status or 400)
 
 
-@require_GET
-@vary_on_headers("Cookie")
+@require_safe
 def results(request: HttpRequest) -> HttpResponse:
-    """Show the learner's results; rendered again only after a new answer or a content change."""
+    """Show the learner's results: totals, lessons, topics and misses to retry."""
     lessons = list(Lesson.objects.visible_to(request.user))
     lookup = learner_filter(request)
-    if lookup is None or len(messages.get_messages(request)) or request.user.is_staff:
-        due = review.due_count(lookup, lessons) if lookup is not None else 0
-        return render(request, "lessons/results.html", {"results": compute_results(request, lessons), "due": due})
-    stamp = Answer.objects.filter(**lookup).aggregate(count=Count("pk"), last=Max("pk"))
-    due = review.due_count(lookup, lessons)
-    owner = f"user-{request.user.pk}" if request.user.is_authenticated else f"learner-{lookup['learner_id']}"
-    versions = ",".join(f"{lesson.pk}:{lesson.updated_at.timestamp()}" for lesson in lessons)
-    key = f"results:{owner}:{stamp['count']}:{stamp['last']}:{due}:{versions}"
-
-    def context() -> dict:
-        return {"results": compute_results(request, lessons), "due": due}
-
-    return shared_page(request, key, context, "lessons/results.html", shared=False)
+    due = review.due_count(lookup, lessons) if lookup is not None else 0
+    return render(request, "lessons/results.html", {"results": compute_results(request, lessons), "due": due})
 
 
-@require_GET
+@require_safe
 def review_queue(request: HttpRequest) -> HttpResponse:
     """List the items due for spaced review, most overdue first."""
     lookup = learner_filter(request)
@@ -352,7 +237,7 @@ def review_queue(request: HttpRequest) -> HttpResponse:
     return render(request, "lessons/review.html", {"items": items, "started": lookup is not None})
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def reset_progress(request: HttpRequest) -> HttpResponse:
     """Ask for confirmation, then delete the learner's own answers."""
     learner = services.current_learner(request)
@@ -364,85 +249,3 @@ def reset_progress(request: HttpRequest) -> HttpResponse:
         return redirect("results")
     count = learner.answers.count() if learner else 0
     return render(request, "lessons/reset.html", {"count": count})
-
-
-class SessionKeepingLoginView(LoginView):
-    """Log in, then merge the anonymous session's progress into the account."""
-
-    redirect_authenticated_user = True
-
-    def post(self, request, *args, **kwargs):
-        limited = too_many(request, LoginThrottle)
-        if limited:
-            return limited
-        wait = AccountLoginThrottle().locked(request)
-        if wait:
-            response = render(request, "429.html", {"wait": wait}, status=429)
-            response["Retry-After"] = str(wait)
-            return response
-        return super().post(request, *args, **kwargs)
-
-    def form_invalid(self, form):
-        AccountLoginThrottle().record_failure(self.request)
-        return super().form_invalid(form)
-
-    def form_valid(self, form):
-        learner_id = self.request.session.get(services.SESSION_KEY)
-        response = super().form_valid(form)
-        services.adopt_session_progress(self.request, learner_id)
-        return response
-
-
-login_view = method_decorator(require_http_methods(["GET", "POST"]), name="dispatch")(SessionKeepingLoginView)
-
-
-@require_http_methods(["GET", "POST"])
-def signup(request: HttpRequest) -> HttpResponse:
-    if request.user.is_authenticated:
-        return redirect("home")
-    form = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        learner_id = request.session.get(services.SESSION_KEY)
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        services.adopt_session_progress(request, learner_id)
-        messages.success(request, "Account created. Your progress so far is saved to it.")
-        return redirect("results")
-    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
-
-
-class TokenForm(forms.Form):
-    name = forms.CharField(
-        max_length=100, strip=True, help_text="What the token is for, e.g. 'study scripts'.",
-        error_messages={"required": "Give the token a name."},
-    )  # fmt: skip
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def account(request: HttpRequest) -> HttpResponse:
-    """The signed-in learner's account: password, and API tokens to create, see and revoke."""
-    form = TokenForm(request.POST or None)
-    new_key = None
-    status = 200
-    if request.method == "POST":
-        if "revoke" in request.POST:
-            token_id = request.POST["revoke"]
-            deleted = 0
-            if token_id.isdigit() and len(token_id) < 18:
-                deleted, _ = ApiToken.objects.filter(user=request.user, pk=int(token_id)).delete()
-            if deleted:
-                messages.success(request, "Token revoked: scripts using it are refused from now on.")
-            return redirect("account")
-        if form.is_valid():
-            _token, key = create_token(request.user, form.cleaned_data["name"])
-            # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
-            request.session["new_token_key"] = key
-            return redirect("account")
-        status = 400
-    if request.method == "GET":
-        new_key = request.session.pop("new_token_key", None)
-    tokens = ApiToken.objects.filter(user=request.user)
-    return render(
-        request, "registration/account.html", {"form": form, "tokens": tokens, "new_key": new_key}, status=status
-    )

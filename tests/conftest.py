@@ -19,14 +19,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 @pytest.fixture(autouse=True)
 def _clear_cache():
-    """Start every test with empty caches (throttle counters, rendered Markdown stay per test)."""
+    """Start every test with an empty cache (throttle counters stay per test)."""
     from django.core.cache import cache
 
-    from lessons import local, snapshot
-
     cache.clear()
-    local.forget()
-    snapshot.forget()
     yield
 
 

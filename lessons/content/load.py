@@ -10,7 +10,6 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from lessons import signals
 from lessons.content.validate import DEFAULT_POINTS, ContentError, LessonSpec, parse_directory
 from lessons.models import (
     Answer,
@@ -130,18 +129,14 @@ def write(tracks: list[dict], specs: list[LessonSpec], *, force: bool = False, p
     reloads it), so edits made in the admin survive restarts until the file itself changes.
     """
     report = LoadReport()
-    with signals.paused():  # each changed lesson is touched once, below
-        write_all(report, tracks, specs, force, prune)
+    write_all(report, tracks, specs, force, prune)
     return report
 
 
 def write_all(report: LoadReport, tracks: list[dict], specs: list[LessonSpec], force: bool, prune: bool) -> None:
     Track.objects.filter(slug__in=[t["slug"] for t in tracks]).update(order=F("order") + ORDER_BUMP)
     for track in tracks:
-        before = (report.created, report.updated)
-        row = upsert(report, Track, {"slug": track["slug"]}, {k: track[k] for k in ("title", "summary", "order")})
-        if (report.created, report.updated) != before:
-            Lesson.objects.filter(track=row).touch()  # pages showing the track are rebuilt
+        upsert(report, Track, {"slug": track["slug"]}, {k: track[k] for k in ("title", "summary", "order")})
     track_ids = dict(Track.objects.values_list("slug", "id"))
     digests = dict(
         Lesson.objects.filter(slug__in=[s.lesson["slug"] for s in specs]).values_list("slug", "source_digest")
@@ -150,12 +145,8 @@ def write_all(report: LoadReport, tracks: list[dict], specs: list[LessonSpec], f
     report.skipped = [spec.lesson["slug"] for spec in specs if spec not in changed]
     Lesson.objects.filter(slug__in=[s.lesson["slug"] for s in changed]).update(order=F("order") + ORDER_BUMP)
     for spec in changed:
-        before = (report.created, report.updated, report.deleted)
         write_lesson(report, spec, track_ids, prune)
-        lesson = Lesson.objects.filter(slug=spec.lesson["slug"])
-        lesson.update(source_digest=spec.digest)
-        if (report.created, report.updated, report.deleted) != before:
-            lesson.touch()
+        Lesson.objects.filter(slug=spec.lesson["slug"]).update(source_digest=spec.digest)
         report.lessons.append(spec.lesson["slug"])
 
 

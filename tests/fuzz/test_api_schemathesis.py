@@ -26,7 +26,7 @@ def api_schema(db):
 
 @pytest.fixture
 def token_header(learner_user):
-    from lessons.tokens import create_token
+    from interview.accounts.tokens import create_token
 
     _token, key = create_token(learner_user, "fuzz")
     return {"Authorization": f"Token {key}"}

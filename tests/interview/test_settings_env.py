@@ -72,3 +72,9 @@ def test_production_environment_passes_check_deploy():
     }
     result = run_django(env, "check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_mistyped_rate_limit_stops_start_up():
+    result = run_django({"DEBUG": "true", "THROTTLE_LOGIN_ACCOUNT": "100/fortnight"}, "check")
+    assert result.returncode != 0
+    assert "Rate '100/fortnight' is not like '10/min'" in result.stderr

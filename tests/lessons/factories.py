@@ -3,8 +3,12 @@
 from lessons.models import Challenge, Choice, DeepDive, Lesson, Section, Step, Track, Walkthrough
 
 
-def make_lesson(slug="sample", deep_dives=1, published=True, order=None) -> Lesson:
-    """Return a lesson with ``deep_dives`` deep dives (three choices each), a build-up, an envelope and a challenge."""
+def make_lesson(slug="sample", deep_dives=1, published=True, order=None, steps=2, challenges=1) -> Lesson:
+    """Return a lesson with ``deep_dives`` deep dives (three choices each), a build-up, an envelope and a challenge.
+
+    The envelope asks ``steps`` numbers and the section ends with ``challenges`` challenges (the
+    first draws its numbers per learner, the others are fixed).
+    """
     track, _ = Track.objects.get_or_create(slug="t", defaults={"title": "Track"})
     lesson = Lesson.objects.create(
         track=track,
@@ -42,11 +46,22 @@ def make_lesson(slug="sample", deep_dives=1, published=True, order=None) -> Less
         scale=1e-6, unit="MB", tolerance=0.01, partial_band=2,
         slips=[{"factor": 1 / 1.048576, "feedback": "That is MiB; the question asks for decimal MB."}],
     )  # fmt: skip
+    for n in range(3, steps + 1):
+        Step.objects.create(
+            walkthrough=envelope, order=n, title=f"Requests per replica {n}", calculator="replica",
+            output="requests_per_replica", unit="requests", tolerance=0.02,
+        )  # fmt: skip
     Challenge.objects.create(
         section=core, key="copies", order=102, topic="caching", title="Copies in a cache",
         prompt="A cache of {cache_gb} GB holds how many 1,200-token copies?", calculator="kv-cache",
         output="copies_per_cache", unit="copies", tolerance=0.01, ranges={"cache_gb": [4, 40, 4]},
     )  # fmt: skip
+    for n in range(2, challenges + 1):
+        Challenge.objects.create(
+            section=core, key=f"copies-{n}", order=102 + n, topic="caching", title=f"Copies, fixed {n}",
+            prompt="An 8 GB cache holds how many copies?", calculator="kv-cache", inputs={"cache_gb": 8},
+            output="copies_per_cache", unit="copies", tolerance=0.01,
+        )  # fmt: skip
     return lesson
 
 

@@ -79,7 +79,7 @@ def test_a_lesson_page_does_no_markdown_work(client, db, monkeypatch):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_renders_rows_saved_before_it():
-    before = [("lessons", "0008_backfill_review_cards")]
+    before = [("lessons", "0009_learner_session_key")]
     executor = MigrationExecutor(connection)
     executor.migrate(before)
     apps = executor.loader.project_state(before).apps

@@ -4,7 +4,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):
-    target_class = "lessons.tokens.ApiTokenAuthentication"
+    target_class = "interview.accounts.tokens.ApiTokenAuthentication"
     name = "tokenAuth"
 
     def get_security_definition(self, auto_schema):
@@ -17,7 +17,7 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
 
 
 class CsrfSessionScheme(OpenApiAuthenticationExtension):
-    target_class = "lessons.tokens.CsrfSessionAuthentication"
+    target_class = "interview.accounts.tokens.CsrfSessionAuthentication"
     name = "cookieAuth"
 
     def get_security_definition(self, auto_schema):

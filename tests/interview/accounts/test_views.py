@@ -1,4 +1,7 @@
-"""Accounts: progress follows the session, then merges into the account on sign-up or log-in; tokens."""
+"""Accounts: progress follows the session, then merges into the account on sign-up or log-in; tokens.
+
+Every action is followed by the next request a user would make, as the signed-in (or signed-out) user.
+"""
 
 import pytest
 from django.urls import reverse
@@ -13,6 +16,19 @@ def lesson(db):
     return make_lesson(deep_dives=2)
 
 
+def assert_signed_in_as(client, username: str) -> None:
+    """The account page answers (no redirect to log-in) and names the account."""
+    page = client.get(reverse("account"))
+    assert page.status_code == 200
+    assert f"Signed in as <strong>{username}</strong>" in page.content.decode()
+
+
+def assert_signed_out(client) -> None:
+    page = client.get(reverse("account"))
+    assert page.status_code == 302
+    assert page["Location"].startswith(reverse("login"))
+
+
 def test_anonymous_progress_is_tied_to_the_session_and_stored(client, lesson):
     answer(client, lesson, "dd-1", "best")
     learner = Learner.objects.get()
@@ -21,12 +37,16 @@ def test_anonymous_progress_is_tied_to_the_session_and_stored(client, lesson):
     assert Answer.objects.get().learner == learner
 
 
-def test_sign_up_keeps_the_sessions_progress(client, lesson):
+def test_sign_up_leaves_the_learner_signed_in_with_the_sessions_progress(client, lesson):
     answer(client, lesson, "dd-1", "best")
     response = client.post(
         reverse("signup"), {"username": "newbie", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"}
     )
     assert response.status_code == 302
+    assert response["Location"] == reverse("results")
+    results = client.get(response["Location"]).content.decode()
+    assert "<strong>10 of " in results  # the session's answer, now the account's
+    assert_signed_in_as(client, "newbie")
     learner = Learner.objects.get(user__username="newbie")
     assert learner.answers.count() == 1
     assert Learner.objects.count() == 1
@@ -41,29 +61,37 @@ def test_log_in_merges_session_progress_and_keeps_accounts_first_answers(client,
     )  # fmt: skip
     answer(client, lesson, "dd-1", "best")
     answer(client, lesson, "dd-2", "best")
-    client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
+    response = client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
+    assert response.status_code == 302
+    assert_signed_in_as(client, "ada")
+    # The account's first answer to dd-1 (0 points) stands; dd-2 comes from the session (10 points).
+    assert "<strong>10 of " in client.get(reverse("results")).content.decode()
     firsts = {a.deep_dive.key: a.points for a in Answer.objects.filter(learner=account, is_first=True)}
     assert firsts == {"dd-1": 0, "dd-2": 10}
     assert Answer.objects.filter(learner=account).count() == 3
     assert Learner.objects.count() == 1
 
 
-def test_bad_login_shows_an_error_with_4xx_or_form(client, learner_user):
+def test_bad_login_shows_an_error_and_stays_signed_out(client, learner_user):
     response = client.post(reverse("login"), {"username": "ada", "password": "wrong"})
     assert response.status_code == 200
     assert "Please enter a correct username and password" in response.content.decode()
+    assert_signed_out(client)
 
 
 def test_signup_form_errors_are_shown_beside_fields(client, db):
     response = client.post(reverse("signup"), {"username": "", "password1": "x", "password2": "y"})
     assert response.status_code == 400
     assert "errorlist" in response.content.decode()
+    assert_signed_out(client)
 
 
-def test_logout_is_post_only(client, learner_user):
+def test_logout_is_post_only_and_signs_out(client, learner_user):
     client.force_login(learner_user)
     assert client.get(reverse("logout")).status_code == 405
+    assert_signed_in_as(client, "ada")
     assert client.post(reverse("logout")).status_code == 302
+    assert_signed_out(client)
 
 
 def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user):
@@ -76,14 +104,17 @@ def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user
     key = html.split('id="new-key" readonly value="')[1].split('"')[0]
     assert key not in client.get(reverse("account")).content.decode()
     assert token.key_hash != key
+    # The key works for a script, as that account.
+    results = client.get("/api/v1/results/", HTTP_AUTHORIZATION=f"Token {key}")
+    assert results.status_code == 200
     client.post(reverse("account"), {"revoke": token.pk})
     assert not ApiToken.objects.exists()
+    assert client.get("/api/v1/results/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 401
+    assert_signed_in_as(client, "ada")
 
 
 def test_account_page_needs_login(client, db):
-    response = client.get(reverse("account"))
-    assert response.status_code == 302
-    assert reverse("login") in response["Location"]
+    assert_signed_out(client)
 
 
 def test_token_without_name_is_refused(client, learner_user):
@@ -91,9 +122,10 @@ def test_token_without_name_is_refused(client, learner_user):
     response = client.post(reverse("account"), {"name": ""})
     assert response.status_code == 400
     assert "Give the token a name." in response.content.decode()
+    assert not ApiToken.objects.exists()
 
 
-def test_password_change(client, learner_user):
+def test_password_change_keeps_the_learner_signed_in(client, learner_user):
     client.force_login(learner_user)
     response = client.post(
         reverse("password_change"),
@@ -104,6 +136,7 @@ def test_password_change(client, learner_user):
         },
     )
     assert response.status_code == 302
+    assert_signed_in_as(client, "ada")
     learner_user.refresh_from_db()
     assert learner_user.check_password("another-long-phrase")
 
@@ -120,14 +153,16 @@ def test_password_reset_sends_a_working_link(client, learner_user, mailoutbox):
         form_page.redirect_chain[-1][0], {"new_password1": "brand-new-phrase-9", "new_password2": "brand-new-phrase-9"}
     )
     assert done.status_code == 302
-    learner_user.refresh_from_db()
-    assert learner_user.check_password("brand-new-phrase-9")
+    assert_signed_out(client)  # the reset does not sign in: the learner logs in with the new password
+    client.post(reverse("login"), {"username": "ada", "password": "brand-new-phrase-9"})
+    assert_signed_in_as(client, "ada")
 
 
 def test_revoking_with_a_bad_id_is_harmless(client, learner_user):
     client.force_login(learner_user)
     for bad in ("abc", "1.5", "9" * 40, ""):
         assert client.post(reverse("account"), {"revoke": bad}).status_code == 302
+    assert_signed_in_as(client, "ada")
 
 
 def test_reloading_after_creating_a_token_does_not_create_another(client, learner_user):

@@ -15,7 +15,7 @@ def render_existing_rows(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('lessons', '0008_backfill_review_cards'),
+        ('lessons', '0009_learner_session_key'),
     ]
 
     operations = [

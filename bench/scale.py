@@ -1,0 +1,94 @@
+"""Write the bench's content folder: the shipped lessons plus two generated ones of 2 and 200 deep dives.
+
+The generated lessons have the same shape and differ only in size, so their pages must cost
+the same number of queries. They are written in the documented content format and loaded
+with ``manage.py load_content --dir``, as an instructor's files would be.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TRACK = "bench"
+SMALL, LARGE = 2, 200
+
+
+def lesson_slug(deep_dives: int) -> str:
+    return f"bench-{deep_dives}-deep-dives"
+
+
+def generated_lesson(deep_dives: int) -> dict:
+    """Return a lesson of ``deep_dives`` interview moments, ten to a section, each with three choices."""
+    sections = []
+    for start in range(0, deep_dives, 10):
+        items = []
+        for number in range(start + 1, min(start + 10, deep_dives) + 1):
+            items.append(
+                {
+                    "deep_dive": {
+                        "key": f"moment-{number}",
+                        "topic": "batching",
+                        "prompt": f"“Moment {number}: the queue grows at peak. What do you change first?”",
+                        "choices": [
+                            {
+                                "text": "Batch requests continuously, admitting new ones at every decode step.",
+                                "verdict": "best",
+                                "feedback": "Right: **continuous batching** keeps the GPU busy as requests finish.",
+                            },
+                            {
+                                "text": "Wait for a full static batch before starting it.",
+                                "verdict": "acceptable",
+                                "feedback": "It fills the batch, but short requests wait for the *longest* one.",
+                            },
+                            {
+                                "text": "Serve one request at a time.",
+                                "verdict": "weak",
+                                "feedback": "Decoding is memory-bound: one stream leaves most of the GPU idle.",
+                            },
+                        ],
+                    }
+                }
+            )
+        sections.append(
+            {
+                "key": f"part-{start // 10 + 1}",
+                "layer": 2,
+                "title": f"Part {start // 10 + 1}",
+                "minutes": 2,
+                "body": f"Ten interview moments, from {start + 1} on. *Markdown* is rendered here too.",
+                "items": items,
+            }
+        )
+    return {
+        "format": 1,
+        "slug": lesson_slug(deep_dives),
+        "track": TRACK,
+        "order": deep_dives,
+        "title": f"Bench: {deep_dives} deep dives",
+        "kind": "concept",
+        "summary": f"A generated lesson of {deep_dives} interview moments, for make bench.",
+        "sections": sections,
+    }
+
+
+def write_content(directory: Path, shipped: bool = True) -> Path:
+    """Write the bench track and the two generated lessons into ``directory``, after a copy of content/; return it.
+
+    With ``shipped=False`` only the generated lessons are written (quicker to load, for tests).
+    """
+    if shipped:
+        shutil.copytree(ROOT / "content", directory, dirs_exist_ok=True)
+    (directory / "lessons").mkdir(parents=True, exist_ok=True)
+    tracks_file = directory / "tracks.yaml"
+    tracks = yaml.safe_load(tracks_file.read_text()) if tracks_file.exists() else {"format": 1, "tracks": []}
+    if not any(track["slug"] == TRACK for track in tracks["tracks"]):
+        tracks["tracks"].append({"slug": TRACK, "title": "Bench", "summary": "Generated lessons for make bench."})
+    tracks_file.write_text(yaml.safe_dump(tracks, sort_keys=False, allow_unicode=True))
+    for deep_dives in (SMALL, LARGE):
+        path = directory / "lessons" / f"{lesson_slug(deep_dives)}.yaml"
+        path.write_text(yaml.safe_dump(generated_lesson(deep_dives), sort_keys=False, allow_unicode=True))
+    return directory

@@ -1,0 +1,133 @@
+"""Account pages: sign up and log in (keeping the session's progress), password reset, API tokens."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import UserCreationForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from interview import ratelimit
+from interview.accounts.forms import TokenForm
+from interview.accounts.tokens import create_token
+from interview.visitors import client_address
+from lessons import services
+from lessons.models import ApiToken
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        learner_id = request.session.get(services.SESSION_KEY)
+        user = form.save()
+        # No backend named: login() takes the one in AUTHENTICATION_BACKENDS. A session that names a
+        # backend not in that list is dropped on the next request, signing the new learner straight out.
+        login(request, user)
+        services.adopt_session_progress(request, learner_id)
+        messages.success(request, "Account created. Your progress so far is saved to it.")
+        return redirect("results")
+    return render(request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+class LogInView(auth_views.LoginView):
+    """Log in within the limits, then merge the anonymous session's progress into the account.
+
+    Three limits: attempts per address; failures per account and address, so that an attacker
+    elsewhere cannot lock the owner out of their own address; and a much higher ceiling of
+    failures per account from all addresses together, against guessing from many addresses.
+    """
+
+    template_name = "accounts/login.html"
+    redirect_authenticated_user = True
+    http_method_names = ["get", "head", "post"]  # FormView would run post() for PUT
+
+    def post(self, request, *args, **kwargs):
+        address = client_address(request)
+        per_address = ratelimit.hit("login", address)
+        if not per_address.allowed:
+            return ratelimit.too_many_requests(request, per_address)
+        # The account name as authentication reads it (UsernameField: stripped, NFKC), so "ａlice"
+        # (fullwidth) counts against "alice", whom it would sign in as.
+        account = self.get_form_class()(request).fields["username"].to_python(request.POST.get("username"))
+        # Each attempt takes one failure in advance, so concurrent attempts cannot overshoot;
+        # form_valid gives it back, and so does an attempt refused here (it was never tried).
+        self.failures = []
+        for name, identity in (("login_account_address", f"{account}\n{address}"), ("login_account", account)):
+            counted = ratelimit.hit(name, identity)
+            self.failures.append(counted)
+            if not counted.allowed:
+                for taken in self.failures:
+                    taken.undo()
+                return ratelimit.too_many_requests(request, counted)
+        return super().post(request, *args, **kwargs)
+
+    def form_valid(self, form):
+        for taken in self.failures:
+            taken.undo()
+        learner_id = self.request.session.get(services.SESSION_KEY)
+        response = super().form_valid(form)
+        services.adopt_session_progress(self.request, learner_id)
+        return response
+
+
+def reset_account(email: str) -> str:
+    """Return the e-mail address as the reset form matches accounts: NFKC, case folded."""
+    # Cut first: the form refuses anything this long anyway, and NFKC is costly on huge input.
+    return unicodedata.normalize("NFKC", email[:1000].strip()).casefold()
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Send a reset link, limited per address and per e-mail address.
+
+    Every request counts, whether or not an account has that address, so an existing and an
+    unknown address answer alike: the same "check your e-mail" redirect within the limits, the
+    same 429 past them.
+    """
+
+    template_name = "accounts/password_reset_form.html"
+    http_method_names = ["get", "head", "post"]
+
+    def post(self, request, *args, **kwargs):
+        email = reset_account(str(request.POST.get("email", "")))
+        for name, identity in (("password_reset", client_address(request)), ("password_reset_account", email)):
+            counted = ratelimit.hit(name, identity)
+            if not counted.allowed:
+                return ratelimit.too_many_requests(request, counted)
+        return super().post(request, *args, **kwargs)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def account(request: HttpRequest) -> HttpResponse:
+    """The signed-in learner's account: password, and API tokens to create, see and revoke."""
+    form = TokenForm(request.POST or None)
+    new_key = None
+    status = 200
+    if request.method == "POST":
+        if "revoke" in request.POST:
+            token_id = request.POST["revoke"]
+            deleted = 0
+            if token_id.isdigit() and len(token_id) < 18:
+                deleted, _ = ApiToken.objects.filter(user=request.user, pk=int(token_id)).delete()
+            if deleted:
+                messages.success(request, "Token revoked: scripts using it are refused from now on.")
+            return redirect("account")
+        if form.is_valid():
+            _token, key = create_token(request.user, form.cleaned_data["name"])
+            # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
+            request.session["new_token_key"] = key
+            return redirect("account")
+        status = 400
+    if request.method == "GET":
+        new_key = request.session.pop("new_token_key", None)
+    tokens = ApiToken.objects.filter(user=request.user)
+    return render(request, "accounts/account.html", {"form": form, "tokens": tokens, "new_key": new_key}, status=status)

@@ -1,0 +1,36 @@
+"""Refuse requests whose parameters or cookies hold a NUL character: PostgreSQL can neither store nor search for one."""
+
+from collections.abc import Iterator
+
+from django.core.exceptions import BadRequest
+from django.http import HttpRequest
+
+from interview.json_input import NUL_MESSAGE
+
+
+def request_texts(request: HttpRequest) -> Iterator[str]:
+    """Yield every name and value of the request's query and form parameters and cookies."""
+    for parameters in (request.GET, request.POST) if request.method == "POST" else (request.GET,):
+        for name, values in parameters.lists():
+            yield name
+            yield from values
+    for name, value in request.COOKIES.items():
+        yield name
+        yield value
+
+
+def reject_nul_characters(get_response):
+    """Answer 400 (interview.api_errors.bad_request) to a NUL in any query or form parameter or cookie.
+
+    One check for every view: the admin's search and autocomplete, list filters, page and
+    API parameters alike. Form fields already refuse NUL (Django's CharField); this also
+    covers what reaches the database without a form. A cookie can carry one too: a quoted
+    value may spell it as the octal escape \\000, which Django decodes (the session key).
+    """
+
+    def middleware(request):
+        if any("\x00" in text for text in request_texts(request)):
+            raise BadRequest(NUL_MESSAGE)
+        return get_response(request)
+
+    return middleware

@@ -1,0 +1,137 @@
+"""Rate limits for the whole site: fixed-window counters in Django's cache that fail open.
+
+One mechanism serves the pages (log-in, password reset, answers) and the API (a DRF throttle
+class). Each limit is named in ``settings.RATE_LIMITS`` with a rate such as "10/min" or
+"5/15min". A counter is one integer per limit, window and identity, under keys of its own
+(``ratelimit:<name>:<window>:<hash of identity>``), raised by ``cache.add`` then
+``cache.incr``: both are atomic in Redis and in local memory, so concurrent requests cannot
+overshoot a limit. A fixed window lets a burst of up to twice the limit straddle a window's
+end; that is the price of one integer per counter, and is fine for these limits.
+
+When the cache cannot count (Redis down: the backend raises, or returns None when it ignores
+connection errors), the request is let through with a logged warning: a cache outage must not
+take the site down, and the limits come back with the cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import math
+import re
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from rest_framework.throttling import BaseThrottle
+
+from interview.visitors import visitor_key
+
+logger = logging.getLogger("interview.ratelimit")
+
+KEY_PREFIX = "ratelimit"
+UNIT_SECONDS = {"s": 1, "sec": 1, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
+RATE_FORMAT = re.compile(r"(?P<count>\d+)/(?P<multiple>\d*)(?P<unit>[a-z]+)")
+
+
+@dataclass(frozen=True)
+class Rate:
+    count: int
+    seconds: int
+
+
+@functools.cache
+def parse_rate(text: str) -> Rate:
+    """Return the rate in ``text``: "<count>/<unit>" or "<count>/<n><unit>", units s, min, h, day."""
+    match = RATE_FORMAT.fullmatch(text.strip())
+    if match is None or match["unit"] not in UNIT_SECONDS or match["multiple"] in ("0", "00"):
+        raise ImproperlyConfigured(f"Rate {text!r} is not like '10/min' or '5/15min' (units: s, min, h, day).")
+    return Rate(int(match["count"]), int(match["multiple"] or 1) * UNIT_SECONDS[match["unit"]])
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One request counted against a limit."""
+
+    allowed: bool
+    retry_after: int  # seconds until the window ends and the count starts again
+    key: str | None = None  # None when the cache could not count
+
+    def undo(self) -> None:
+        """Give the request back (a log-in that succeeded is not a failure)."""
+        if self.key is not None:
+            try:
+                cache.decr(self.key)
+            except Exception:  # expired, or the cache is down: nothing to give back
+                logger.warning("Rate limit counter %s not decremented", self.key, exc_info=True)
+
+
+def hit(name: str, identity: str) -> Hit:
+    """Count one request by ``identity`` against the limit ``name``; return whether it is allowed."""
+    rate = parse_rate(settings.RATE_LIMITS[name])
+    now = time.time()
+    window = int(now // rate.seconds)
+    retry_after = max(1, math.ceil((window + 1) * rate.seconds - now))
+    # Hashed: identities hold user names and e-mail addresses, which have no place in cache keys.
+    key = f"{KEY_PREFIX}:{name}:{window}:{hashlib.sha256(identity.encode()).hexdigest()[:32]}"
+    try:
+        cache.add(key, 0, timeout=retry_after + 1)
+        count = cache.incr(key)
+    except ValueError:  # the key expired between add and incr: the window just ended
+        return Hit(True, retry_after)
+    except Exception:
+        logger.warning("Rate limit %r not checked: the cache failed", name, exc_info=True)
+        return Hit(True, retry_after)
+    if count is None:  # a cache that ignores connection errors answers None
+        logger.warning("Rate limit %r not checked: the cache did not answer", name)
+        return Hit(True, retry_after)
+    return Hit(count <= rate.count, retry_after, key)
+
+
+def too_many_requests(request: HttpRequest, over: Hit) -> HttpResponse:
+    """Return the 429 page with Retry-After."""
+    response = render(request, "429.html", {"wait": over.retry_after}, status=429)
+    response["Retry-After"] = str(over.retry_after)
+    return response
+
+
+def limit_per_visitor(name: str):
+    """Decorate a page view so a visitor (account, else address) over the limit ``name`` gets a 429."""
+
+    def decorator(view):
+        @functools.wraps(view)
+        def wrapper(request, *args, **kwargs):
+            counted = hit(name, visitor_key(request))
+            if not counted.allowed:
+                return too_many_requests(request, counted)
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+class VisitorThrottle(BaseThrottle):
+    """The API's limit per visitor: "api_user" for an account, "api_anon" per address otherwise."""
+
+    def limit_name(self, request) -> str:
+        return "api_user" if request.user and request.user.is_authenticated else "api_anon"
+
+    def allow_request(self, request, view) -> bool:
+        self.counted = hit(self.limit_name(request), visitor_key(request))
+        return self.counted.allowed
+
+    def wait(self) -> float | None:
+        return self.counted.retry_after
+
+
+class AnswersThrottle(VisitorThrottle):
+    """Answers through the API: one budget with answers through the pages (same limit, same key)."""
+
+    def limit_name(self, request) -> str:
+        return "answers"

@@ -1,0 +1,50 @@
+"""The bench's data: the generated lessons, the 10,000-answer history, queries that do not grow with them."""
+
+import pytest
+from django.apps import apps
+from django.core.management import call_command
+from django.test import Client
+
+from bench import prepare, scale
+
+
+@pytest.fixture
+def generated_lessons(db, tmp_path):
+    """The bench track with its lessons of 2 and 200 deep dives, loaded as `make bench` loads them."""
+    call_command("load_content", dir=scale.write_content(tmp_path, shipped=False), verbosity=0)
+
+
+def test_the_large_lesson_offers_200_deep_dives_to_answer(generated_lessons):
+    client = prepare.sign_in("reader")
+    assert len(prepare.lesson_forms(client, prepare.lesson_url(scale.LARGE))) == 200
+    assert len(prepare.lesson_forms(client, prepare.lesson_url(scale.SMALL))) == 2
+
+
+def test_a_history_grows_to_10000_answers_that_the_pages_show(generated_lessons):
+    small_url = prepare.lesson_url(scale.SMALL)
+    client = prepare.sign_in("keen")
+    first_pk = prepare.last_answer_pk()
+    forms = prepare.answer_everything(client, [small_url])
+    retries_from = prepare.last_answer_pk()
+    prepare.retry_everything(client, forms)
+    assert prepare.grow_history(first_pk, retries_from, prepare.BIG_HISTORY) == 10_000
+    assert apps.get_model("lessons", "Answer").objects.count() == 10_000
+    assert client.get(small_url).status_code == 200
+    assert client.get("/results/").status_code == 200
+
+
+def test_queries_do_not_grow_with_the_lesson_or_the_history(generated_lessons):
+    small_url, large_url = prepare.lesson_url(scale.SMALL), prepare.lesson_url(scale.LARGE)
+    newcomer, keen = prepare.sign_in("newcomer"), prepare.sign_in("keen")
+    forms = prepare.answer_everything(keen, [small_url])
+    first_pk, retries_from = 0, prepare.last_answer_pk()
+    prepare.retry_everything(keen, forms)
+    prepare.grow_history(first_pk, retries_from, 2_000)
+    prepare.answer_half(newcomer, prepare.lesson_forms(newcomer, small_url))
+    prepare.answer_half(newcomer, prepare.lesson_forms(newcomer, large_url)[:20])
+
+    small_lesson = prepare.count_queries(newcomer, "GET", small_url)
+    assert prepare.count_queries(newcomer, "GET", large_url) == small_lesson
+    assert prepare.count_queries(keen, "GET", small_url) == small_lesson
+    assert prepare.count_queries(keen, "GET", "/results/") == prepare.count_queries(newcomer, "GET", "/results/")
+    assert prepare.count_queries(Client(), "GET", large_url) == prepare.count_queries(Client(), "GET", small_url)

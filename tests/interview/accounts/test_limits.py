@@ -1,0 +1,134 @@
+"""Limits on log-in and password reset: who is counted, what counts, and what an attacker can learn or block."""
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+import time_machine
+from django.test import Client
+from django.urls import reverse
+
+GOOD = {"username": "ada", "password": "correct-horse-battery"}
+BAD = {"username": "ada", "password": "wrong"}
+FULLWIDTH_ADA = "\uff41da"  # "ａda": NFKC makes it "ada", so it signs in as ada
+
+
+@pytest.fixture
+def limits(settings, stopped_clock):
+    """Low limits for these tests; the per-address limit stays high unless a test lowers it."""
+    settings.RATE_LIMITS = {
+        **settings.RATE_LIMITS,
+        "login": "100/min",
+        "login_account_address": "3/15min",
+        "login_account": "6/h",
+        "password_reset": "100/h",
+        "password_reset_account": "2/h",
+    }
+    return settings.RATE_LIMITS
+
+
+def from_address(address: str) -> Client:
+    return Client(REMOTE_ADDR=address)
+
+
+def signed_in_as(client) -> str | None:
+    page = client.get(reverse("account"))
+    if page.status_code != 200:
+        return None
+    return re.search(r"Signed in as <strong>(.*?)</strong>", page.content.decode())[1]
+
+
+def test_log_ins_per_address_count_every_attempt_whatever_forwarded_for_says(learner_user, limits):
+    limits["login"] = "2/min"
+    codes = [
+        from_address("10.0.0.1").post(reverse("login"), BAD, HTTP_X_FORWARDED_FOR=f"10.5.0.{n}").status_code
+        for n in range(3)
+    ]
+    assert codes == [200, 200, 429]
+    refused = from_address("10.0.0.1").post(reverse("login"), GOOD)
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
+
+
+def test_an_attacker_elsewhere_cannot_lock_the_owner_out_of_their_own_address(learner_user, limits):
+    attacker = from_address("10.6.6.6")
+    assert [attacker.post(reverse("login"), BAD).status_code for _ in range(4)] == [200, 200, 200, 429]
+    assert attacker.post(reverse("login"), GOOD).status_code == 429  # even the right password, from there
+    owner = from_address("10.0.0.1")
+    assert owner.post(reverse("login"), GOOD).status_code == 302
+    assert signed_in_as(owner) == "ada"
+
+
+def test_only_failures_count_against_the_account(learner_user, limits):
+    for _ in range(5):
+        owner = from_address("10.0.0.1")
+        assert owner.post(reverse("login"), GOOD).status_code == 302
+        assert signed_in_as(owner) == "ada"
+    assert [from_address("10.0.0.1").post(reverse("login"), BAD).status_code for _ in range(4)] == [
+        200, 200, 200, 429,
+    ]  # fmt: skip
+
+
+def test_failures_from_many_addresses_reach_the_accounts_ceiling(learner_user, limits):
+    assert [from_address(f"10.7.0.{n}").post(reverse("login"), BAD).status_code for n in range(7)] == [200] * 6 + [429]
+    newcomer = from_address("10.0.0.1")
+    assert newcomer.post(reverse("login"), GOOD).status_code == 429
+    assert signed_in_as(newcomer) is None
+
+
+def test_refused_attempts_do_not_raise_the_accounts_ceiling(learner_user, limits):
+    """One address past its own limit keeps trying: that must not lock the account everywhere."""
+    attacker = from_address("10.6.6.6")
+    assert [attacker.post(reverse("login"), BAD).status_code for _ in range(10)] == [200] * 3 + [429] * 7
+    owner = from_address("10.0.0.1")
+    assert owner.post(reverse("login"), GOOD).status_code == 302
+    assert signed_in_as(owner) == "ada"
+
+
+@pytest.mark.parametrize("spelling", [FULLWIDTH_ADA, " ada ", "ada"])
+def test_the_account_is_counted_as_authentication_reads_its_name(learner_user, limits, spelling):
+    client = from_address("10.0.0.1")
+    for _ in range(3):
+        client.post(reverse("login"), {"username": spelling, "password": "wrong"})
+    # Django would sign "ａda" in as "ada": the limit must already hold for it.
+    assert client.post(reverse("login"), {"username": FULLWIDTH_ADA, "password": GOOD["password"]}).status_code == 429
+    assert client.post(reverse("login"), GOOD).status_code == 429
+    assert signed_in_as(client) is None
+
+
+def reset(client: Client, email: str):
+    return client.post(reverse("password_reset"), {"email": email})
+
+
+def comparable(response) -> tuple:
+    """What a visitor sees of a reset request, minus the per-request CSRF token."""
+    body = re.sub(r"[A-Za-z0-9]{64}", "", response.content.decode())
+    return response.status_code, response.get("Location"), response.get("Retry-After"), body
+
+
+def test_password_reset_is_limited_per_e_mail_address_in_any_spelling(learner_user, limits, mailoutbox):
+    spellings = ["ada@example.com", "ADA@example.com", " \uff41da@example.com"]
+    codes = [reset(from_address(f"10.8.0.{n}"), email).status_code for n, email in enumerate(spellings)]
+    assert codes == [302, 302, 429]
+    assert len(mailoutbox) == 2
+
+
+def test_password_reset_is_limited_per_address(learner_user, limits, mailoutbox):
+    limits["password_reset"] = "2/h"
+    client = from_address("10.0.0.9")
+    codes = [reset(client, f"someone{n}@example.com").status_code for n in range(2)]
+    assert codes + [reset(client, "ada@example.com").status_code] == [302, 302, 429]
+    assert mailoutbox == []
+
+
+def test_password_reset_looks_the_same_for_existing_and_unknown_accounts(learner_user, limits, mailoutbox):
+    """Within the limits and past them, an attacker sees the same answers for both; only the owner gets mail."""
+    with time_machine.travel(datetime(2026, 11, 30, 12, 0, tzinfo=UTC), tick=False):
+        existing = [comparable(reset(from_address("10.0.0.1"), "ada@example.com")) for _ in range(4)]
+        unknown = [comparable(reset(from_address("10.0.0.2"), "nobody@example.com")) for _ in range(4)]
+    assert existing == unknown
+    assert [status for status, *_ in existing] == [302, 302, 429, 429]
+    assert len(mailoutbox) == 2  # no more mail past the limit
+    assert {message.to[0] for message in mailoutbox} == {"ada@example.com"}
+    done = Client().get(existing[0][1])
+    assert "If an account uses that address" in done.content.decode()
