@@ -150,3 +150,8 @@ def input_text(value: float | int) -> str:
         if float(short) == value:
             return short
     return repr(value)
+
+
+def plural(count: float | int, word: str) -> str:
+    """Return `word` as is for a count of one, else with an "s": "1 card", "64 cards"."""
+    return word if count == 1 else word + "s"

@@ -6,9 +6,9 @@ from collections.abc import Iterator, Mapping
 
 from django import forms
 
+from calculators.calculator import Calculator, Parameter, Result
 from calculators.errors import CalculatorInputError
 from calculators.formatting import input_text
-from calculators.registry import Calculator, Parameter, Result
 
 
 class CalculatorForm(forms.Form):

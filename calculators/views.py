@@ -13,7 +13,6 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from calculators.charts import chart_for
 from calculators.formatting import input_text, value_text
 from calculators.forms import CalculatorForm
 from calculators.registry import CALCULATORS, Calculator, Result, get_calculator
@@ -65,7 +64,7 @@ def _result_context(calculator: Calculator, result: Result | None) -> dict | Non
     ]
     steps = [{"step": step, "text": value_text(step.value, step.unit)} for step in result.steps]
     headline = calculator.output(calculator.headline)
-    chart = chart_for(calculator.slug, result.inputs, result.outputs)
+    chart = calculator.draw(result)
     return {
         "outputs": outputs,
         "steps": steps,

@@ -1,0 +1,361 @@
+"""The fleet calculator."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from calculators import maths
+from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
+from calculators.charts import (
+    Bar,
+    Chart,
+    cost_chart,
+)
+from calculators.definitions.assumptions import assumptions_note
+from calculators.formatting import money, number, percent, plural, power_of_ten
+
+
+def _div(x: float) -> str:
+    """Return a divisor, in brackets when it is written as a power of ten."""
+    text = number(x)
+    return f"({text})" if "×" in text else text
+
+
+def _compare(ok: bool) -> str:
+    """Return the sign that makes a check's expression true: ≤ when it passes, > when it fails."""
+    return "≤" if ok else ">"
+
+
+def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    parts = maths.fleet_breakdown(
+        i["monthly_tokens"],
+        i["tokens_per_s_per_card"],
+        i["owned_cards"],
+        i["rented_cards"],
+        i["card_month_usd"],
+        i["rent_multiplier"],
+    )
+    per_card = o["tokens_per_card_month"]
+    needed = i["monthly_tokens"]
+    api = i["api_usd_per_million"]
+    gap = max(0.0, needed - parts.owned_capacity)
+    steps = [
+        step(
+            "Tokens one card serves in a month",
+            f"{number(i['tokens_per_s_per_card'])} tokens/s × 3,600 s × 730 h",
+            per_card,
+            "tokens",
+        ),
+        step(
+            "Cards needed, rounded up",
+            f"⌈{number(needed)} ÷ {_div(per_card)}⌉ = ⌈{number(needed / per_card, 6)}⌉",
+            o["cards_needed"],
+            "cards",
+        ),
+        step(
+            "Owned capacity",
+            f"{number(i['owned_cards'])} owned {plural(i['owned_cards'], 'card')} × {number(per_card)} tokens",
+            parts.owned_capacity,
+            "tokens",
+        ),
+        step(
+            "Served by owned cards (they go first)",
+            f"min({number(needed)}, {number(parts.owned_capacity)})",
+            parts.served_by_owned,
+            "tokens",
+        ),
+        step(
+            "Served by rented cards",
+            f"min({number(needed)} − {number(parts.served_by_owned)}, {number(i['rented_cards'])} × {number(per_card)})",
+            parts.served_by_rented,
+            "tokens",
+        ),
+        step(
+            "Overflow to the API",
+            f"{number(needed)} − {number(parts.served_by_owned)} − {number(parts.served_by_rented)}",
+            o["overflow_tokens"],
+            "tokens",
+        ),
+        step(
+            "Overflow share of needed tokens",
+            f"{number(o['overflow_tokens'])} ÷ {_div(needed)}",
+            o["overflow_share"],
+            "fraction",
+        ),
+        step(
+            "API bill",
+            f"{number(o['overflow_tokens'])} ÷ {power_of_ten(6)} × {money(api)}",
+            o["api_usd"],
+            "USD",
+        ),
+        step(
+            "Owned cards bill",
+            f"{number(i['owned_cards'])} × {money(i['card_month_usd'])}",
+            parts.owned_usd,
+            "USD",
+        ),
+        step(
+            "Rented cards bill",
+            f"{number(i['rented_cards'])} × {money(i['card_month_usd'])} × {number(i['rent_multiplier'])}",
+            parts.rented_usd,
+            "USD",
+        ),
+        step(
+            "Total for the month",
+            f"{money(parts.owned_usd)} + {money(parts.rented_usd)} + {money(o['api_usd'])}",
+            o["total_usd"],
+            "USD",
+        ),
+        step(
+            "Blended cost per million needed tokens",
+            f"{money(o['total_usd'])} ÷ ({number(needed)} tokens ÷ {power_of_ten(6)})",
+            o["blended_usd_per_million"],
+            "USD per 1M tokens",
+        ),
+        step(
+            "Idle share of owned capacity",
+            (
+                f"({number(parts.owned_capacity)} − {number(parts.served_by_owned)}) ÷ {_div(parts.owned_capacity)}"
+                if parts.owned_capacity > 0
+                else "no owned cards, so nothing owned sits idle"
+            ),
+            o["idle_share"],
+            "fraction",
+        ),
+        step(
+            "Rented cards that would close the gap left by owned cards",
+            f"⌈{number(gap)} ÷ {_div(per_card)}⌉ = ⌈{number(gap / per_card, 6)}⌉",
+            o["rented_cards_to_cover"],
+            "cards",
+        ),
+        step(
+            "Idle check: at most 15% of owned capacity unused",
+            f"{percent(o['idle_share'], 4)} {_compare(o['idle_ok'])} 15%",
+            o["idle_ok"],
+            "check",
+        ),
+        step(
+            "Margin check: blended cost at most 75% of the API price",
+            f"{money(o['blended_usd_per_million'])} {_compare(o['margin_ok'])} 0.75 × {money(api)} = {money(0.75 * api)}",
+            o["margin_ok"],
+            "check",
+        ),
+        step(
+            "Overflow check: at most 10% of needed tokens go to the API",
+            f"{percent(o['overflow_share'], 4)} {_compare(o['overflow_ok'])} 10%",
+            o["overflow_ok"],
+            "check",
+        ),
+    ]
+    return steps
+
+
+def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    per_card = o["tokens_per_card_month"]
+    owned_full = i["card_month_usd"] / per_card * 1e6
+    rented = owned_full * i["rent_multiplier"]
+    api = i["api_usd_per_million"]
+    parts = maths.fleet_breakdown(
+        i["monthly_tokens"],
+        i["tokens_per_s_per_card"],
+        i["owned_cards"],
+        i["rented_cards"],
+        i["card_month_usd"],
+        i["rent_multiplier"],
+    )
+    bars = [Bar("Owned card, fully busy", owned_full, money(owned_full))]
+    if parts.served_by_owned > 0 and o["idle_share"] > 0:
+        effective = parts.owned_usd / (parts.served_by_owned / 1e6)
+        bars.append(Bar(f"Owned, {percent(o['idle_share'], 3)} idle", effective, money(effective)))
+    bars += [
+        Bar(f"Rented card ({number(i['rent_multiplier'])}×)", rented, money(rented)),
+        Bar("API", api, money(api), "chart-bar chart-bar-muted"),
+        Bar(
+            "Blended, this month",
+            o["blended_usd_per_million"],
+            money(o["blended_usd_per_million"]),
+            "chart-bar chart-bar-accent",
+        ),
+    ]
+    summary = (
+        f"An owned card costs {money(owned_full)} per million tokens when fully busy, a rented one "
+        f"{money(rented)}, the API {money(api)}. This month blends to {money(o['blended_usd_per_million'])}, "
+        f"{'within' if o['margin_ok'] else 'above'} the 75% margin line."
+    )
+    return cost_chart("fleet", bars, api, summary)
+
+
+def notes() -> tuple[str, ...]:
+    return (
+        "**Order of service.** Owned cards serve first (they bill anyway), rented cards "
+        "next, and the API takes the overflow at its retail price. A month is 730 hours.",
+        "**The checks are design thresholds** from the source (S18), with no outside "
+        "source: at most 15% of owned capacity idle, a blended price at most 75% of the "
+        "API's, and at most 10% of needed tokens sent to the API. Idle share is 0 when "
+        "there are no owned cards.",
+        "**The “$441M bet runs 71% idle” does not reproduce.** 17,500 H100 × $2,100 × "
+        "12 months = $441.0M exactly. A month of 10T 70B tokens at 700 tokens/s needs "
+        "5,436 cards, so 17,500 cards run **68.9% idle**, not 71%. Reaching 71% would "
+        "take 750 tokens/s per card, or 9.34T tokens a month at 700. Try the preset.",
+        "**Rented cards to close the gap** counts cards for the tokens owned cards "
+        "cannot carry, whatever is rented already: with 5,000 owned cards, 436.",
+        assumptions_note(),
+    )
+
+
+CALCULATOR = Calculator(
+    slug="fleet",
+    title="Buying the fleet: owned, rented and API",
+    purpose=(
+        "A month of demand served by owned cards, then rented cards, then an API: the "
+        "bill, the blended price and the three checks."
+    ),
+    parameters=(
+        Parameter(
+            name="monthly_tokens",
+            type="float",
+            default=1e13,
+            min=1.0,
+            max=1e18,
+            unit="tokens",
+            help="Tokens needed in the month (10¹³ = 10T, a serious product).",
+            label="Tokens per month",
+        ),
+        Parameter(
+            name="tokens_per_s_per_card",
+            type="float",
+            default=700.0,
+            min=0.001,
+            max=10_000_000.0,
+            unit="tokens/s",
+            help="Sustained output tokens per second per card (H100 on a 70B model: about 700).",
+            label="Token rate per card",
+        ),
+        Parameter(
+            name="owned_cards",
+            type="int",
+            default=5000,
+            min=0,
+            max=10_000_000,
+            unit="cards",
+            help="Cards you own; they serve first and bill whether busy or not.",
+            label="Owned cards",
+        ),
+        Parameter(
+            name="rented_cards",
+            type="int",
+            default=0,
+            min=0,
+            max=10_000_000,
+            unit="cards",
+            help="Cards rented for the month; they serve after owned cards.",
+            label="Rented cards",
+        ),
+        Parameter(
+            name="card_month_usd",
+            type="float",
+            default=2100.0,
+            min=0.0,
+            max=1_000_000.0,
+            unit="USD",
+            help="What an owned card costs per month, all in.",
+            label="Price per owned card-month",
+        ),
+        Parameter(
+            name="rent_multiplier",
+            type="float",
+            default=1.35,
+            min=0.0,
+            max=100.0,
+            unit="×",
+            help="Rented price as a multiple of the owned price (source: 1.35).",
+            label="Rent multiplier",
+        ),
+        Parameter(
+            name="api_usd_per_million",
+            type="float",
+            default=2.5,
+            min=0.0,
+            max=10_000.0,
+            unit="USD per 1M tokens",
+            help="API price per million tokens; the API takes whatever the cards cannot.",
+            label="API price",
+        ),
+    ),
+    outputs=(
+        Output(name="tokens_per_card_month", unit="tokens", label="Tokens per card-month"),
+        Output(name="cards_needed", unit="cards", label="Cards needed for the month"),
+        Output(name="overflow_tokens", unit="tokens", label="Overflow to the API"),
+        Output(name="overflow_share", unit="fraction", label="Overflow share of needed tokens"),
+        Output(name="api_usd", unit="USD", label="API bill"),
+        Output(name="total_usd", unit="USD", label="Total for the month"),
+        Output(name="blended_usd_per_million", unit="USD per 1M tokens", label="Blended cost per million tokens"),
+        Output(name="idle_share", unit="fraction", label="Idle share of owned capacity"),
+        Output(name="rented_cards_to_cover", unit="cards", label="Rented cards to close the gap"),
+        Output(name="idle_ok", unit="check", label="Idle at most 15%"),
+        Output(name="margin_ok", unit="check", label="Blended at most 75% of the API price"),
+        Output(name="overflow_ok", unit="check", label="Overflow at most 10%"),
+    ),
+    compute=maths.fleet,
+    derive=derive,
+    headline="blended_usd_per_million",
+    presets=(
+        Preset(
+            label="10T tokens of 70B, own 5,000 H100 (overflow case)",
+            values={
+                "monthly_tokens": 1e13,
+                "tokens_per_s_per_card": 700,
+                "owned_cards": 5000,
+                "rented_cards": 0,
+                "card_month_usd": 2100,
+                "rent_multiplier": 1.35,
+                "api_usd_per_million": 2.5,
+            },
+        ),
+        Preset(
+            label="Own 4,000, rent 1,000",
+            values={
+                "monthly_tokens": 1e13,
+                "tokens_per_s_per_card": 700,
+                "owned_cards": 4000,
+                "rented_cards": 1000,
+                "card_month_usd": 2100,
+                "rent_multiplier": 1.35,
+                "api_usd_per_million": 2.5,
+            },
+        ),
+        Preset(
+            label="Over-provisioned: own 8,000",
+            values={
+                "monthly_tokens": 1e13,
+                "tokens_per_s_per_card": 700,
+                "owned_cards": 8000,
+                "rented_cards": 0,
+                "card_month_usd": 2100,
+                "rent_multiplier": 1.35,
+                "api_usd_per_million": 2.5,
+            },
+        ),
+        Preset(
+            label="The “$441M bet”: own 17,500 H100",
+            values={
+                "monthly_tokens": 1e13,
+                "tokens_per_s_per_card": 700,
+                "owned_cards": 17_500,
+                "rented_cards": 0,
+                "card_month_usd": 2100,
+                "rent_multiplier": 1.35,
+                "api_usd_per_million": 2.5,
+            },
+        ),
+        Preset(
+            label="8B model on H100 (10,000 tokens/s, API $0.20)",
+            values={"tokens_per_s_per_card": 10_000, "api_usd_per_million": 0.2},
+        ),
+        Preset(label="B200 rate (2.4 × H100, assumed)", values={"tokens_per_s_per_card": 1680}),
+        Preset(label="Used A100 rate (0.45 × H100, assumed)", values={"tokens_per_s_per_card": 315}),
+    ),
+    chart=chart,
+    notes=notes(),
+)
