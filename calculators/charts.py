@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from calculators import maths
 from calculators.formatting import money, percent
 
 __all__ = [
@@ -246,7 +247,7 @@ def cost_chart(
     slug: str, bars: list[Bar], api_price: float, summary: str, extra_rows: Sequence[tuple[str, str, str]] = ()
 ) -> Chart:
     title = "Cost per million tokens: owned, rented and API"
-    limit = 0.75 * api_price
+    limit = maths.MARGIN_LIMIT * api_price
     svg = bar_chart(
         slug,
         title,
@@ -255,7 +256,7 @@ def cost_chart(
         max([b.value for b in bars] + [api_price]) * 1.05,
         "US dollars per million tokens",
         lambda t: money(t),
-        (limit, f"75% of API: {money(limit)}"),
+        (limit, f"{percent(maths.MARGIN_LIMIT)} of API: {money(limit)}"),
     )
     rows = tuple(
         (bar.label, bar.text, percent(bar.value / api_price, 4) if api_price > 0 else "—") for bar in bars

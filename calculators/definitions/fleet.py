@@ -1,4 +1,4 @@
-"""The fleet calculator."""
+"""The fleet calculator: a month of demand served by owned cards, rented cards, then an API."""
 
 from __future__ import annotations
 
@@ -12,7 +12,17 @@ from calculators.charts import (
     Chart,
     cost_chart,
 )
-from calculators.definitions.assumptions import assumptions_note
+from calculators.definitions.assumptions import (
+    API_8B_USD_PER_MILLION,
+    API_70B_USD_PER_MILLION,
+    B200_OVER_H100,
+    CARD_MONTH_USD,
+    H100_8B_TOKENS_PER_S,
+    H100_70B_TOKENS_PER_S,
+    RENT_MULTIPLIER,
+    USED_A100_OVER_H100,
+    assumptions_note,
+)
 from calculators.formatting import money, number, percent, plural, power_of_ten
 
 
@@ -43,7 +53,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     steps = [
         step(
             "Tokens one card serves in a month",
-            f"{number(i['tokens_per_s_per_card'])} tokens/s × 3,600 s × 730 h",
+            f"{number(i['tokens_per_s_per_card'])} tokens/s × {number(maths.SECONDS_PER_HOUR)} s × {number(maths.HOURS_PER_MONTH)} h",
             per_card,
             "tokens",
         ),
@@ -130,20 +140,20 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
             "cards",
         ),
         step(
-            "Idle check: at most 15% of owned capacity unused",
-            f"{percent(o['idle_share'], 4)} {_compare(o['idle_ok'])} 15%",
+            f"Idle check: at most {percent(maths.IDLE_LIMIT)} of owned capacity unused",
+            f"{percent(o['idle_share'], 4)} {_compare(o['idle_ok'])} {percent(maths.IDLE_LIMIT)}",
             o["idle_ok"],
             "check",
         ),
         step(
-            "Margin check: blended cost at most 75% of the API price",
-            f"{money(o['blended_usd_per_million'])} {_compare(o['margin_ok'])} 0.75 × {money(api)} = {money(0.75 * api)}",
+            f"Margin check: blended cost at most {percent(maths.MARGIN_LIMIT)} of the API price",
+            f"{money(o['blended_usd_per_million'])} {_compare(o['margin_ok'])} {number(maths.MARGIN_LIMIT)} × {money(api)} = {money(maths.MARGIN_LIMIT * api)}",
             o["margin_ok"],
             "check",
         ),
         step(
-            "Overflow check: at most 10% of needed tokens go to the API",
-            f"{percent(o['overflow_share'], 4)} {_compare(o['overflow_ok'])} 10%",
+            f"Overflow check: at most {percent(maths.OVERFLOW_LIMIT)} of needed tokens go to the API",
+            f"{percent(o['overflow_share'], 4)} {_compare(o['overflow_ok'])} {percent(maths.OVERFLOW_LIMIT)}",
             o["overflow_ok"],
             "check",
         ),
@@ -181,25 +191,59 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     summary = (
         f"An owned card costs {money(owned_full)} per million tokens when fully busy, a rented one "
         f"{money(rented)}, the API {money(api)}. This month blends to {money(o['blended_usd_per_million'])}, "
-        f"{'within' if o['margin_ok'] else 'above'} the 75% margin line."
+        f"{'within' if o['margin_ok'] else 'above'} the {percent(maths.MARGIN_LIMIT)} margin line."
     )
     return cost_chart("fleet", bars, api, summary)
 
 
+# The source's month: 10T tokens of a 70B model; 5,000 owned H100s; the "$441M bet" owns 17,500.
+MONTHLY_TOKENS = 1e13
+OWNED_CARDS = 5000
+BET_CARDS = 17_500
+BET_IDLE_CLAIMED = 0.71  # the source's figure for the bet's idle share
+
+
+def _month(**changes: float) -> dict[str, float]:
+    """Return the source's month of inputs with some changed."""
+    return {
+        "monthly_tokens": MONTHLY_TOKENS,
+        "tokens_per_s_per_card": H100_70B_TOKENS_PER_S,
+        "owned_cards": OWNED_CARDS,
+        "rented_cards": 0,
+        "card_month_usd": CARD_MONTH_USD,
+        "rent_multiplier": RENT_MULTIPLIER,
+        "api_usd_per_million": API_70B_USD_PER_MILLION,
+        **changes,
+    }
+
+
 def notes() -> tuple[str, ...]:
+    """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
+    case = maths.fleet(**_month())
+    bet = maths.fleet(**_month(owned_cards=BET_CARDS))
+    bet_usd = BET_CARDS * CARD_MONTH_USD * 12
+    busy_share = 1 - BET_IDLE_CLAIMED
+    seconds = maths.SECONDS_PER_HOUR * maths.HOURS_PER_MONTH
+    rate_for_claim = MONTHLY_TOKENS / (BET_CARDS * busy_share * seconds)
+    tokens_for_claim = busy_share * BET_CARDS * H100_70B_TOKENS_PER_S * seconds
     return (
         "**Order of service.** Owned cards serve first (they bill anyway), rented cards "
-        "next, and the API takes the overflow at its retail price. A month is 730 hours.",
+        "next, and the API takes the overflow at its retail price. "
+        f"A month is {number(maths.HOURS_PER_MONTH)} hours.",
         "**The checks are design thresholds** from the source (S18), with no outside "
-        "source: at most 15% of owned capacity idle, a blended price at most 75% of the "
-        "API's, and at most 10% of needed tokens sent to the API. Idle share is 0 when "
-        "there are no owned cards.",
-        "**The “$441M bet runs 71% idle” does not reproduce.** 17,500 H100 × $2,100 × "
-        "12 months = $441.0M exactly. A month of 10T 70B tokens at 700 tokens/s needs "
-        "5,436 cards, so 17,500 cards run **68.9% idle**, not 71%. Reaching 71% would "
-        "take 750 tokens/s per card, or 9.34T tokens a month at 700. Try the preset.",
+        f"source: at most {percent(maths.IDLE_LIMIT)} of owned capacity idle, a blended price at most "
+        f"{percent(maths.MARGIN_LIMIT)} of the API's, and at most {percent(maths.OVERFLOW_LIMIT)} of needed "
+        "tokens sent to the API. Idle share is 0 when there are no owned cards.",
+        f"**The “${number(bet_usd / 1e6, 3)}M bet runs {percent(BET_IDLE_CLAIMED)} idle” does not reproduce.** "
+        f"{number(BET_CARDS)} H100 × {money(CARD_MONTH_USD)} × 12 months = ${bet_usd / 1e6:.1f}M exactly. "
+        f"A month of {number(MONTHLY_TOKENS / 1e12)}T 70B tokens at {number(H100_70B_TOKENS_PER_S)} tokens/s needs "
+        f"{number(bet.cards_needed)} cards, so {number(BET_CARDS)} cards run **{percent(bet.idle_share, 3)} idle**, "
+        f"not {percent(BET_IDLE_CLAIMED)}. Reaching {percent(BET_IDLE_CLAIMED)} would take "
+        f"{number(rate_for_claim, 3)} tokens/s per card, or {number(tokens_for_claim / 1e12, 3)}T tokens a month at "
+        f"{number(H100_70B_TOKENS_PER_S)}. Try the preset.",
         "**Rented cards to close the gap** counts cards for the tokens owned cards "
-        "cannot carry, whatever is rented already: with 5,000 owned cards, 436.",
+        f"cannot carry, whatever is rented already: with {number(OWNED_CARDS)} owned cards, "
+        f"{number(case.rented_cards_to_cover)}.",
         assumptions_note(),
     )
 
@@ -215,7 +259,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="monthly_tokens",
             type="float",
-            default=1e13,
+            default=MONTHLY_TOKENS,
             min=1.0,
             max=1e18,
             unit="tokens",
@@ -225,7 +269,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="tokens_per_s_per_card",
             type="float",
-            default=700.0,
+            default=float(H100_70B_TOKENS_PER_S),
             min=0.001,
             max=10_000_000.0,
             unit="tokens/s",
@@ -235,7 +279,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="owned_cards",
             type="int",
-            default=5000,
+            default=OWNED_CARDS,
             min=0,
             max=10_000_000,
             unit="cards",
@@ -255,7 +299,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="card_month_usd",
             type="float",
-            default=2100.0,
+            default=float(CARD_MONTH_USD),
             min=0.0,
             max=1_000_000.0,
             unit="USD",
@@ -265,17 +309,17 @@ CALCULATOR = Calculator(
         Parameter(
             name="rent_multiplier",
             type="float",
-            default=1.35,
+            default=RENT_MULTIPLIER,
             min=0.0,
             max=100.0,
             unit="×",
-            help="Rented price as a multiple of the owned price (source: 1.35).",
+            help=f"Rented price as a multiple of the owned price (source: {number(RENT_MULTIPLIER)}).",
             label="Rent multiplier",
         ),
         Parameter(
             name="api_usd_per_million",
             type="float",
-            default=2.5,
+            default=API_70B_USD_PER_MILLION,
             min=0.0,
             max=10_000.0,
             unit="USD per 1M tokens",
@@ -293,68 +337,36 @@ CALCULATOR = Calculator(
         Output(name="blended_usd_per_million", unit="USD per 1M tokens", label="Blended cost per million tokens"),
         Output(name="idle_share", unit="fraction", label="Idle share of owned capacity"),
         Output(name="rented_cards_to_cover", unit="cards", label="Rented cards to close the gap"),
-        Output(name="idle_ok", unit="check", label="Idle at most 15%"),
-        Output(name="margin_ok", unit="check", label="Blended at most 75% of the API price"),
-        Output(name="overflow_ok", unit="check", label="Overflow at most 10%"),
+        Output(name="idle_ok", unit="check", label=f"Idle at most {percent(maths.IDLE_LIMIT)}"),
+        Output(name="margin_ok", unit="check", label=f"Blended at most {percent(maths.MARGIN_LIMIT)} of the API price"),
+        Output(name="overflow_ok", unit="check", label=f"Overflow at most {percent(maths.OVERFLOW_LIMIT)}"),
     ),
     compute=maths.fleet,
     derive=derive,
     headline="blended_usd_per_million",
     presets=(
         Preset(
-            label="10T tokens of 70B, own 5,000 H100 (overflow case)",
-            values={
-                "monthly_tokens": 1e13,
-                "tokens_per_s_per_card": 700,
-                "owned_cards": 5000,
-                "rented_cards": 0,
-                "card_month_usd": 2100,
-                "rent_multiplier": 1.35,
-                "api_usd_per_million": 2.5,
-            },
+            label=(f"{number(MONTHLY_TOKENS / 1e12)}T tokens of 70B, own {number(OWNED_CARDS)} H100 (overflow case)"),
+            values=_month(),
+        ),
+        Preset(label="Own 4,000, rent 1,000", values=_month(owned_cards=4000, rented_cards=1000)),
+        Preset(label="Over-provisioned: own 8,000", values=_month(owned_cards=8000)),
+        Preset(
+            label=f"The “${number(BET_CARDS * CARD_MONTH_USD * 12 / 1e6, 3)}M bet”: own {number(BET_CARDS)} H100",
+            values=_month(owned_cards=BET_CARDS),
         ),
         Preset(
-            label="Own 4,000, rent 1,000",
-            values={
-                "monthly_tokens": 1e13,
-                "tokens_per_s_per_card": 700,
-                "owned_cards": 4000,
-                "rented_cards": 1000,
-                "card_month_usd": 2100,
-                "rent_multiplier": 1.35,
-                "api_usd_per_million": 2.5,
-            },
+            label=(f"8B model on H100 ({number(H100_8B_TOKENS_PER_S)} tokens/s, API {money(API_8B_USD_PER_MILLION)})"),
+            values={"tokens_per_s_per_card": H100_8B_TOKENS_PER_S, "api_usd_per_million": API_8B_USD_PER_MILLION},
         ),
         Preset(
-            label="Over-provisioned: own 8,000",
-            values={
-                "monthly_tokens": 1e13,
-                "tokens_per_s_per_card": 700,
-                "owned_cards": 8000,
-                "rented_cards": 0,
-                "card_month_usd": 2100,
-                "rent_multiplier": 1.35,
-                "api_usd_per_million": 2.5,
-            },
+            label=f"B200 rate ({number(B200_OVER_H100)} × H100, assumed)",
+            values={"tokens_per_s_per_card": B200_OVER_H100 * H100_70B_TOKENS_PER_S},
         ),
         Preset(
-            label="The “$441M bet”: own 17,500 H100",
-            values={
-                "monthly_tokens": 1e13,
-                "tokens_per_s_per_card": 700,
-                "owned_cards": 17_500,
-                "rented_cards": 0,
-                "card_month_usd": 2100,
-                "rent_multiplier": 1.35,
-                "api_usd_per_million": 2.5,
-            },
+            label=f"Used A100 rate ({number(USED_A100_OVER_H100)} × H100, assumed)",
+            values={"tokens_per_s_per_card": USED_A100_OVER_H100 * H100_70B_TOKENS_PER_S},
         ),
-        Preset(
-            label="8B model on H100 (10,000 tokens/s, API $0.20)",
-            values={"tokens_per_s_per_card": 10_000, "api_usd_per_million": 0.2},
-        ),
-        Preset(label="B200 rate (2.4 × H100, assumed)", values={"tokens_per_s_per_card": 1680}),
-        Preset(label="Used A100 rate (0.45 × H100, assumed)", values={"tokens_per_s_per_card": 315}),
     ),
     chart=chart,
     notes=notes(),

@@ -1,4 +1,4 @@
-"""The token-cost calculator."""
+"""The token-cost calculator: what a token costs on cards paid by the month, against an API."""
 
 from __future__ import annotations
 
@@ -12,7 +12,18 @@ from calculators.charts import (
     Chart,
     cost_chart,
 )
-from calculators.definitions.assumptions import assumptions_note
+from calculators.definitions.assumptions import (
+    API_8B_USD_PER_MILLION,
+    API_70B_USD_PER_MILLION,
+    B200_OVER_H100,
+    CARD_MONTH_USD,
+    CARD_MONTH_USD_HIGH,
+    H100_8B_TOKENS_PER_S,
+    H100_70B_TOKENS_PER_S,
+    RENT_MULTIPLIER,
+    USED_A100_OVER_H100,
+    assumptions_note,
+)
 from calculators.formatting import money, number, percent, plural, power_of_ten
 
 
@@ -20,13 +31,13 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     return [
         step(
             "Cost of an hour of the cards",
-            f"{money(i['card_month_usd'])} per card-month × {number(i['cards'])} {plural(i['cards'], 'card')} ÷ 730 hours",
+            f"{money(i['card_month_usd'])} per card-month × {number(i['cards'])} {plural(i['cards'], 'card')} ÷ {number(maths.HOURS_PER_MONTH)} hours",
             o["usd_per_hour"],
             "USD/h",
         ),
         step(
             "Tokens in an hour",
-            f"{number(i['tokens_per_s'])} tokens/s × 3,600 s",
+            f"{number(i['tokens_per_s'])} tokens/s × {number(maths.SECONDS_PER_HOUR)} s",
             o["tokens_per_hour"],
             "tokens/h",
         ),
@@ -47,32 +58,45 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     owned = o["usd_per_million_tokens"]
-    rented = owned * 1.35
+    rented = owned * RENT_MULTIPLIER
     api = i["api_usd_per_million"]
     bars = [
         Bar("Your cards", owned, money(owned), "chart-bar chart-bar-accent"),
-        Bar("Same cards rented (1.35×)", rented, money(rented)),
+        Bar(f"Same cards rented ({number(RENT_MULTIPLIER)}×)", rented, money(rented)),
         Bar("API", api, money(api), "chart-bar chart-bar-muted"),
     ]
     summary = (
         f"Your cards cost {money(owned)} per million tokens, {percent(o['share_of_api'], 4)} of the API's "
-        f"{money(api)}; rented at the source's 1.35× they would cost {money(rented)}. "
-        "The line marks 75% of the API price, the margin check."
+        f"{money(api)}; rented at the source's {number(RENT_MULTIPLIER)}× they would cost {money(rented)}. "
+        f"The line marks {percent(maths.MARGIN_LIMIT)} of the API price, the margin check."
     )
     return cost_chart("token-cost", bars, api, summary)
 
 
 def notes() -> tuple[str, ...]:
+    """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
+    case = maths.token_cost(CARD_MONTH_USD, 1, H100_70B_TOKENS_PER_S, API_70B_USD_PER_MILLION)
     return (
-        "**A month is 730 hours** (8,760 ÷ 12), so an hour of a $2,100 card costs $2.877.",
+        f"**A month is {number(maths.HOURS_PER_MONTH)} hours** ({number(maths.HOURS_PER_MONTH * 12)} ÷ 12), so an "
+        f"hour of a {money(CARD_MONTH_USD)} card costs {money(case.usd_per_hour, 4)}.",
         "**Reading the ratio.** “Against the API price” is the cost per token as a share "
-        "of the API's: 0.457 means 45.7% of the API price; above 1, self-hosting costs "
+        f"of the API's: {number(case.share_of_api, 3)} means {percent(case.share_of_api, 3)} of the API price; "
+        "above 1, self-hosting costs "
         "more. Owning beats renting on rate everywhere (renting adds the cloud's margin); "
         "whether owning pays depends on keeping the cards busy: see the fleet calculator.",
         "**Chip presets** change only the token rate; B200 and used-A100 prices are not "
         "in the sources, so set your own.",
         assumptions_note(),
     )
+
+
+def _h100_70b(card_month_usd: float) -> dict[str, float]:
+    return {
+        "card_month_usd": card_month_usd,
+        "cards": 1,
+        "tokens_per_s": H100_70B_TOKENS_PER_S,
+        "api_usd_per_million": API_70B_USD_PER_MILLION,
+    }
 
 
 CALCULATOR = Calculator(
@@ -83,7 +107,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="card_month_usd",
             type="float",
-            default=2100.0,
+            default=float(CARD_MONTH_USD),
             min=0.0,
             max=1_000_000.0,
             unit="USD",
@@ -103,7 +127,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="tokens_per_s",
             type="float",
-            default=700.0,
+            default=float(H100_70B_TOKENS_PER_S),
             min=0.001,
             max=1_000_000_000.0,
             unit="tokens/s",
@@ -113,7 +137,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="api_usd_per_million",
             type="float",
-            default=2.5,
+            default=API_70B_USD_PER_MILLION,
             min=0.0001,
             max=10_000.0,
             unit="USD per 1M tokens",
@@ -132,28 +156,33 @@ CALCULATOR = Calculator(
     headline="usd_per_million_tokens",
     presets=(
         Preset(
-            label="H100 on a 70B model, owned at $2,100",
-            values={"card_month_usd": 2100, "cards": 1, "tokens_per_s": 700, "api_usd_per_million": 2.5},
+            label=f"H100 on a 70B model, owned at {money(CARD_MONTH_USD)}",
+            values=_h100_70b(CARD_MONTH_USD),
         ),
         Preset(
-            label="H100 on a 70B model, owned at $2,900",
-            values={"card_month_usd": 2900, "cards": 1, "tokens_per_s": 700, "api_usd_per_million": 2.5},
+            label=f"H100 on a 70B model, owned at {money(CARD_MONTH_USD_HIGH)}",
+            values=_h100_70b(CARD_MONTH_USD_HIGH),
         ),
         Preset(
-            label="H100 on a 70B model, rented (1.35 × $2,100)",
-            values={"card_month_usd": 2835, "cards": 1, "tokens_per_s": 700, "api_usd_per_million": 2.5},
+            label=f"H100 on a 70B model, rented ({number(RENT_MULTIPLIER)} × {money(CARD_MONTH_USD)})",
+            values=_h100_70b(RENT_MULTIPLIER * CARD_MONTH_USD),
         ),
         Preset(
-            label="H100 on an 8B model, owned at $2,100",
-            values={"card_month_usd": 2100, "cards": 1, "tokens_per_s": 10_000, "api_usd_per_million": 0.2},
+            label=f"H100 on an 8B model, owned at {money(CARD_MONTH_USD)}",
+            values={
+                "card_month_usd": CARD_MONTH_USD,
+                "cards": 1,
+                "tokens_per_s": H100_8B_TOKENS_PER_S,
+                "api_usd_per_million": API_8B_USD_PER_MILLION,
+            },
         ),
         Preset(
-            label="B200 rate, 70B (2.4 × H100, assumed; price unchanged)",
-            values={"cards": 1, "tokens_per_s": 1680},
+            label=f"B200 rate, 70B ({number(B200_OVER_H100)} × H100, assumed; price unchanged)",
+            values={"cards": 1, "tokens_per_s": B200_OVER_H100 * H100_70B_TOKENS_PER_S},
         ),
         Preset(
-            label="Used A100 rate, 70B (0.45 × H100, assumed; price unchanged)",
-            values={"cards": 1, "tokens_per_s": 315},
+            label=f"Used A100 rate, 70B ({number(USED_A100_OVER_H100)} × H100, assumed; price unchanged)",
+            values={"cards": 1, "tokens_per_s": USED_A100_OVER_H100 * H100_70B_TOKENS_PER_S},
         ),
     ),
     chart=chart,
