@@ -1,4 +1,4 @@
-"""The queue-wait calculator."""
+"""The queue-wait calculator: mean queue wait against utilisation, before and after losing capacity."""
 
 from __future__ import annotations
 
@@ -172,21 +172,54 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     return Chart(svg.render(), title, description, table)
 
 
+# The defaults: round numbers near the source's story of one queue losing 30% of its capacity.
+SERVICE_MS = 50.0
+UTILIZATION = 0.66
+CAPACITY_LOSS = 0.3
+STORY_MS = (97, 850)  # the source's wait before and after the loss
+RECONSTRUCTION = {"service_ms": 49.67, "utilization": 0.6614, "servers": 1, "capacity_loss": CAPACITY_LOSS}
+HEADROOM_CAP = 0.6  # S11: the source's policy value
+POOL_SERVERS = 10  # a pool that loses servers instead of speed
+
+
+def _pool_growth() -> tuple[int, float]:
+    """Return the servers left when a pool loses CAPACITY_LOSS of them, and the least its wait grows by."""
+    left = round(POOL_SERVERS * (1 - CAPACITY_LOSS))
+    # Over every utilisation that stays stable after the loss, the smallest growth of the wait.
+    rhos = np.arange(0.001, left / POOL_SERVERS, 0.001)
+    growth = min(
+        maths.mmc_wait(left, POOL_SERVERS * rho, 1.0) / maths.mmc_wait(POOL_SERVERS, POOL_SERVERS * rho, 1.0)
+        for rho in rhos
+    )
+    return left, growth
+
+
 def notes() -> tuple[str, ...]:
+    """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
+    story = maths.queue_wait(**RECONSTRUCTION)
+    defaults = maths.queue_wait(SERVICE_MS, UTILIZATION, 1, CAPACITY_LOSS)
+    cap = maths.queue_wait(1.0, HEADROOM_CAP, 1, CAPACITY_LOSS)  # in service times
+    left, growth = _pool_growth()
+    before, after = STORY_MS
     return (
-        "**The 97 ms → 850 ms story is an illustration, not a source.** It fits a single "
-        "queue with Wq = S × ρ ÷ (1 − ρ): S ≈ 49.7 ms and ρ ≈ 0.661 give 97 ms, and after "
-        "a 30% loss ρ ≈ 0.945 gives 851 ms (try the reconstruction preset). Round numbers "
-        "(50 ms, 0.66, the defaults) give 97.1 → 825 ms.",
+        f"**The {before} ms → {after} ms story is an illustration, not a source.** It fits a single "
+        f"queue with Wq = S × ρ ÷ (1 − ρ): S ≈ {number(RECONSTRUCTION['service_ms'], 3)} ms and "
+        f"ρ ≈ {number(RECONSTRUCTION['utilization'], 3)} give {number(story.wait_ms, 2)} ms, and after "
+        f"a {percent(CAPACITY_LOSS)} loss ρ ≈ {number(story.utilization_after, 3)} gives "
+        f"{number(story.wait_after_ms, 3)} ms (try the reconstruction preset). Round numbers "
+        f"({number(SERVICE_MS)} ms, {number(UTILIZATION)}, the defaults) give {number(defaults.wait_ms, 3)} → "
+        f"{number(defaults.wait_after_ms, 3)} ms.",
         "**How the loss is modelled.** Losing a share of capacity divides each server's "
         "utilisation by (1 − loss), with the same servers and service time. A pool that "
-        "instead loses 30% of its servers (M/M/c, 10 → 7) multiplies its wait at least "
-        "21.8×, so it cannot produce the story's 8.8×.",
+        f"instead loses {percent(CAPACITY_LOSS)} of its servers (M/M/c, {POOL_SERVERS} → {left}) multiplies its "
+        f"wait at least {number(growth, 3)}×, so it cannot produce the story's {number(after / before, 2)}×.",
         "**Assumptions.** Poisson arrivals and exponential service times. Kingman's "
         "approximation for other variability multiplies the wait by (ca² + cs²) ÷ 2: "
         "LLM requests vary far more than exponential service, so real waits can be longer.",
-        "**Headroom.** At ρ = 0.6 an M/M/1 queue waits 1.5 service times; after a 30% "
-        "loss (ρ = 0.857), 6. A cap near 60% is the source's policy value (S11), unsourced.",
+        f"**Headroom.** At ρ = {number(HEADROOM_CAP)} an M/M/1 queue waits {number(cap.wait_ms, 3)} service "
+        f"times; after a {percent(CAPACITY_LOSS)} loss (ρ = {number(cap.utilization_after, 3)}), "
+        f"{number(cap.wait_after_ms, 3)}. A cap near {percent(HEADROOM_CAP)} is the source's policy value "
+        "(S11), unsourced.",
     )
 
 
@@ -201,7 +234,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="service_ms",
             type="float",
-            default=50.0,
+            default=SERVICE_MS,
             min=0.001,
             max=10_000_000.0,
             unit="ms",
@@ -211,7 +244,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="utilization",
             type="float",
-            default=0.66,
+            default=UTILIZATION,
             min=0.0,
             max=0.999,
             unit="fraction",
@@ -231,7 +264,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="capacity_loss",
             type="float",
-            default=0.3,
+            default=CAPACITY_LOSS,
             min=0.0,
             max=0.99,
             unit="fraction",
@@ -250,16 +283,25 @@ CALCULATOR = Calculator(
     headline="wait_after_ms",
     presets=(
         Preset(
-            label="Round numbers: 50 ms, ρ = 0.66, lose 30%",
-            values={"service_ms": 50, "utilization": 0.66, "servers": 1, "capacity_loss": 0.3},
+            label=f"Round numbers: {number(SERVICE_MS)} ms, ρ = {number(UTILIZATION)}, lose {percent(CAPACITY_LOSS)}",
+            values={"service_ms": SERVICE_MS, "utilization": UTILIZATION, "servers": 1, "capacity_loss": CAPACITY_LOSS},
         ),
         Preset(
-            label="Source reconstruction: 49.67 ms, ρ = 0.6614 (97 → 851 ms)",
-            values={"service_ms": 49.67, "utilization": 0.6614, "servers": 1, "capacity_loss": 0.3},
+            label=(
+                f"Source reconstruction: {number(RECONSTRUCTION['service_ms'])} ms, "
+                f"ρ = {number(RECONSTRUCTION['utilization'])} ({number(maths.queue_wait(**RECONSTRUCTION).wait_ms, 2)} → "
+                f"{number(maths.queue_wait(**RECONSTRUCTION).wait_after_ms, 3)} ms)"
+            ),
+            values=RECONSTRUCTION,
         ),
         Preset(
-            label="Headroom cap: ρ = 0.6",
-            values={"service_ms": 50, "utilization": 0.6, "servers": 1, "capacity_loss": 0.3},
+            label=f"Headroom cap: ρ = {number(HEADROOM_CAP)}",
+            values={
+                "service_ms": SERVICE_MS,
+                "utilization": HEADROOM_CAP,
+                "servers": 1,
+                "capacity_loss": CAPACITY_LOSS,
+            },
         ),
         Preset(
             label="Check: M/M/4 at 3 Erlangs, 1 s service",

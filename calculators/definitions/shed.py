@@ -1,4 +1,4 @@
-"""The shed calculator."""
+"""The shed calculator: how much free traffic a shared pool admits while paid traffic keeps priority."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from calculators.charts import (
     Segment,
     stacked_chart,
 )
-from calculators.formatting import number
+from calculators.formatting import number, percent
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
@@ -84,7 +84,13 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     return Chart(svg, title, description, table)
 
 
+# A normal day on the shared pool, and the incident that takes 30% of its capacity.
+NORMAL_DAY = {"capacity_rps": 1000.0, "paid_rps": 600.0, "free_rps": 500.0, "target_utilization": 0.85}
+INCIDENT_LOSS = 0.3
+
+
 def notes() -> tuple[str, ...]:
+    """Return the notes, a Markdown paragraph each (they carry no figures)."""
     return (
         "**Priority.** Paid requests are admitted first; free requests fill whatever "
         "is left below target × capacity, never below zero and never above their demand.",
@@ -109,7 +115,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="capacity_rps",
             type="float",
-            default=1000.0,
+            default=NORMAL_DAY["capacity_rps"],
             min=0.001,
             max=1_000_000_000.0,
             unit="requests/s",
@@ -119,7 +125,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="paid_rps",
             type="float",
-            default=600.0,
+            default=NORMAL_DAY["paid_rps"],
             min=0.0,
             max=1_000_000_000.0,
             unit="requests/s",
@@ -129,7 +135,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="free_rps",
             type="float",
-            default=500.0,
+            default=NORMAL_DAY["free_rps"],
             min=0.0,
             max=1_000_000_000.0,
             unit="requests/s",
@@ -139,7 +145,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="target_utilization",
             type="float",
-            default=0.85,
+            default=NORMAL_DAY["target_utilization"],
             min=0.0,
             max=1.0,
             unit="fraction",
@@ -157,12 +163,15 @@ CALCULATOR = Calculator(
     headline="free_admitted_rps",
     presets=(
         Preset(
-            label="Normal day: 1,000 requests/s pool, 600 paid, 500 free",
-            values={"capacity_rps": 1000, "paid_rps": 600, "free_rps": 500, "target_utilization": 0.85},
+            label=(
+                f"Normal day: {number(NORMAL_DAY['capacity_rps'])} requests/s pool, "
+                f"{number(NORMAL_DAY['paid_rps'])} paid, {number(NORMAL_DAY['free_rps'])} free"
+            ),
+            values=NORMAL_DAY,
         ),
         Preset(
-            label="Incident: the pool loses 30% of capacity",
-            values={"capacity_rps": 700, "paid_rps": 600, "free_rps": 500, "target_utilization": 0.85},
+            label=f"Incident: the pool loses {percent(INCIDENT_LOSS)} of capacity",
+            values={**NORMAL_DAY, "capacity_rps": round(NORMAL_DAY["capacity_rps"] * (1 - INCIDENT_LOSS), 9)},
         ),
     ),
     chart=chart,

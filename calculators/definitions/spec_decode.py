@@ -1,4 +1,4 @@
-"""The spec-decode calculator."""
+"""The spec-decode calculator: expected tokens per target pass and the speedup of speculative decoding."""
 
 from __future__ import annotations
 
@@ -102,19 +102,41 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     return Chart(svg.render(), title, description, table)
 
 
+ACCEPTANCE = 0.8
+DRAFT_TOKENS = 4
+DRAFT_COST = 0.05  # a tiny draft model; below 0.05 in Leviathan et al.
+CHEN_SPEEDUP = (2, 2.5)  # Chen et al. on Chinchilla 70B
+# vLLM's measurements on Llama-3-70B with 4 × H100: speedups at low load, slowdowns at high load.
+VLLM_LOW_LOAD = {"draft model": 1.5, "n-gram": 2.8}
+VLLM_HIGH_LOAD_SLOWDOWN = (1.4, 1.8)
+VLLM_GPUS = 4
+
+
 def notes() -> tuple[str, ...]:
+    """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
+    expected = maths.spec_decode(ACCEPTANCE, DRAFT_TOKENS, DRAFT_COST).expected_tokens
+    compute_bound = expected / ((DRAFT_TOKENS + 1) * (1 + DRAFT_TOKENS * DRAFT_COST))
+    low, high = VLLM_LOW_LOAD, VLLM_HIGH_LOAD_SLOWDOWN
     return (
         "**Formulas.** Leviathan, Kalman and Matias (ICML 2023): expected tokens per "
         "target pass (1 − α^(γ+1)) ÷ (1 − α) (eq. 1) and walltime speedup "
-        "(1 − α^(γ+1)) ÷ ((1 − α)(γc + 1)) (theorem 3.8). Chen et al. report 2–2.5× on "
-        "Chinchilla 70B.",
+        "(1 − α^(γ+1)) ÷ ((1 − α)(γc + 1)) (theorem 3.8). Chen et al. report "
+        f"{number(CHEN_SPEEDUP[0])}–{number(CHEN_SPEEDUP[1])}× on Chinchilla 70B.",
         "**When it does not pay.** The theorem assumes checking γ + 1 tokens costs one "
         "target step, which holds while decoding is memory-bound (small batches). At large "
         "batch the target step becomes compute-bound, verification costs grow with γ + 1 "
-        "and rejected drafts waste compute. vLLM measured up to 1.5× (draft model) and "
-        "2.8× (n-gram) at low load on Llama-3-70B with 4 × H100, but 1.4× and 1.8× "
+        "and rejected drafts waste compute. vLLM measured up to "
+        + " and ".join(f"{number(speedup)}× ({name})" for name, speedup in low.items())
+        + f" at low load on Llama-3-70B with {VLLM_GPUS} × H100, but {number(high[0])}× and {number(high[1])}× "
         "slowdowns at high load. A compute-bound estimate, E ÷ ((γ + 1)(1 + γc)), gives "
-        "0.56× at the defaults.",
+        f"{number(compute_bound, 2)}× at the defaults.",
+    )
+
+
+def _preset(acceptance: float, draft_tokens: int, draft_cost: float, note: str = "") -> Preset:
+    return Preset(
+        label=f"α {number(acceptance)}, γ {draft_tokens}, c {number(draft_cost)}{note}",
+        values={"acceptance": acceptance, "draft_tokens": draft_tokens, "draft_cost": draft_cost},
     )
 
 
@@ -129,7 +151,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="acceptance",
             type="float",
-            default=0.8,
+            default=ACCEPTANCE,
             min=0.0,
             max=1.0,
             unit="fraction",
@@ -139,7 +161,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="draft_tokens",
             type="int",
-            default=4,
+            default=DRAFT_TOKENS,
             min=1,
             max=64,
             unit="tokens",
@@ -149,7 +171,7 @@ CALCULATOR = Calculator(
         Parameter(
             name="draft_cost",
             type="float",
-            default=0.05,
+            default=DRAFT_COST,
             min=0.0,
             max=1.0,
             unit="× target step",
@@ -165,13 +187,10 @@ CALCULATOR = Calculator(
     derive=derive,
     headline="speedup",
     presets=(
-        Preset(label="α 0.8, γ 4, c 0.05", values={"acceptance": 0.8, "draft_tokens": 4, "draft_cost": 0.05}),
-        Preset(
-            label="α 0.8, γ 8, c 0.05 (best γ)",
-            values={"acceptance": 0.8, "draft_tokens": 8, "draft_cost": 0.05},
-        ),
-        Preset(label="α 0.6, γ 5, c 0.1", values={"acceptance": 0.6, "draft_tokens": 5, "draft_cost": 0.1}),
-        Preset(label="α 0.5, γ 3, c 0.2", values={"acceptance": 0.5, "draft_tokens": 3, "draft_cost": 0.2}),
+        _preset(ACCEPTANCE, DRAFT_TOKENS, DRAFT_COST),
+        _preset(ACCEPTANCE, maths.best_draft_tokens(ACCEPTANCE, DRAFT_COST)[0], DRAFT_COST, " (best γ)"),
+        _preset(0.6, 5, 0.1),
+        _preset(0.5, 3, 0.2),
     ),
     chart=chart,
     notes=notes(),

@@ -1,4 +1,4 @@
-"""The token-bucket calculator."""
+"""The token-bucket calculator: how many requests a gateway's token bucket admits."""
 
 from __future__ import annotations
 
@@ -126,7 +126,26 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     return Chart(svg.render(), title, description, table)
 
 
+# A stream spread over a window: 100 requests over 10 s into a bucket of 10 refilling at 5/s.
+WINDOW_CASE = {"rate_per_s": 5, "burst": 10, "arrivals": 100, "window_s": 10}
+# redis-cell's README example: CL.THROTTLE key 15 30 60 (max_burst, count per period, period in s).
+REDIS_CELL_MAX_BURST, REDIS_CELL_COUNT, REDIS_CELL_PERIOD_S = 15, 30, 60
+REDIS_CELL_BURST = 20
+REDIS_CELL_CASE = {
+    "rate_per_s": REDIS_CELL_COUNT / REDIS_CELL_PERIOD_S,
+    "burst": REDIS_CELL_MAX_BURST + 1,  # GCRA's limit: one more than max_burst
+    "arrivals": REDIS_CELL_BURST,
+    "window_s": 0,
+}
+
+
 def notes() -> tuple[str, ...]:
+    """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
+    window = WINDOW_CASE
+    admitted = maths.token_bucket(**window).admitted
+    last_arrival_s = (window["arrivals"] - 1) * window["window_s"] / window["arrivals"]
+    bound = window["burst"] + window["rate_per_s"] * last_arrival_s
+    cell = maths.token_bucket(**REDIS_CELL_CASE).admitted
     return (
         "**Semantics.** The bucket starts full with `burst` tokens and refills "
         "continuously at `rate_per_s`, never above `burst`. Arrival i comes at "
@@ -134,13 +153,19 @@ def notes() -> tuple[str, ...]:
         "takes one token if a whole token is there; otherwise it is rejected (a 429), "
         "not queued.",
         "**Bounds.** One burst of N admits min(N, b). Over a window T at most "
-        "min(N, b + r × T) pass: 100 requests over 10 s at 5/s with a bucket of 10 admit "
-        "59, just under the bound of 59.5.",
+        f"min(N, b + r × T) pass: {number(window['arrivals'])} requests over {number(window['window_s'])} s at "
+        f"{number(window['rate_per_s'])}/s with a bucket of {number(window['burst'])} admit "
+        f"{number(admitted)}, just under the bound of {number(bound)}.",
         "**In Redis.** redis-cell's `CL.THROTTLE key max_burst count period` implements "
         "GCRA, equivalent to this bucket with capacity max_burst + 1: its README example "
-        "`15 30 60` reports a limit of 16 and admits 16 of a burst of 20. Keeping the "
+        f"`{_redis_cell_args()}` reports a limit of {number(REDIS_CELL_CASE['burst'])} and admits "
+        f"{number(cell)} of a burst of {number(REDIS_CELL_BURST)}. Keeping the "
         "count in Redis makes each grant atomic across gateway replicas.",
     )
+
+
+def _redis_cell_args() -> str:
+    return f"{REDIS_CELL_MAX_BURST} {REDIS_CELL_COUNT} {REDIS_CELL_PERIOD_S}"
 
 
 CALCULATOR = Calculator(
@@ -205,16 +230,19 @@ CALCULATOR = Calculator(
             values={"rate_per_s": 10, "burst": 20, "arrivals": 50, "window_s": 0},
         ),
         Preset(
-            label="100 requests over 10 s, bucket 10, 5/s",
-            values={"rate_per_s": 5, "burst": 10, "arrivals": 100, "window_s": 10},
+            label=(
+                f"{WINDOW_CASE['arrivals']} requests over {WINDOW_CASE['window_s']} s, "
+                f"bucket {WINDOW_CASE['burst']}, {WINDOW_CASE['rate_per_s']}/s"
+            ),
+            values=WINDOW_CASE,
         ),
         Preset(
             label="Steady stream under the rate: 100 over 20 s",
             values={"rate_per_s": 10, "burst": 20, "arrivals": 100, "window_s": 20},
         ),
         Preset(
-            label="redis-cell CL.THROTTLE 15 30 60, burst of 20",
-            values={"rate_per_s": 0.5, "burst": 16, "arrivals": 20, "window_s": 0},
+            label=f"redis-cell CL.THROTTLE {_redis_cell_args()}, burst of {REDIS_CELL_BURST}",
+            values=REDIS_CELL_CASE,
         ),
     ),
     chart=chart,
