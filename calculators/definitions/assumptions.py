@@ -21,6 +21,8 @@ LLAMA_3_8B_PARAMS_B = 8.03
 NOMINAL_13B = 13
 BF16_BYTES = 2
 
+MONTHS_PER_YEAR = 12
+
 H100_GB = 80  # decimal GB per H100
 H100_70B_TOKENS_PER_S = 700  # S13: per card on a 70B model
 H100_8B_TOKENS_PER_S = 10_000  # S13: per card on an 8B model

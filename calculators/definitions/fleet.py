@@ -19,6 +19,7 @@ from calculators.definitions.assumptions import (
     CARD_MONTH_USD,
     H100_8B_TOKENS_PER_S,
     H100_70B_TOKENS_PER_S,
+    MONTHS_PER_YEAR,
     RENT_MULTIPLIER,
     USED_A100_OVER_H100,
     assumptions_note,
@@ -221,7 +222,7 @@ def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
     case = maths.fleet(**_month())
     bet = maths.fleet(**_month(owned_cards=BET_CARDS))
-    bet_usd = BET_CARDS * CARD_MONTH_USD * 12
+    bet_usd = BET_CARDS * CARD_MONTH_USD * MONTHS_PER_YEAR
     busy_share = 1 - BET_IDLE_CLAIMED
     seconds = maths.SECONDS_PER_HOUR * maths.HOURS_PER_MONTH
     rate_for_claim = MONTHLY_TOKENS / (BET_CARDS * busy_share * seconds)
@@ -235,7 +236,7 @@ def notes() -> tuple[str, ...]:
         f"{percent(maths.MARGIN_LIMIT)} of the API's, and at most {percent(maths.OVERFLOW_LIMIT)} of needed "
         "tokens sent to the API. Idle share is 0 when there are no owned cards.",
         f"**The “${number(bet_usd / 1e6, 3)}M bet runs {percent(BET_IDLE_CLAIMED)} idle” does not reproduce.** "
-        f"{number(BET_CARDS)} H100 × {money(CARD_MONTH_USD)} × 12 months = ${bet_usd / 1e6:.1f}M exactly. "
+        f"{number(BET_CARDS)} H100 × {money(CARD_MONTH_USD)} × {MONTHS_PER_YEAR} months = ${bet_usd / 1e6:.1f}M exactly. "
         f"A month of {number(MONTHLY_TOKENS / 1e12)}T 70B tokens at {number(H100_70B_TOKENS_PER_S)} tokens/s needs "
         f"{number(bet.cards_needed)} cards, so {number(BET_CARDS)} cards run **{percent(bet.idle_share, 3)} idle**, "
         f"not {percent(BET_IDLE_CLAIMED)}. Reaching {percent(BET_IDLE_CLAIMED)} would take "
@@ -352,7 +353,7 @@ CALCULATOR = Calculator(
         Preset(label="Own 4,000, rent 1,000", values=_month(owned_cards=4000, rented_cards=1000)),
         Preset(label="Over-provisioned: own 8,000", values=_month(owned_cards=8000)),
         Preset(
-            label=f"The “${number(BET_CARDS * CARD_MONTH_USD * 12 / 1e6, 3)}M bet”: own {number(BET_CARDS)} H100",
+            label=f"The “${number(BET_CARDS * CARD_MONTH_USD * MONTHS_PER_YEAR / 1e6, 3)}M bet”: own {number(BET_CARDS)} H100",
             values=_month(owned_cards=BET_CARDS),
         ),
         Preset(

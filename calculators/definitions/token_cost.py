@@ -20,6 +20,7 @@ from calculators.definitions.assumptions import (
     CARD_MONTH_USD_HIGH,
     H100_8B_TOKENS_PER_S,
     H100_70B_TOKENS_PER_S,
+    MONTHS_PER_YEAR,
     RENT_MULTIPLIER,
     USED_A100_OVER_H100,
     assumptions_note,
@@ -77,7 +78,7 @@ def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
     case = maths.token_cost(CARD_MONTH_USD, 1, H100_70B_TOKENS_PER_S, API_70B_USD_PER_MILLION)
     return (
-        f"**A month is {number(maths.HOURS_PER_MONTH)} hours** ({number(maths.HOURS_PER_MONTH * 12)} ÷ 12), so an "
+        f"**A month is {number(maths.HOURS_PER_MONTH)} hours** ({number(maths.HOURS_PER_MONTH * MONTHS_PER_YEAR)} ÷ {MONTHS_PER_YEAR}), so an "
         f"hour of a {money(CARD_MONTH_USD)} card costs {money(case.usd_per_hour, 4)}.",
         "**Reading the ratio.** “Against the API price” is the cost per token as a share "
         f"of the API's: {number(case.share_of_api, 3)} means {percent(case.share_of_api, 3)} of the API price; "
