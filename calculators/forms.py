@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from html import escape
 
 from django import forms
@@ -10,7 +10,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from calculators.calculator import Calculator, Parameter, Result
 from calculators.errors import CalculatorInputError
-from calculators.formatting import input_text
+from calculators.formatting import input_text, number
 
 
 class CalculatorForm(forms.Form):
@@ -42,10 +42,28 @@ class CalculatorForm(forms.Form):
             return {}
         return dict(self.result.inputs)
 
-    def rows(self) -> Iterator[tuple[forms.BoundField, Parameter]]:
-        """Yield each bound field with the parameter it edits, in registry order."""
+    def rows(self) -> list[dict[str, object]]:
+        """Return what the page shows of each parameter, in registry order, as plain values.
+
+        Plain dicts keep the template's lookups cheap (an attribute on an object
+        costs the template a failed item lookup first).
+        """
+        rows = []
         for parameter in self.calculator.parameters:
-            yield self[parameter.name], parameter
+            field = self[parameter.name]
+            rows.append(
+                {
+                    "field": field,
+                    "id": field.auto_id,
+                    "errors": field.errors,
+                    "label": parameter.label,
+                    "unit": parameter.unit_label,
+                    "help": parameter.help,
+                    "name": parameter.name,
+                    "range": f"{number(parameter.min)} to {number(parameter.max)}",
+                }
+            )
+        return rows
 
     def current_values(self) -> dict[str, str]:
         """Return the inputs as text, with valid values kept and invalid ones back to defaults."""
