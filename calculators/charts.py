@@ -68,7 +68,8 @@ def text_alternative(chart: Chart) -> str:
 
 def _f(x: float) -> str:
     """Return an SVG coordinate with at most one decimal."""
-    return f"{x:.1f}".rstrip("0").rstrip(".")
+    text = f"{x:.1f}"
+    return text[:-2] if text.endswith(".0") else text
 
 
 class Svg:

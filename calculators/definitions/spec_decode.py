@@ -75,7 +75,7 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     svg.line(plot.left, plot.y(1.0), plot.right, plot.y(1.0), "chart-marker")
     svg.text(plot.right - 2, plot.y(1.0) - 5, "no gain (1×)", "chart-marker-label", "end")
     svg.polyline(
-        [(plot.x(g), plot.y(float(s))) for g, s in enumerate(speedups) if g >= 1 and g <= x_ticks[-1]], "chart-line"
+        [(plot.x(g), plot.y(s)) for g, s in enumerate(speedups.tolist()) if g >= 1 and g <= x_ticks[-1]], "chart-line"
     )
     svg.circle(
         plot.x(gamma),

@@ -101,7 +101,8 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     svg.polyline([(plot.x(0), plot.y(0)), (plot.x(arrivals), plot.y(arrivals))], "chart-line chart-line-muted")
     svg.text(plot.x(arrivals * 0.55) - 6, plot.y(arrivals * 0.55) - 6, "arrived", "chart-point-label", "end")
     svg.polyline(
-        [(plot.x(0), plot.y(0))] + [(plot.x(float(k)), plot.y(float(a))) for k, a in zip(picks, admitted)], "chart-line"
+        [(plot.x(0), plot.y(0))] + [(plot.x(k), plot.y(a)) for k, a in zip(picks.tolist(), admitted.tolist())],
+        "chart-line",
     )
     svg.text(
         plot.x(arrivals) - 4,
