@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from urllib.parse import urlencode
 
 import markdown
@@ -42,7 +41,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "rows": form.rows(),
         "result": _result_context(calculator, form.result),
         "presets": _preset_links(calculator, current),
-        "notes": _notes_html(calculator.slug),
+        "notes": NOTES_HTML[slug],
         "page_url": reverse("calculators:detail", args=[slug]),
         "api_url": reverse("calculator-detail", args=[slug]),
         "api_query": urlencode(current),
@@ -92,8 +91,11 @@ def _preset_links(calculator: Calculator, current: dict[str, str]) -> list[dict[
     return links
 
 
-@functools.cache
-def _notes_html(slug: str) -> SafeString:
-    """Return a calculator's notes as sanitised HTML (they are Markdown in the registry)."""
-    html = "".join(markdown.markdown(note) for note in CALCULATORS[slug].notes)
+def _notes_html(notes: tuple[str, ...]) -> SafeString:
+    """Return a calculator's notes (Markdown paragraphs) as sanitised HTML."""
+    html = "".join(markdown.markdown(note) for note in notes)
     return mark_safe(nh3.clean(html, tags={"p", "strong", "em", "code", "a", "ul", "ol", "li"}))  # noqa: S308
+
+
+# The notes change only with the code, so they are rendered once, when this module loads.
+NOTES_HTML = {slug: _notes_html(calculator.notes) for slug, calculator in CALCULATORS.items()}
