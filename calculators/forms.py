@@ -30,7 +30,7 @@ class CalculatorForm(forms.Form):
         self.given = given
         super().__init__({**values, **given}, label_suffix="")
         for parameter in calculator.parameters:
-            self.fields[parameter.name] = _field(parameter)
+            self.fields[parameter.name] = ParameterField(parameter)
 
     def clean(self) -> dict[str, object]:
         try:
@@ -99,22 +99,33 @@ class NumberInput(forms.NumberInput):
         return mark_safe(html + ">")  # noqa: S308 - every value is escaped above
 
 
-def _field(parameter: Parameter) -> forms.CharField:
-    auto_id = f"id_{parameter.name}"
-    return forms.CharField(
-        label=f"{parameter.label} ({parameter.unit_label})",
-        required=False,  # blank is reported by the registry ("Enter a number.")
-        strip=True,
-        help_text=parameter.help,
-        widget=NumberInput(
-            attrs={
-                "min": input_text(parameter.min),
-                "max": input_text(parameter.max),
-                "step": parameter.step,
-                "inputmode": "numeric" if parameter.type == "int" else "decimal",
-                # Always point at the error slot so an htmx swap of the message is announced.
-                "aria-describedby": f"{auto_id}_error {auto_id}_helptext",
-                "autocomplete": "off",
-            }
-        ),
-    )
+class ParameterField(forms.CharField):
+    """The text box of one parameter: a number input carrying its bounds; the registry checks the value.
+
+    The input's attributes come from `widget_attrs`, as Django's own IntegerField
+    sets min, max and step, so no widget instance is deep-copied per request.
+    """
+
+    widget = NumberInput
+
+    def __init__(self, parameter: Parameter) -> None:
+        self.parameter = parameter
+        super().__init__(
+            label=f"{parameter.label} ({parameter.unit_label})",
+            required=False,  # blank is reported by the registry ("Enter a number.")
+            strip=True,
+            help_text=parameter.help,
+        )
+
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, str]:
+        parameter, auto_id = self.parameter, f"id_{self.parameter.name}"
+        return {
+            **super().widget_attrs(widget),
+            "min": input_text(parameter.min),
+            "max": input_text(parameter.max),
+            "step": parameter.step,
+            "inputmode": "numeric" if parameter.type == "int" else "decimal",
+            # Always point at the error slot so an htmx swap of the message is announced.
+            "aria-describedby": f"{auto_id}_error {auto_id}_helptext",
+            "autocomplete": "off",
+        }
