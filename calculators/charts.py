@@ -136,6 +136,8 @@ def nice_ticks(top: float, count: int = 5) -> list[float]:
 
 @dataclass(frozen=True)
 class Bar:
+    """One bar: its label, value, the value as text, and its CSS class."""
+
     label: str
     value: float
     text: str
@@ -152,6 +154,7 @@ def bar_chart(
     tick_text: Callable[[float], str],
     marker: tuple[float, str] | None = None,
 ) -> str:
+    """Return horizontal bars, each labelled above, on a shared axis with an optional marker line."""
     left, right = 8.0, WIDTH - 12.0
     row = 44.0
     top_pad = 8.0
@@ -238,6 +241,7 @@ class Plot:
 
 
 def line_svg(slug: str, title: str, description: str, height: float = 280.0) -> Svg:
+    """Return an empty SVG of a line chart's size, for a Plot to draw on."""
     return Svg(slug, title, description, height)
 
 
@@ -247,6 +251,7 @@ def line_svg(slug: str, title: str, description: str, height: float = 280.0) -> 
 def cost_chart(
     slug: str, bars: list[Bar], api_price: float, summary: str, extra_rows: Sequence[tuple[str, str, str]] = ()
 ) -> Chart:
+    """Return bars of cost per million tokens against the API price, marking the margin check."""
     title = "Cost per million tokens: owned, rented and API"
     limit = maths.MARGIN_LIMIT * api_price
     svg = bar_chart(
@@ -271,6 +276,8 @@ def cost_chart(
 
 @dataclass(frozen=True)
 class Segment:
+    """One part of a stacked bar: its label, value, the value as text, and its CSS class."""
+
     label: str
     value: float
     text: str
@@ -285,6 +292,7 @@ def stacked_chart(
     total: float,
     marker: tuple[float, str] | None = None,
 ) -> str:
+    """Return one bar split into segments of a total, with a legend and an optional marker."""
     left, right = 8.0, WIDTH - 12.0
     span = right - left
     legend_top = 74.0

@@ -39,6 +39,7 @@ def _compare(ok: bool) -> str:
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     parts = maths.fleet_breakdown(
         i["monthly_tokens"],
         i["tokens_per_s_per_card"],
@@ -163,6 +164,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
     per_card = o["tokens_per_card_month"]
     owned_full = i["card_month_usd"] / per_card * 1e6
     rented = owned_full * i["rent_multiplier"]

@@ -18,6 +18,7 @@ from calculators.formatting import bytes_text, number, power_of_ten, short_bytes
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     cache_bytes = round(i["cache_gb"] * maths.BYTES_PER_GB)
     ratio = cache_bytes / o["copy_bytes"]
     return [
@@ -58,6 +59,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
     cache = round(i["cache_gb"] * maths.BYTES_PER_GB)
     used = min(cache, o["copies_per_cache"] * o["copy_bytes"])
     title = "How the prefix cache fills with copies"

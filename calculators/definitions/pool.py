@@ -19,6 +19,7 @@ from calculators.formatting import number, percent, plural
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     usable = i["requests_per_replica"] * i["target_utilization"]
     steps = [
         step(

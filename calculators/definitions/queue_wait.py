@@ -28,6 +28,7 @@ def _wait_expression(service_ms: float, rho: float, servers: int) -> str:
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     service, rho, servers, loss = i["service_ms"], i["utilization"], i["servers"], i["capacity_loss"]
     steps: list[DerivationStep] = []
     if servers == 1:
@@ -116,6 +117,7 @@ def _waits(service_ms: float, servers: int, rhos: np.ndarray) -> np.ndarray:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
     service, rho, servers = i["service_ms"], i["utilization"], i["servers"]
     before, after, rho_after = o["wait_ms"], o["wait_after_ms"], o["utilization_after"]
     reference = after if after is not None else float(_waits(service, servers, np.array([0.95]))[0])

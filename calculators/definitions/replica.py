@@ -28,6 +28,7 @@ from calculators.formatting import bytes_text, number, plural, short_bytes
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     total_gb = i["gpus"] * i["gpu_memory_gb"]
     usable_gb = i["memory_utilization"] * total_gb
     ratio = o["kv_budget_bytes"] / o["kv_bytes_per_request"]
@@ -66,6 +67,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
     total = round(i["gpus"] * i["gpu_memory_gb"] * maths.BYTES_PER_GB)
     weights = round(i["weights_gb"] * maths.BYTES_PER_GB)
     budget = o["kv_budget_bytes"]

@@ -19,6 +19,7 @@ from calculators.formatting import number, percent, plural
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     cards, hot, shards = i["cards"], i["hot_share"], i["shards"]
     hot_part = hot / shards
     rest = (1 - hot) / cards
@@ -82,6 +83,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
     cards, hot = i["cards"], i["hot_share"]
     shard_counts = sorted({k for k in (1, 2, 4, 8, i["shards"]) if k <= cards})
     bars = [Bar("Round robin: every card", o["round_robin_share"], percent(o["round_robin_share"], 4))]

@@ -17,6 +17,7 @@ from calculators.formatting import number, percent
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     allowed = i["target_utilization"] * i["capacity_rps"]
     room = allowed - i["paid_rps"]
     return [
@@ -54,6 +55,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
     capacity, paid, free = i["capacity_rps"], i["paid_rps"], i["free_rps"]
     total = max(capacity, paid + free)
     target = i["target_utilization"] * capacity

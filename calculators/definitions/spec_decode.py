@@ -18,6 +18,7 @@ from calculators.formatting import number
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     alpha, gamma, cost = i["acceptance"], i["draft_tokens"], i["draft_cost"]
     best, best_speedup = maths.best_draft_tokens(alpha, cost)
     expected = (
@@ -49,6 +50,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
     alpha, gamma, cost = i["acceptance"], i["draft_tokens"], i["draft_cost"]
     best, best_speedup = maths.best_draft_tokens(alpha, cost)
     last = min(64, max(12, gamma + 4, best + 4))

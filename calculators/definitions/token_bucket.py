@@ -20,6 +20,7 @@ from calculators.formatting import number
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     rate, burst, arrivals, window = i["rate_per_s"], i["burst"], i["arrivals"], i["window_s"]
     spacing = window / arrivals
     refill = rate * spacing
@@ -71,6 +72,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
     rate, burst, arrivals, window = i["rate_per_s"], i["burst"], i["arrivals"], i["window_s"]
     count = min(arrivals, 240)
     picks = np.unique(np.linspace(1, arrivals, count).round().astype(np.int64))

@@ -29,6 +29,7 @@ from calculators.formatting import money, number, percent, plural, power_of_ten
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
     return [
         step(
             "Cost of an hour of the cards",
@@ -58,6 +59,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
     owned = o["usd_per_million_tokens"]
     rented = owned * RENT_MULTIPLIER
     api = i["api_usd_per_million"]
