@@ -7,11 +7,7 @@ from typing import Any
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import (
-    Bar,
-    Chart,
-    cost_chart,
-)
+from calculators.charts import Bar, Chart, cost_chart
 from calculators.definitions.assumptions import (
     API_8B_USD_PER_MILLION,
     API_70B_USD_PER_MILLION,
@@ -25,6 +21,12 @@ from calculators.definitions.assumptions import (
     assumptions_note,
 )
 from calculators.formatting import money, number, percent, plural, power_of_ten
+
+# The source's month: 10T tokens of a 70B model; 5,000 owned H100s; the "$441M bet" owns 17,500.
+MONTHLY_TOKENS = 1e13
+OWNED_CARDS = 5000
+BET_CARDS = 17_500
+BET_IDLE_CLAIMED = 0.71  # the source's figure for the bet's idle share
 
 
 def _div(x: float) -> str:
@@ -197,13 +199,6 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         f"{'within' if o['margin_ok'] else 'above'} the {percent(maths.MARGIN_LIMIT)} margin line."
     )
     return cost_chart("fleet", bars, api, summary)
-
-
-# The source's month: 10T tokens of a 70B model; 5,000 owned H100s; the "$441M bet" owns 17,500.
-MONTHLY_TOKENS = 1e13
-OWNED_CARDS = 5000
-BET_CARDS = 17_500
-BET_IDLE_CLAIMED = 0.71  # the source's figure for the bet's idle share
 
 
 def _month(**changes: float) -> dict[str, float]:

@@ -7,14 +7,17 @@ from typing import Any
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import (
-    Chart,
-    DataTable,
-    Segment,
-    stacked_chart,
-)
+from calculators.charts import Chart, DataTable, Segment, stacked_chart
 from calculators.definitions.assumptions import LLAMA_2_13B, LLAMA_3_8B, LLAMA_3_70B
 from calculators.formatting import bytes_text, number, power_of_ten, short_bytes
+
+# The source's worked case: a 1,200-token preamble on Llama-3-70B, an 8 GB prefix cache.
+PREFIX_TOKENS = 1200
+CACHE_GB = 8.0
+BLOCK_TOKENS = 16  # vLLM's default KV block size
+TP = 4  # the tensor-parallel degree of a 70B replica on H100s
+VLLM_13B_SEQUENCE_GB = 1.7  # vLLM's “up to 1.7GB” for one Llama-2-13B sequence
+VLLM_13B_TOKENS = 2048
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
@@ -83,15 +86,6 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         ),
     )
     return Chart(svg, title, description, table)
-
-
-# The source's worked case: a 1,200-token preamble on Llama-3-70B, an 8 GB prefix cache.
-PREFIX_TOKENS = 1200
-CACHE_GB = 8.0
-BLOCK_TOKENS = 16  # vLLM's default KV block size
-TP = 4  # the tensor-parallel degree of a 70B replica on H100s
-VLLM_13B_SEQUENCE_GB = 1.7  # vLLM's “up to 1.7GB” for one Llama-2-13B sequence
-VLLM_13B_TOKENS = 2048
 
 
 def notes() -> tuple[str, ...]:

@@ -17,6 +17,18 @@ from calculators.definitions.assumptions import (
 )
 from calculators.formatting import number, percent, plural
 
+# The source's pool: 100 requests/s at peak, 20 s each, 70B replicas of 4 GPUs holding 110 requests.
+PEAK_REQUESTS_PER_S = 100.0
+MEAN_REQUEST_S = 20.0
+REQUESTS_PER_REPLICA = 110
+GPUS_PER_REPLICA = 4
+TARGET_UTILIZATION = 0.6  # S11: a policy value, not a sourced figure
+TOKENS_PER_S_DEMAND = 50_000  # a token-throughput example for the last note
+REQUESTS_8B = maths.replica(
+    1, H100_GB, LLAMA_3_8B_PARAMS_B * BF16_BYTES, replica.UTILIZATION, maths.kv_bytes_per_token(**LLAMA_3_8B),
+    replica.CONTEXT_TOKENS,
+).requests_per_replica  # fmt: skip
+
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     """Return the derivation of a result: each step with the arithmetic and its value."""
@@ -59,19 +71,6 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
             )
         )
     return steps
-
-
-# The source's pool: 100 requests/s at peak, 20 s each, 70B replicas of 4 GPUs holding 110 requests.
-PEAK_REQUESTS_PER_S = 100.0
-MEAN_REQUEST_S = 20.0
-REQUESTS_PER_REPLICA = 110
-GPUS_PER_REPLICA = 4
-TARGET_UTILIZATION = 0.6  # S11: a policy value, not a sourced figure
-TOKENS_PER_S_DEMAND = 50_000  # a token-throughput example for the last note
-REQUESTS_8B = maths.replica(
-    1, H100_GB, LLAMA_3_8B_PARAMS_B * BF16_BYTES, replica.UTILIZATION, maths.kv_bytes_per_token(**LLAMA_3_8B),
-    replica.CONTEXT_TOKENS,
-).requests_per_replica  # fmt: skip
 
 
 def _source_pool(target_utilization: float) -> maths.PoolResult:

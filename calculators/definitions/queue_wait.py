@@ -9,14 +9,18 @@ import numpy as np
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import (
-    Chart,
-    DataTable,
-    Plot,
-    line_svg,
-    nice_ticks,
-)
+from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
 from calculators.formatting import number, percent
+
+# The defaults: round numbers near the source's story of one queue losing 30% of its capacity.
+SERVICE_MS = 50.0
+UTILIZATION = 0.66
+CAPACITY_LOSS = 0.3
+STORY_MS = (97, 850)  # the source's wait before and after the loss
+RECONSTRUCTION = {"service_ms": 49.67, "utilization": 0.6614, "servers": 1, "capacity_loss": CAPACITY_LOSS}
+HEADROOM_CAP = 0.6  # S11: the source's policy value
+POOL_SERVERS = 10  # a pool that loses servers instead of speed
+TABLE_UTILIZATIONS = (0.2, 0.4, 0.6, 0.8, 0.9, 0.95)  # the chart table's rows
 
 
 def _wait_expression(service_ms: float, rho: float, servers: int) -> str:
@@ -103,9 +107,6 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     return steps
 
 
-TABLE_UTILIZATIONS = (0.2, 0.4, 0.6, 0.8, 0.9, 0.95)  # the chart table's rows
-
-
 def _waits(service_ms: float, servers: int, rhos: np.ndarray) -> np.ndarray:
     """Return M/M/c mean queue waits for a vector of per-server utilisations (< 1)."""
     loads = servers * rhos
@@ -176,16 +177,6 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     )
     table = DataTable(f"Mean queue wait, {model}", ("Utilisation", "Mean wait"), tuple(rows))
     return Chart(svg.render(), title, description, table)
-
-
-# The defaults: round numbers near the source's story of one queue losing 30% of its capacity.
-SERVICE_MS = 50.0
-UTILIZATION = 0.66
-CAPACITY_LOSS = 0.3
-STORY_MS = (97, 850)  # the source's wait before and after the loss
-RECONSTRUCTION = {"service_ms": 49.67, "utilization": 0.6614, "servers": 1, "capacity_loss": CAPACITY_LOSS}
-HEADROOM_CAP = 0.6  # S11: the source's policy value
-POOL_SERVERS = 10  # a pool that loses servers instead of speed
 
 
 def _pool_growth() -> tuple[int, float]:

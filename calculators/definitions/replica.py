@@ -7,12 +7,7 @@ from typing import Any
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import (
-    Chart,
-    DataTable,
-    Segment,
-    stacked_chart,
-)
+from calculators.charts import Chart, DataTable, Segment, stacked_chart
 from calculators.definitions.assumptions import (
     BF16_BYTES,
     H100_GB,
@@ -25,6 +20,13 @@ from calculators.definitions.assumptions import (
     NOMINAL_70B,
 )
 from calculators.formatting import bytes_text, number, plural, short_bytes
+
+# The source's replica: Llama-3-70B in BF16 on four H100s, vLLM's default utilisation, 4,096 tokens each.
+GPUS = 4
+WEIGHTS_GB = float(NOMINAL_70B * BF16_BYTES)
+UTILIZATION = 0.9  # vLLM's default gpu_memory_utilization
+CONTEXT_TOKENS = 4096
+KV_70B = maths.kv_bytes_per_token(**LLAMA_3_70B)
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
@@ -96,14 +98,6 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         tuple((s.label, bytes_text(s.value)) for s in segments) + (("Total", bytes_text(total)),),
     )
     return Chart(svg, title, description, table)
-
-
-# The source's replica: Llama-3-70B in BF16 on four H100s, vLLM's default utilisation, 4,096 tokens each.
-GPUS = 4
-WEIGHTS_GB = float(NOMINAL_70B * BF16_BYTES)
-UTILIZATION = 0.9  # vLLM's default gpu_memory_utilization
-CONTEXT_TOKENS = 4096
-KV_70B = maths.kv_bytes_per_token(**LLAMA_3_70B)
 
 
 def notes() -> tuple[str, ...]:

@@ -7,15 +7,15 @@ from typing import Any
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import (
-    Bar,
-    Chart,
-    DataTable,
-    bar_chart,
-)
+from calculators.charts import Bar, Chart, DataTable, bar_chart
 from calculators.definitions import kv_cache
 from calculators.definitions.assumptions import LLAMA_3_70B
 from calculators.formatting import number, percent, plural
+
+# The source's case: 64 cards; the hot key carries 80% of a family that is 30% of the fleet.
+CARDS = 64
+HOT_SHARE = 0.8
+FAMILY_FLEET_SHARE = 0.3
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
@@ -137,12 +137,6 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         tuple(rows),
     )
     return Chart(svg, title, description, table)
-
-
-# The source's case: 64 cards; the hot key carries 80% of a family that is 30% of the fleet.
-CARDS = 64
-HOT_SHARE = 0.8
-FAMILY_FLEET_SHARE = 0.3
 
 
 def notes() -> tuple[str, ...]:

@@ -7,13 +7,12 @@ from typing import Any
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import (
-    Chart,
-    DataTable,
-    Segment,
-    stacked_chart,
-)
+from calculators.charts import Chart, DataTable, Segment, stacked_chart
 from calculators.formatting import number, percent
+
+# A normal day on the shared pool, and the incident that takes 30% of its capacity.
+NORMAL_DAY = {"capacity_rps": 1000.0, "paid_rps": 600.0, "free_rps": 500.0, "target_utilization": 0.85}
+INCIDENT_LOSS = 0.3
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
@@ -84,11 +83,6 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         + (("Target load", number(target)), ("Capacity", number(capacity))),
     )
     return Chart(svg, title, description, table)
-
-
-# A normal day on the shared pool, and the incident that takes 30% of its capacity.
-NORMAL_DAY = {"capacity_rps": 1000.0, "paid_rps": 600.0, "free_rps": 500.0, "target_utilization": 0.85}
-INCIDENT_LOSS = 0.3
 
 
 def notes() -> tuple[str, ...]:

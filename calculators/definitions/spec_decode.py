@@ -7,14 +7,17 @@ from typing import Any
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import (
-    Chart,
-    DataTable,
-    Plot,
-    line_svg,
-    nice_ticks,
-)
+from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
 from calculators.formatting import number
+
+ACCEPTANCE = 0.8
+DRAFT_TOKENS = 4
+DRAFT_COST = 0.05  # a tiny draft model; below 0.05 in Leviathan et al.
+CHEN_SPEEDUP = (2, 2.5)  # Chen et al. on Chinchilla 70B
+# vLLM's measurements on Llama-3-70B with 4 × H100: speedups at low load, slowdowns at high load.
+VLLM_LOW_LOAD = {"draft model": 1.5, "n-gram": 2.8}
+VLLM_HIGH_LOAD_SLOWDOWN = (1.4, 1.8)
+VLLM_GPUS = 4
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
@@ -102,16 +105,6 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     )
     table = DataTable("Speedup by draft length (theorem 3.8)", ("Draft length γ", "Speedup"), rows)
     return Chart(svg.render(), title, description, table)
-
-
-ACCEPTANCE = 0.8
-DRAFT_TOKENS = 4
-DRAFT_COST = 0.05  # a tiny draft model; below 0.05 in Leviathan et al.
-CHEN_SPEEDUP = (2, 2.5)  # Chen et al. on Chinchilla 70B
-# vLLM's measurements on Llama-3-70B with 4 × H100: speedups at low load, slowdowns at high load.
-VLLM_LOW_LOAD = {"draft model": 1.5, "n-gram": 2.8}
-VLLM_HIGH_LOAD_SLOWDOWN = (1.4, 1.8)
-VLLM_GPUS = 4
 
 
 def notes() -> tuple[str, ...]:

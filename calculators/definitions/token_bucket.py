@@ -9,14 +9,20 @@ import numpy as np
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import (
-    Chart,
-    DataTable,
-    Plot,
-    line_svg,
-    nice_ticks,
-)
+from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
 from calculators.formatting import number
+
+# A stream spread over a window: 100 requests over 10 s into a bucket of 10 refilling at 5/s.
+WINDOW_CASE = {"rate_per_s": 5, "burst": 10, "arrivals": 100, "window_s": 10}
+# redis-cell's README example: CL.THROTTLE key 15 30 60 (max_burst, count per period, period in s).
+REDIS_CELL_MAX_BURST, REDIS_CELL_COUNT, REDIS_CELL_PERIOD_S = 15, 30, 60
+REDIS_CELL_BURST = 20
+REDIS_CELL_CASE = {
+    "rate_per_s": REDIS_CELL_COUNT / REDIS_CELL_PERIOD_S,
+    "burst": REDIS_CELL_MAX_BURST + 1,  # GCRA's limit: one more than max_burst
+    "arrivals": REDIS_CELL_BURST,
+    "window_s": 0,
+}
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
@@ -127,19 +133,6 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         "Admissions over the arrivals", ("Arrival", "Time", "Admitted so far", "Rejected so far"), tuple(rows)
     )
     return Chart(svg.render(), title, description, table)
-
-
-# A stream spread over a window: 100 requests over 10 s into a bucket of 10 refilling at 5/s.
-WINDOW_CASE = {"rate_per_s": 5, "burst": 10, "arrivals": 100, "window_s": 10}
-# redis-cell's README example: CL.THROTTLE key 15 30 60 (max_burst, count per period, period in s).
-REDIS_CELL_MAX_BURST, REDIS_CELL_COUNT, REDIS_CELL_PERIOD_S = 15, 30, 60
-REDIS_CELL_BURST = 20
-REDIS_CELL_CASE = {
-    "rate_per_s": REDIS_CELL_COUNT / REDIS_CELL_PERIOD_S,
-    "burst": REDIS_CELL_MAX_BURST + 1,  # GCRA's limit: one more than max_burst
-    "arrivals": REDIS_CELL_BURST,
-    "window_s": 0,
-}
 
 
 def notes() -> tuple[str, ...]:

@@ -7,11 +7,7 @@ from typing import Any
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import (
-    Bar,
-    Chart,
-    cost_chart,
-)
+from calculators.charts import Bar, Chart, cost_chart
 from calculators.definitions.assumptions import (
     API_8B_USD_PER_MILLION,
     API_70B_USD_PER_MILLION,
