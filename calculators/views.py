@@ -13,9 +13,10 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from calculators.calculator import Calculator, Result
 from calculators.formatting import input_text, value_text
 from calculators.forms import CalculatorForm
-from calculators.registry import CALCULATORS, Calculator, Result, get_calculator
+from calculators.registry import CALCULATORS, get_calculator
 
 
 @require_safe
