@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _DECIMAL_UNITS = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"))
@@ -150,3 +151,48 @@ def input_text(value: float | int) -> str:
         if float(short) == value:
             return short
     return repr(value)
+
+
+def plural(count: float | int, word: str) -> str:
+    """Return `word` as is for a count of one, else with an "s": "1 card", "64 cards"."""
+    return word if count == 1 else word + "s"
+
+
+# The formats a lesson's {{calc ...}} reference may name (docs/content-format.md), for bytes.
+_FORMAT_BYTES = {"kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+_FIXED = re.compile(r"f[0-4]")
+_PERCENT = re.compile(r"pct[1-4]?")
+_POINTS = re.compile(r"points[12]")
+
+
+def in_format(value: float | int | bool | None, fmt: str) -> str:
+    """Return `value` written in one of the content formats of docs/content-format.md.
+
+    `int`, `f0`..`f4`, `pct`, `pct1`..`pct4`, `points1`, `points2`, a byte unit
+    (`kB` ... `GiB`), `usd`, `usd2`, `x`, `sci`, `bool`; "n/a" for a missing or
+    non-finite value. Raise ValueError for an unknown format.
+    """
+    if value is None:
+        return "n/a"
+    if fmt == "bool":
+        return "yes" if value else "no"
+    value = float(value)
+    if not math.isfinite(value):
+        return "n/a"
+    if fmt == "int":
+        return f"{round(value):,}"
+    if _FIXED.fullmatch(fmt):
+        return f"{value:,.{fmt[1]}f}"
+    if _PERCENT.fullmatch(fmt):
+        return f"{value * 100:,.{int(fmt[3:] or 0)}f}%"
+    if _POINTS.fullmatch(fmt):
+        return f"{value:,.{fmt[6]}f} points"
+    if fmt in _FORMAT_BYTES:
+        return f"{value / _FORMAT_BYTES[fmt]:,.1f} {fmt}"
+    if fmt in ("usd", "usd2"):
+        return f"${value:,.{0 if fmt == 'usd' else 2}f}"
+    if fmt == "x":
+        return f"{value:,.2f}x"
+    if fmt == "sci":
+        return f"{value:.2e}"
+    raise ValueError(f"unknown format '{fmt}'")

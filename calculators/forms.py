@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
+from html import escape
 
 from django import forms
+from django.utils.safestring import SafeString, mark_safe
 
+from calculators.calculator import Calculator, Parameter, Result
 from calculators.errors import CalculatorInputError
-from calculators.formatting import input_text
-from calculators.registry import Calculator, Parameter, Result
+from calculators.formatting import input_text, number
 
 
 class CalculatorForm(forms.Form):
@@ -28,7 +30,7 @@ class CalculatorForm(forms.Form):
         self.given = given
         super().__init__({**values, **given}, label_suffix="")
         for parameter in calculator.parameters:
-            self.fields[parameter.name] = _field(parameter)
+            self.fields[parameter.name] = ParameterField(parameter)
 
     def clean(self) -> dict[str, object]:
         try:
@@ -40,10 +42,28 @@ class CalculatorForm(forms.Form):
             return {}
         return dict(self.result.inputs)
 
-    def rows(self) -> Iterator[tuple[forms.BoundField, Parameter]]:
-        """Yield each bound field with the parameter it edits, in registry order."""
+    def rows(self) -> list[dict[str, object]]:
+        """Return what the page shows of each parameter, in registry order, as plain values.
+
+        Plain dicts keep the template's lookups cheap (an attribute on an object
+        costs the template a failed item lookup first).
+        """
+        rows = []
         for parameter in self.calculator.parameters:
-            yield self[parameter.name], parameter
+            field = self[parameter.name]
+            rows.append(
+                {
+                    "field": field,
+                    "id": field.auto_id,
+                    "errors": field.errors,
+                    "label": parameter.label,
+                    "unit": parameter.unit_label,
+                    "help": parameter.help,
+                    "name": parameter.name,
+                    "range": f"{number(parameter.min)} to {number(parameter.max)}",
+                }
+            )
+        return rows
 
     def current_values(self) -> dict[str, str]:
         """Return the inputs as text, with valid values kept and invalid ones back to defaults."""
@@ -58,22 +78,54 @@ class CalculatorForm(forms.Form):
         return values
 
 
-def _field(parameter: Parameter) -> forms.CharField:
-    auto_id = f"id_{parameter.name}"
-    return forms.CharField(
-        label=f"{parameter.label} ({parameter.unit_label})",
-        required=False,  # blank is reported by the registry ("Enter a number.")
-        strip=True,
-        help_text=parameter.help,
-        widget=forms.NumberInput(
-            attrs={
-                "min": input_text(parameter.min),
-                "max": input_text(parameter.max),
-                "step": parameter.step,
-                "inputmode": "numeric" if parameter.type == "int" else "decimal",
-                # Always point at the error slot so an htmx swap of the message is announced.
-                "aria-describedby": f"{auto_id}_error {auto_id}_helptext",
-                "autocomplete": "off",
-            }
-        ),
-    )
+class NumberInput(forms.NumberInput):
+    """Django's number input, written in one `format_html` call instead of three nested templates.
+
+    The markup is the same as `django/forms/widgets/input.html`; rendering those
+    templates for every field was the largest cost of a calculator page.
+    """
+
+    def render(self, name: str, value: object, attrs: dict | None = None, renderer: object = None) -> SafeString:
+        widget = self.get_context(name, value, attrs)["widget"]
+        html = f'<input type="{widget["type"]}" name="{escape(name)}"'
+        if widget["value"] is not None:
+            html += f' value="{escape(widget["value"])}"'
+        # In the order given, as the template writes them (flatatt would sort them).
+        for key, attribute in widget["attrs"].items():
+            if attribute is True:
+                html += f" {key}"
+            elif attribute is not False and attribute is not None:
+                html += f' {key}="{escape(str(attribute))}"'
+        return mark_safe(html + ">")  # noqa: S308 - every value is escaped above
+
+
+class ParameterField(forms.CharField):
+    """The text box of one parameter: a number input carrying its bounds; the registry checks the value.
+
+    The input's attributes come from `widget_attrs`, as Django's own IntegerField
+    sets min, max and step, so no widget instance is deep-copied per request.
+    """
+
+    widget = NumberInput
+
+    def __init__(self, parameter: Parameter) -> None:
+        self.parameter = parameter
+        super().__init__(
+            label=f"{parameter.label} ({parameter.unit_label})",
+            required=False,  # blank is reported by the registry ("Enter a number.")
+            strip=True,
+            help_text=parameter.help,
+        )
+
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, str]:
+        parameter, auto_id = self.parameter, f"id_{self.parameter.name}"
+        return {
+            **super().widget_attrs(widget),
+            "min": input_text(parameter.min),
+            "max": input_text(parameter.max),
+            "step": parameter.step,
+            "inputmode": "numeric" if parameter.type == "int" else "decimal",
+            # Always point at the error slot so an htmx swap of the message is announced.
+            "aria-describedby": f"{auto_id}_error {auto_id}_helptext",
+            "autocomplete": "off",
+        }

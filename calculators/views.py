@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import functools
 from urllib.parse import urlencode
 
 import markdown
 import nh3
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from calculators.charts import chart_for
+from calculators.calculator import Calculator, Result
 from calculators.formatting import input_text, value_text
 from calculators.forms import CalculatorForm
-from calculators.registry import CALCULATORS, Calculator, Result, get_calculator
+from calculators.registry import CALCULATORS, get_calculator
 
 
 @require_safe
@@ -33,15 +33,19 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404(f"No calculator called “{slug}”.") from None
     form = CalculatorForm(calculator, request.GET)
     form.is_valid()
+    current = form.current_values()
     # A history restore asks for the whole page even though it comes from htmx.
     fragment = request.htmx and not request.htmx.history_restore_request
     context = {
         "calculator": calculator,
         "form": form,
+        "rows": form.rows(),
         "result": _result_context(calculator, form.result),
-        "presets": _preset_links(calculator, form.current_values()),
-        "notes": _notes_html(calculator.slug),
-        "api_query": urlencode(form.current_values()),
+        "presets": _preset_links(calculator, current),
+        "notes": NOTES_HTML[slug],
+        "page_url": reverse("calculators:detail", args=[slug]),
+        "api_url": reverse("calculator-detail", args=[slug]),
+        "api_query": urlencode(current),
         "is_htmx": fragment,
     }
     template = "calculators/detail.html#result" if fragment else "calculators/detail.html"
@@ -63,13 +67,17 @@ def _result_context(calculator: Calculator, result: Result | None) -> dict | Non
         }
         for output in calculator.outputs
     ]
-    steps = [{"step": step, "text": value_text(step.value, step.unit)} for step in result.steps]
+    steps = [
+        {"label": step.label, "expression": step.expression, "text": value_text(step.value, step.unit)}
+        for step in result.steps
+    ]
     headline = calculator.output(calculator.headline)
-    chart = chart_for(calculator.slug, result.inputs, result.outputs)
+    chart = calculator.draw(result)
     return {
         "outputs": outputs,
         "steps": steps,
         "chart": chart,
+        "chart_rows": [{"head": row[0], "cells": row[1:]} for row in chart.table.rows] if chart else [],
         "chart_svg": mark_safe(chart.svg) if chart else "",  # noqa: S308 - every text node is escaped in charts.py
         "status": f"{headline.label}: {value_text(result.outputs[headline.name], headline.unit)}",
     }
@@ -84,8 +92,11 @@ def _preset_links(calculator: Calculator, current: dict[str, str]) -> list[dict[
     return links
 
 
-@functools.cache
-def _notes_html(slug: str) -> SafeString:
-    """Return a calculator's notes as sanitised HTML (they are Markdown in the registry)."""
-    html = "".join(markdown.markdown(note) for note in CALCULATORS[slug].notes)
+def _notes_html(notes: tuple[str, ...]) -> SafeString:
+    """Return a calculator's notes (Markdown paragraphs) as sanitised HTML."""
+    html = "".join(markdown.markdown(note) for note in notes)
     return mark_safe(nh3.clean(html, tags={"p", "strong", "em", "code", "a", "ul", "ol", "li"}))  # noqa: S308
+
+
+# The notes change only with the code, so they are rendered once, when this module loads.
+NOTES_HTML = {slug: _notes_html(calculator.notes) for slug, calculator in CALCULATORS.items()}

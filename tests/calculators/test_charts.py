@@ -11,8 +11,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _chart(slug, raw=None):
-    result = get_calculator(slug).evaluate(raw or {})
-    return charts.chart_for(slug, result.inputs, result.outputs)
+    calculator = get_calculator(slug)
+    return calculator.draw(calculator.evaluate(raw or {}))
 
 
 @pytest.mark.parametrize("slug", [s for s in CALCULATORS if s != "pool"])
@@ -38,7 +38,7 @@ def test_charts_use_classes_not_fixed_colours():
 
 
 def test_chart_text_is_escaped():
-    svg = charts._Svg("x", "<script>&", "a < b", 100)
+    svg = charts.Svg("x", "<script>&", "a < b", 100)
     svg.text(0, 0, "<b>")
     rendered = svg.render()
     assert "<script>" not in rendered and "&lt;script&gt;&amp;" in rendered and "&lt;b&gt;" in rendered

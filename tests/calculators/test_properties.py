@@ -10,7 +10,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from calculators import maths
-from calculators.charts import chart_for
 from calculators.errors import CalculatorInputError
 from calculators.registry import CALCULATORS, Calculator
 
@@ -168,7 +167,7 @@ def _check_finite(calculator: Calculator, raw: dict) -> None:
     for step in result.steps:
         assert step.value is None or isinstance(step.value, bool) or math.isfinite(step.value), step
     json.dumps(result.as_dict(), allow_nan=False)
-    chart = chart_for(calculator.slug, result.inputs, result.outputs)
+    chart = calculator.draw(result)
     if chart is not None:
         root = ET.fromstring(chart.svg)  # well-formed XML
         assert root.get("role") == "img"

@@ -11,6 +11,7 @@ def test_pure_modules_do_not_import_django():
     code = (
         "import sys\n"
         "import calculators.maths, calculators.registry, calculators.charts, calculators.formatting\n"
+        "import calculators.calculator, calculators.definitions.assumptions\n"
         "import calculators.errors, calculators.bench\n"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework'))))\n"
     )

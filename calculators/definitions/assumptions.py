@@ -1,0 +1,51 @@
+"""Figures the calculators take as given (model shapes, chip rates, prices), each named once.
+
+Presets and notes read them from here, so every figure that follows from an
+assumption is computed from it. S-numbers are the source's assumption list
+(reference/serving-math.md); none of S13 to S17 has a public source.
+"""
+
+from __future__ import annotations
+
+from calculators.formatting import money, number
+
+# Model shapes: layers, KV heads (grouped-query attention), head size, bytes per value in BF16.
+LLAMA_3_70B = {"layers": 80, "kv_heads": 8, "head_dim": 128, "bytes_per_value": 2}
+LLAMA_3_8B = {"layers": 32, "kv_heads": 8, "head_dim": 128, "bytes_per_value": 2}
+LLAMA_2_13B = {"layers": 40, "kv_heads": 40, "head_dim": 128, "bytes_per_value": 2}  # no GQA
+
+# Parameters, in billions: nominal sizes, and Llama-3's published counts.
+NOMINAL_70B = 70
+LLAMA_3_70B_PARAMS_B = 70.6
+LLAMA_3_8B_PARAMS_B = 8.03
+NOMINAL_13B = 13
+BF16_BYTES = 2
+
+MONTHS_PER_YEAR = 12
+
+H100_GB = 80  # decimal GB per H100
+H100_70B_TOKENS_PER_S = 700  # S13: per card on a 70B model
+H100_8B_TOKENS_PER_S = 10_000  # S13: per card on an 8B model
+B200_OVER_H100 = 2.4  # S14
+USED_A100_OVER_H100 = 0.45  # S15
+CARD_MONTH_USD = 2100  # S16: an owned card, all in
+CARD_MONTH_USD_HIGH = 2900  # S16
+RENT_MULTIPLIER = 1.35  # S16
+API_8B_USD_PER_MILLION = 0.2  # S17
+API_70B_USD_PER_MILLION = 2.5  # S17
+
+
+def assumptions_note() -> str:
+    """Return the Markdown note shared by the cost calculators: which inputs are assumptions."""
+    return (
+        f"**Assumptions, not sourced facts.** Per-card throughput (an H100 at about "
+        f"{number(H100_70B_TOKENS_PER_S)} tokens/s on a 70B model and {number(H100_8B_TOKENS_PER_S)} "
+        "on an 8B model) is plausible and conservative against TensorRT-LLM's published maxima "
+        f"(assumption S13). B200 = {number(B200_OVER_H100)} × H100 (S14) and used A100 = "
+        f"{number(USED_A100_OVER_H100)} × H100 (S15) are not confirmed. Card-month prices of "
+        f"{money(CARD_MONTH_USD)}–{money(CARD_MONTH_USD_HIGH)[1:]} owned and {number(RENT_MULTIPLIER)} × "
+        "for rented cards (S16) have no public source. The API prices, "
+        f"{money(API_8B_USD_PER_MILLION)} per million tokens for an 8B model (plausible against list "
+        f"prices) and {money(API_70B_USD_PER_MILLION)} for a 70B model (no source found), are S17. "
+        "Treat them all as inputs to change."
+    )

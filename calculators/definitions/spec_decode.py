@@ -1,0 +1,192 @@
+"""The spec-decode calculator: expected tokens per target pass and the speedup of speculative decoding."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from calculators import maths
+from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
+from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
+from calculators.formatting import number
+
+ACCEPTANCE = 0.8
+DRAFT_TOKENS = 4
+DRAFT_COST = 0.05  # a tiny draft model; below 0.05 in Leviathan et al.
+CHEN_SPEEDUP = (2, 2.5)  # Chen et al. on Chinchilla 70B
+# vLLM's measurements on Llama-3-70B with 4 × H100: speedups at low load, slowdowns at high load.
+VLLM_LOW_LOAD = {"draft model": 1.5, "n-gram": 2.8}
+VLLM_HIGH_LOAD_SLOWDOWN = (1.4, 1.8)
+VLLM_GPUS = 4
+
+
+def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
+    """Return the derivation of a result: each step with the arithmetic and its value."""
+    alpha, gamma, cost = i["acceptance"], i["draft_tokens"], i["draft_cost"]
+    best, best_speedup = maths.best_draft_tokens(alpha, cost)
+    expected = (
+        f"{gamma} + 1 (every draft accepted)"
+        if alpha == 1
+        else f"(1 − {number(alpha)}^({gamma} + 1)) ÷ (1 − {number(alpha)})"
+    )
+    return [
+        step("Expected tokens per target pass (Leviathan et al., eq. 1)", expected, o["expected_tokens"], "tokens"),
+        step(
+            "Time of one round, in target steps",
+            f"{gamma} drafts × {number(cost)} + 1 target step",
+            gamma * cost + 1,
+            "target steps",
+        ),
+        step(
+            "Speedup (theorem 3.8)",
+            f"{number(o['expected_tokens'])} ÷ {number(gamma * cost + 1)}",
+            o["speedup"],
+            "×",
+        ),
+        step(
+            "Best draft length for this acceptance and cost (1 to 64)",
+            f"γ = {best} gives {number(best_speedup, 4)}×",
+            best,
+            "tokens",
+        ),
+    ]
+
+
+def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
+    """Return the chart of a result, with its table."""
+    alpha, gamma, cost = i["acceptance"], i["draft_tokens"], i["draft_cost"]
+    best, best_speedup = maths.best_draft_tokens(alpha, cost)
+    last = min(64, max(12, gamma + 4, best + 4))
+    speedups = maths.spec_decode_speedups(alpha, cost, last)
+    top = max(float(speedups[1:].max()), 1.0) * 1.12
+    title = "Speedup against draft length"
+    description = (
+        f"At acceptance {number(alpha)} and draft cost {number(cost)}, {gamma} drafted tokens give "
+        f"{number(o['speedup'], 4)}×; the best length is {best} ({number(best_speedup, 4)}×). "
+        "Below 1× speculation slows decoding down."
+    )
+    svg = line_svg("spec-decode", title, description)
+    x_ticks = [float(t) for t in nice_ticks(last, 6)]
+    plot = Plot(
+        svg,
+        x_ticks,
+        nice_ticks(top, 5),
+        lambda t: number(t),
+        lambda t: f"{number(t, 3)}×",
+        "Draft length γ (tokens per round)",
+        "×",
+    )
+    svg.text(plot.left + 4, plot.top + 10, "speedup", "chart-axis-label")
+    svg.line(plot.left, plot.y(1.0), plot.right, plot.y(1.0), "chart-marker")
+    svg.text(plot.right - 2, plot.y(1.0) - 5, "no gain (1×)", "chart-marker-label", "end")
+    svg.polyline(
+        [(plot.x(g), plot.y(s)) for g, s in enumerate(speedups.tolist()) if g >= 1 and g <= x_ticks[-1]], "chart-line"
+    )
+    svg.circle(
+        plot.x(gamma),
+        plot.y(o["speedup"]),
+        5,
+        "chart-point chart-point-accent",
+        f"Yours: γ = {gamma}, {number(o['speedup'], 4)}×",
+    )
+    svg.text(plot.x(gamma) + 8, plot.y(o["speedup"]) + 16, f"yours {number(o['speedup'], 3)}×", "chart-point-label")
+    if best != gamma:
+        svg.circle(
+            plot.x(best), plot.y(best_speedup), 5, "chart-point", f"Best: γ = {best}, {number(best_speedup, 4)}×"
+        )
+        svg.text(plot.x(best), plot.y(best_speedup) - 9, f"best γ = {best}", "chart-point-label", "middle")
+    shown = sorted({1, 2, 3, 4, 6, 8, 12, 16, gamma, best} & set(range(1, last + 1)))
+    rows = tuple(
+        (
+            f"{g}" + (" (yours)" if g == gamma else "") + (" (best)" if g == best else ""),
+            number(float(speedups[g]), 4) + "×",
+        )
+        for g in shown
+    )
+    table = DataTable("Speedup by draft length (theorem 3.8)", ("Draft length γ", "Speedup"), rows)
+    return Chart(svg.render(), title, description, table)
+
+
+def notes() -> tuple[str, ...]:
+    """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
+    expected = maths.spec_decode(ACCEPTANCE, DRAFT_TOKENS, DRAFT_COST).expected_tokens
+    compute_bound = expected / ((DRAFT_TOKENS + 1) * (1 + DRAFT_TOKENS * DRAFT_COST))
+    low, high = VLLM_LOW_LOAD, VLLM_HIGH_LOAD_SLOWDOWN
+    return (
+        "**Formulas.** Leviathan, Kalman and Matias (ICML 2023): expected tokens per "
+        "target pass (1 − α^(γ+1)) ÷ (1 − α) (eq. 1) and walltime speedup "
+        "(1 − α^(γ+1)) ÷ ((1 − α)(γc + 1)) (theorem 3.8). Chen et al. report "
+        f"{number(CHEN_SPEEDUP[0])}–{number(CHEN_SPEEDUP[1])}× on Chinchilla 70B.",
+        "**When it does not pay.** The theorem assumes checking γ + 1 tokens costs one "
+        "target step, which holds while decoding is memory-bound (small batches). At large "
+        "batch the target step becomes compute-bound, verification costs grow with γ + 1 "
+        "and rejected drafts waste compute. vLLM measured up to "
+        + " and ".join(f"{number(speedup)}× ({name})" for name, speedup in low.items())
+        + f" at low load on Llama-3-70B with {VLLM_GPUS} × H100, but {number(high[0])}× and {number(high[1])}× "
+        "slowdowns at high load. A compute-bound estimate, E ÷ ((γ + 1)(1 + γc)), gives "
+        f"{number(compute_bound, 2)}× at the defaults.",
+    )
+
+
+def _preset(acceptance: float, draft_tokens: int, draft_cost: float, note: str = "") -> Preset:
+    return Preset(
+        label=f"α {number(acceptance)}, γ {draft_tokens}, c {number(draft_cost)}{note}",
+        values={"acceptance": acceptance, "draft_tokens": draft_tokens, "draft_cost": draft_cost},
+    )
+
+
+CALCULATOR = Calculator(
+    slug="spec-decode",
+    title="Speculative decoding speedup",
+    purpose=(
+        "How many tokens each pass of the large model yields with a draft model, and "
+        "how much faster decoding gets (Leviathan et al.)."
+    ),
+    parameters=(
+        Parameter(
+            name="acceptance",
+            type="float",
+            default=ACCEPTANCE,
+            min=0.0,
+            max=1.0,
+            unit="fraction",
+            help="Chance the target model accepts each drafted token (α).",
+            label="Acceptance rate",
+        ),
+        Parameter(
+            name="draft_tokens",
+            type="int",
+            default=DRAFT_TOKENS,
+            min=1,
+            max=64,
+            unit="tokens",
+            help="Tokens the draft model proposes per round (γ).",
+            label="Draft length",
+        ),
+        Parameter(
+            name="draft_cost",
+            type="float",
+            default=DRAFT_COST,
+            min=0.0,
+            max=1.0,
+            unit="× target step",
+            help="Time of one draft step as a share of one target step (c); below 0.05 in Leviathan et al.",
+            label="Draft cost",
+        ),
+    ),
+    outputs=(
+        Output(name="expected_tokens", unit="tokens", label="Expected tokens per target pass"),
+        Output(name="speedup", unit="×", label="Speedup"),
+    ),
+    compute=maths.spec_decode,
+    derive=derive,
+    headline="speedup",
+    presets=(
+        _preset(ACCEPTANCE, DRAFT_TOKENS, DRAFT_COST),
+        _preset(ACCEPTANCE, maths.best_draft_tokens(ACCEPTANCE, DRAFT_COST)[0], DRAFT_COST, " (best γ)"),
+        _preset(0.6, 5, 0.1),
+        _preset(0.5, 3, 0.2),
+    ),
+    chart=chart,
+    notes=notes(),
+)

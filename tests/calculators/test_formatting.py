@@ -1,0 +1,33 @@
+"""The content formats of docs/content-format.md, written by calculators.formatting (no database)."""
+
+import pytest
+
+from calculators.formatting import in_format
+
+
+@pytest.mark.parametrize(
+    ("value", "fmt", "text"),
+    [
+        (5436.4, "int", "5,436"),
+        (1234.5678, "f2", "1,234.57"),
+        (0.015625, "pct4", "1.5625%"),
+        (0.3, "pct", "30%"),
+        (24.09375, "points2", "24.09 points"),
+        (393_216_000, "MB", "393.2 MB"),
+        (393_216_000, "MiB", "375.0 MiB"),
+        (2_005_000, "usd", "$2,005,000"),
+        (1.2505, "usd2", "$1.25"),
+        (2.8, "x", "2.80x"),
+        (1.84e9, "sci", "1.84e+09"),
+        (True, "bool", "yes"),
+        (None, "f2", "n/a"),
+        (float("nan"), "f2", "n/a"),
+    ],
+)
+def test_content_formats(value, fmt, text):
+    assert in_format(value, fmt) == text
+
+
+def test_unknown_format_is_refused():
+    with pytest.raises(ValueError, match="unknown format 'pct9'"):
+        in_format(0.5, "pct9")
