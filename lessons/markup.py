@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import math
 import re
 import string
 from collections.abc import Collection, Mapping
@@ -14,7 +13,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from pygments.token import STANDARD_TYPES
 
-from calculators.formatting import number
+from calculators.formatting import in_format, number
 from calculators.registry import CalculatorInputError, get_calculator
 
 CALC_PATTERN = re.compile(r"\{\{\s*calc\s+(?P<ref>[^}|]*?)\s*(?:\|\s*(?P<format>[A-Za-z0-9]+)\s*)?\}\}")
@@ -32,10 +31,6 @@ CODE_BLOCK = f'<div class="{CODE_CLASS}"><pre>'
 FOCUSABLE_CODE_BLOCK = f'<div class="{CODE_CLASS}"><pre tabindex="0" role="region" aria-label="Code sample">'
 MARKDOWN_EXTENSIONS = ["fenced_code", "codehilite", "tables", "sane_lists", "smarty"]
 MARKDOWN_CONFIG = {"codehilite": {"css_class": CODE_CLASS, "guess_lang": False}}
-
-BYTE_UNITS = {
-    "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3,
-}  # fmt: skip
 
 
 TABLE_PATTERN = re.compile(r"<table>.*?</table>", re.S)
@@ -63,34 +58,11 @@ class MarkupError(ValueError):
 
 
 def format_number(value: float | int | bool | None, fmt: str) -> str:
-    """Return ``value`` written in the ``fmt`` of docs/content-format.md."""
-    if value is None:
-        return "n/a"
-    if fmt == "bool":
-        return "yes" if value else "no"
-    value = float(value)
-    if not math.isfinite(value):
-        return "n/a"
-    if fmt == "int":
-        return f"{round(value):,}"
-    if re.fullmatch(r"f[0-4]", fmt):
-        return f"{value:,.{fmt[1]}f}"
-    if fmt == "pct" or re.fullmatch(r"pct[1-4]", fmt):
-        digits = int(fmt[3:] or 0)
-        return f"{value * 100:,.{digits}f}%"
-    if re.fullmatch(r"points[1-2]", fmt):
-        return f"{value:,.{fmt[6]}f} points"
-    if fmt in BYTE_UNITS:
-        return f"{value / BYTE_UNITS[fmt]:,.1f} {fmt}"
-    if fmt == "usd":
-        return f"${value:,.0f}"
-    if fmt == "usd2":
-        return f"${value:,.2f}"
-    if fmt == "x":
-        return f"{value:,.2f}x"
-    if fmt == "sci":
-        return f"{value:.2e}"
-    raise MarkupError(f"unknown format '{fmt}'")
+    """Return ``value`` written in the ``fmt`` of docs/content-format.md (calculators.formatting)."""
+    try:
+        return in_format(value, fmt)
+    except ValueError as error:
+        raise MarkupError(str(error)) from None
 
 
 def parse_reference(ref: str) -> tuple[str, str, dict[str, str]]:
