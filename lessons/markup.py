@@ -135,11 +135,7 @@ def render_markdown(text: str) -> SafeString:
     """Return sanitised HTML for authored Markdown, with its {{calc ...}} numbers computed."""
     if not text:
         return mark_safe("")
-    try:
-        expanded = expand_calcs(text)
-    except MarkupError as error:
-        message = f"[number unavailable: {error}]"
-        expanded = CALC_PATTERN.sub(lambda _m: message, text)
+    expanded = markdown_text(text)
     # smarty's curly quotes are inline patterns, which never run inside code spans or fenced code.
     html = markdown_lib.markdown(
         expanded, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG, output_format="html"
@@ -150,7 +146,7 @@ def render_markdown(text: str) -> SafeString:
 
 
 def markdown_text(text: str) -> str:
-    """Return authored Markdown with its {{calc ...}} numbers filled in (for the JSON API)."""
+    """Return authored Markdown with its {{calc ...}} numbers filled in (a broken one says so in place)."""
     try:
         return expand_calcs(text or "")
     except MarkupError as error:
@@ -211,6 +207,8 @@ def fill_prompt(prompt: str, values: Mapping[str, float | int | bool | None]) ->
     dropped (the number is written plainly), an unknown field is shown as written, and a
     prompt with a stray brace is shown as written.
     """
+    # {{calc ...}} numbers first: the field parser would read their double braces as one literal brace.
+    prompt = markdown_text(prompt)
     try:
         parts = prompt_fields(prompt)
     except MarkupError:
@@ -222,11 +220,25 @@ def fill_prompt(prompt: str, values: Mapping[str, float | int | bool | None]) ->
             continue
         if name not in values or conversion:
             out.append("{" + name + "}")
-        elif spec and PROMPT_SPEC.fullmatch(spec) and not isinstance(values[name], bool) and values[name] is not None:
-            out.append(format(values[name], spec))
         else:
-            out.append(number(values[name]))
+            out.append(prompt_value(values[name], spec))
     return "".join(out)
+
+
+def prompt_value(value, spec: str) -> str:
+    """Return one prompt field: a number in its safe ``spec``, else as the calculators write it.
+
+    Inputs may be written as text ("8"), and a format can still fail on a number (a percent of
+    a huge integer): neither may break the page, so the value is then written plainly.
+    """
+    if isinstance(value, str):
+        return value
+    if spec and PROMPT_SPEC.fullmatch(spec) and isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return format(value, spec)
+        except (ValueError, OverflowError):
+            pass
+    return number(value)
 
 
 # The authored Markdown of each content model, stored beside its HTML as ``<field>_html``,
@@ -244,7 +256,7 @@ STORED_MARKDOWN = {
 }
 
 
-def render_stored_markup(row) -> list[str]:
+def render_stored_markup(row, fields: Mapping[str, str] | None = None) -> list[str]:
     """Set a content row's ``<field>_html`` attributes from its authored Markdown; return their names.
 
     The one place stored HTML is made: the content models' save() calls it (so the admin,
@@ -252,7 +264,8 @@ def render_stored_markup(row) -> list[str]:
     that filled the rows saved before. Numbers asked of the calculators are computed here too.
     """
     names = []
-    for name, kind in STORED_MARKDOWN[type(row).__name__].items():
+    fields = STORED_MARKDOWN[type(row).__name__] if fields is None else fields
+    for name, kind in fields.items():
         value = getattr(row, name)
         if kind == "list":
             html = [str(render_markdown(item)) for item in value or [] if isinstance(item, str)]

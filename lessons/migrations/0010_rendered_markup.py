@@ -2,14 +2,25 @@
 
 from django.db import migrations, models
 
-from lessons.markup import STORED_MARKDOWN, render_stored_markup
+from lessons.markup import render_stored_markup
+
+# The fields this migration adds, frozen here: lessons.markup.STORED_MARKDOWN may grow later.
+STORED_MARKDOWN = {
+    "Lesson": {"summary": "block"},
+    "Section": {"body": "block"},
+    "DeepDive": {"prompt": "inline", "context": "block"},
+    "Choice": {"text": "inline", "feedback": "block"},
+    "Walkthrough": {"intro": "block"},
+    "Step": {"body": "block", "hints": "list", "explanation": "block"},
+    "Challenge": {"prompt": "prompt", "hints": "list", "explanation": "block"},
+}
 
 
 def render_existing_rows(apps, schema_editor):
     """Fill the new <field>_html columns of rows saved before (historical models have no custom save())."""
-    for name in STORED_MARKDOWN:
+    for name, fields in STORED_MARKDOWN.items():
         for row in apps.get_model("lessons", name).objects.iterator():
-            row.save(update_fields=render_stored_markup(row))
+            row.save(update_fields=render_stored_markup(row, fields))
 
 
 class Migration(migrations.Migration):

@@ -99,3 +99,17 @@ def test_render_markup_renders_stale_rows_again(db):
     Section.objects.update(body_html="<p>stale</p>")  # as if rendered by an older renderer
     call_command("render_markup", verbosity=0)
     assert Section.objects.get(lesson=lesson).body_html == "<p>Read me.</p>"
+
+
+def test_render_markup_writes_only_the_html_and_leaves_the_lesson_unchanged(db):
+    from django.core.management import call_command
+
+    from lessons.models import Lesson
+
+    lesson = make_lesson()
+    changed = Lesson.objects.get(pk=lesson.pk).updated_at
+    Lesson.objects.update(summary_html="<p>stale</p>")
+    call_command("render_markup", verbosity=0)
+    again = Lesson.objects.get(pk=lesson.pk)
+    assert again.summary_html != "<p>stale</p>"
+    assert again.updated_at == changed  # re-rendering is not an edit

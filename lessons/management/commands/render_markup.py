@@ -4,7 +4,7 @@ from django.apps import apps
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from lessons.markup import STORED_MARKDOWN
+from lessons.markup import STORED_MARKDOWN, render_stored_markup
 
 
 class Command(BaseCommand):
@@ -14,7 +14,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         rows = 0
         for name in STORED_MARKDOWN:
-            for row in apps.get_model("lessons", name).objects.iterator():
-                row.save()  # the models' save() renders (lessons.models.RenderedMarkdown)
+            model = apps.get_model("lessons", name)
+            for row in model.objects.iterator():
+                # Only the HTML columns are written: an edit saved meanwhile keeps its other fields.
+                names = render_stored_markup(row)
+                model.objects.filter(pk=row.pk).update(**{field: getattr(row, field) for field in names})
                 rows += 1
         self.stdout.write(f"Rendered the Markdown of {rows} content row(s).")
