@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from lessons.content.validate import DEFAULT_POINTS, ContentError, LessonSpec, parse_directory
+from lessons.content.validate import DEFAULT_POINTS, ContentError, LessonSpec
 from lessons.models import (
     Answer,
     Challenge,
@@ -280,9 +280,3 @@ def write_challenge(report, lesson, section, order, fields) -> Challenge:
     values.update(ask_values(fields["ask"]))
     values["ranges"] = fields["ask"]["ranges"]
     return item_row(report, Challenge, lesson, section, order, fields["key"], values)
-
-
-def load_directory(directory: Path | None = None, *, force: bool = False, prune: bool = False) -> LoadReport:
-    """Validate all files, then write them in one transaction (nothing half-written)."""
-    tracks, specs = parse_directory(directory or content_dir())
-    return write(tracks, specs, force=force, prune=prune)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -227,6 +228,7 @@ class LessonSpec:
     lesson: dict
     sections: list[dict] = field(default_factory=list)
     digest: str = ""  # of the file's text: an unchanged file is not loaded again
+    warnings: list[str] = field(default_factory=list)  # give-aways (giveaway_warnings): loaded anyway
 
 
 def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
@@ -303,6 +305,7 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
     check_follow_ups(
         check, {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()}
     )
+    spec.warnings = giveaway_warnings(data)
     return spec
 
 
@@ -472,6 +475,111 @@ def parse_challenge(check: Checker, data: Any) -> dict:
     except MarkupError as error:
         check.fail(f"'prompt': {error}", "prompt")
     return fields
+
+
+# Give-aways: choices whose shape, not their content, tells the learner which is best.
+# The rules are documented in docs/content-format.md ("Give-aways"); they warn, never refuse,
+# so an instructor's draft still loads, and tests/content/test_giveaways.py keeps shipped
+# content free of them.
+BEST_LONGEST_SHARE = 1 / 3  # of a lesson's deep dives (follow-ups included)
+LONG_CHOICE_FACTOR = 2.0  # x the median length of the other choices of the same deep dive
+RESTATED_WORDS = 6  # consecutive words a follow-up shares with its parent's best choice
+
+_APOSTROPHES = re.compile(r"(?<=\w)['\u2019](?=\w)")
+_WORD = re.compile(r"[^\W_]+")
+
+
+def words(text: str) -> list[str]:
+    """Return the words of text, lowercased, with punctuation and Markdown marks ignored."""
+    return _WORD.findall(_APOSTROPHES.sub("", text.lower()))
+
+
+def word_runs(text: str, size: int = RESTATED_WORDS) -> set[tuple[str, ...]]:
+    """Return every run of ``size`` consecutive words in text (tests/content/test_originality.py uses it too)."""
+    found = words(text)
+    return {tuple(found[i : i + size]) for i in range(len(found) - size + 1)}
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _deep_dives(lesson_data: Any) -> list[dict]:
+    """Return the lesson's deep dives (raw mappings with a key and a list of choices), skipping malformed ones."""
+    found = []
+    sections = lesson_data.get("sections") if isinstance(lesson_data, dict) else None
+    for section in sections if isinstance(sections, list) else []:
+        items = section.get("items") if isinstance(section, dict) else None
+        for item in items if isinstance(items, list) else []:
+            body = item.get("deep_dive") if isinstance(item, dict) else None
+            if isinstance(body, dict) and isinstance(body.get("choices"), list):
+                choices = [c for c in body["choices"] if isinstance(c, dict)]
+                if len(choices) >= 2:
+                    found.append({**body, "choices": choices})
+    return found
+
+
+def _best(deep_dive: dict) -> dict | None:
+    return next((c for c in deep_dive["choices"] if c.get("verdict") == "best"), None)
+
+
+def giveaway_warnings(lesson_data: Any) -> list[str]:
+    """Return a warning for each give-away in one lesson, as parsed from YAML (or built by the admin).
+
+    Three rules, each named in its message with the lesson and the deep dive:
+    - best is longest: the best choice is at least as long as every other choice in at most
+      a third of the lesson's deep dives, follow-ups included;
+    - long choice: no choice is more than LONG_CHOICE_FACTOR times the median length of the
+      other choices of its deep dive (lengths in characters of the stripped text);
+    - restated best: a follow-up's prompt, context and choices share no run of RESTATED_WORDS
+      consecutive words (lowercased, punctuation ignored) with its parent's best choice.
+    """
+    lesson = f"Lesson '{lesson_data.get('slug', '?')}'" if isinstance(lesson_data, dict) else "Lesson '?'"
+    deep_dives = _deep_dives(lesson_data)
+    warnings = []
+    best_longest = []
+    for deep_dive in deep_dives:
+        key = deep_dive.get("key", "?")
+        lengths = [len(_text(c.get("text"))) for c in deep_dive["choices"]]
+        best = _best(deep_dive)
+        if best is not None and len(_text(best.get("text"))) >= max(lengths):
+            best_longest.append(key)
+        for number, length in enumerate(lengths, start=1):
+            others = statistics.median(lengths[: number - 1] + lengths[number:])
+            if length > LONG_CHOICE_FACTOR * others:
+                warnings.append(
+                    f"{lesson}, deep dive '{key}': choice {number} is {length} characters, more than "
+                    f"{LONG_CHOICE_FACTOR:g} x the median of the other choices ({others:g}); its length "
+                    "gives it away (rule: long choice)."
+                )
+    allowed = int(len(deep_dives) * BEST_LONGEST_SHARE)
+    if len(best_longest) > allowed:
+        warnings.append(
+            f"{lesson}: the best choice is the longest in {len(best_longest)} of {len(deep_dives)} deep dives "
+            f"({', '.join(best_longest)}); at most {allowed} may be, or length alone finds the answer "
+            "(rule: best is longest)."
+        )
+    by_key = {d.get("key"): d for d in deep_dives}
+    for parent in deep_dives:
+        best = _best(parent)
+        if best is None:
+            continue
+        best_runs = word_runs(_text(best.get("text")))
+        for key in dict.fromkeys(c.get("follow_up") for c in parent["choices"] if c.get("follow_up")):
+            follow_up = by_key.get(key)
+            if follow_up is None:
+                continue
+            shown = [("prompt", follow_up.get("prompt")), ("context", follow_up.get("context"))]
+            shown += [(f"choice {n}", c.get("text")) for n, c in enumerate(follow_up["choices"], start=1)]
+            for place, text in shown:
+                shared = word_runs(_text(text)) & best_runs
+                if shared:
+                    warnings.append(
+                        f"{lesson}, deep dive '{key}': its {place} repeats \"{' '.join(min(shared))}\" from the "
+                        f"best choice of its parent '{parent.get('key', '?')}', so the follow-up tells the "
+                        "parent's answer (rule: restated best)."
+                    )
+    return warnings
 
 
 def read_yaml(path: Path) -> Any:

@@ -1,9 +1,10 @@
 """Check that no lesson file repeats eight consecutive words of the source documents."""
 
-import re
 from pathlib import Path
 
 import yaml
+
+from lessons.content.validate import word_runs, words
 
 REPO = Path(__file__).resolve().parents[2]
 CONTENT = REPO / "content"
@@ -12,19 +13,10 @@ SHARED_SEEDS = REPO.parent / "shared" / "seeds"
 VENDORED_SEEDS = Path(__file__).resolve().parent / "seeds"
 RUN = 8
 
-_APOSTROPHES = re.compile(r"(?<=\w)['\u2019](?=\w)")
-_WORD = re.compile(r"[^\W_]+")
-
-
-def words(text: str) -> list[str]:
-    """Return the words of text, lowercased, with punctuation ignored."""
-    return _WORD.findall(_APOSTROPHES.sub("", text.lower()))
-
 
 def runs(text: str, size: int = RUN) -> set[tuple[str, ...]]:
     """Return every run of `size` consecutive words in text."""
-    found = words(text)
-    return {tuple(found[i : i + size]) for i in range(len(found) - size + 1)}
+    return word_runs(text, size)
 
 
 def seed_files() -> list[Path]:

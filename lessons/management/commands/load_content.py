@@ -4,8 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from lessons.content.load import content_dir, load_directory
-from lessons.content.validate import ContentError, parse_directory
+from lessons.content.load import content_dir, write
+from lessons.content.validate import ContentError, LessonSpec, parse_directory
 
 
 class Command(BaseCommand):
@@ -26,12 +26,21 @@ class Command(BaseCommand):
         try:
             if check:
                 tracks, specs = parse_directory(directory)
+                self.warn(specs)
                 self.stdout.write(f"{len(specs)} lesson file(s) and {len(tracks)} track(s) are valid.")
                 return
             if not (directory / "tracks.yaml").exists():
                 self.stdout.write(f"No content found in {directory} (no tracks.yaml): nothing to load.")
                 return
-            report = load_directory(directory, force=force, prune=prune)
+            tracks, specs = parse_directory(directory)
+            self.warn(specs)
+            report = write(tracks, specs, force=force, prune=prune)
         except ContentError as error:
             raise CommandError(f"Refused {error.file}: {error.item}: {error.problem}. Nothing was written.") from None
         self.stdout.write(self.style.SUCCESS(f"Loaded {report}."))
+
+    def warn(self, specs: list[LessonSpec]) -> None:
+        """Print each file's give-away warnings: a draft still loads, the test suite refuses them."""
+        for spec in specs:
+            for warning in spec.warnings:
+                self.stderr.write(self.style.WARNING(f"Warning: {spec.file}: {warning}"))

@@ -1,0 +1,151 @@
+"""The give-away lint (lessons.content.validate.giveaway_warnings): each rule, and shipped content clean."""
+
+import shutil
+from io import StringIO
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+from lessons.content.validate import giveaway_warnings
+from lessons.models import Choice
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+
+
+def choice(text, verdict="weak", follow_up=None):
+    made = {"text": text, "verdict": verdict, "feedback": "Why."}
+    return {**made, "follow_up": follow_up} if follow_up else made
+
+
+def deep_dive(key, choices, prompt="Which one?"):
+    return {"deep_dive": {"key": key, "topic": "routing", "prompt": prompt, "choices": choices}}
+
+
+def lesson(*deep_dives):
+    return {"slug": "made-up", "sections": [{"key": "only", "items": list(deep_dives)}]}
+
+
+def balanced(key, best_at=0):
+    """A deep dive whose best choice (at position best_at) is one character shorter than the others."""
+    texts = ["Route by a hash key.", "Route at random now.", "Route by the queue."]
+    return deep_dive(
+        key, [choice(t[:-1] if i == best_at else t, "best" if i == best_at else "weak") for i, t in enumerate(texts)]
+    )
+
+
+def best_longest(key):
+    return deep_dive(key, [choice("Least queued tokens.", "best"), choice("Hash by user."), choice("Round robin.")])
+
+
+def test_a_clean_lesson_has_no_warnings():
+    clean = lesson(
+        deep_dive(
+            "pick",
+            [
+                choice("Least load, measured in queued tokens.", "best", "why"),
+                choice("Round robin across all the replicas."),
+                choice("Hash the user id onto a replica ring.", "acceptable"),
+            ],
+        ),  # fmt: skip
+        deep_dive(
+            "why",
+            [
+                choice("Tokens, not requests, fill the cache.", "best"),
+                choice("Because requests take the same time each."),
+                choice("Because the replicas are all equal in size."),
+            ],
+        ),  # fmt: skip
+        balanced("third"),
+    )
+    assert giveaway_warnings(clean) == []
+
+
+def test_best_is_longest_in_more_than_a_third_of_the_deep_dives_is_caught():
+    # 2 of 6 deep dives may have the longest best choice (a third); 3 may not.
+    two = lesson(best_longest("a"), best_longest("b"), *(balanced(k, best_at=1) for k in "cdef"))
+    three = lesson(best_longest("a"), best_longest("b"), best_longest("c"), *(balanced(k, 1) for k in "def"))
+    assert giveaway_warnings(two) == []
+    (warning,) = [w for w in giveaway_warnings(three) if "best is longest" in w]
+    assert "Lesson 'made-up'" in warning
+    assert "3 of 6 deep dives (a, b, c)" in warning
+    assert "at most 2" in warning
+
+
+def test_a_tie_for_longest_counts_as_best_is_longest():
+    same = [choice("Route by a hash key.", "best"), choice("Route at random now."), choice("Route by the queue.")]
+    tied = lesson(deep_dive("a", same))  # the best choice is as long as the longest: length still points at it
+    assert any("best is longest" in w and "(a)" in w for w in giveaway_warnings(tied))
+
+
+def test_a_choice_over_twice_the_median_of_the_others_is_caught():
+    long_choice = "x" * 41
+    dive = deep_dive("sizes", [choice("y" * 20, "best"), choice("z" * 20), choice(long_choice), choice("w" * 21)])
+    warnings = giveaway_warnings(lesson(dive, balanced("b", 1), balanced("c", 2)))
+    (warning,) = warnings
+    assert warning.startswith("Lesson 'made-up', deep dive 'sizes': choice 3 is 41 characters")
+    assert "(rule: long choice)" in warning
+
+
+def test_a_choice_exactly_twice_the_median_is_allowed():
+    dive = deep_dive("sizes", [choice("y" * 20, "best"), choice("z" * 20), choice("x" * 40), choice("w" * 20)])
+    assert giveaway_warnings(lesson(dive, balanced("b", 1), balanced("c", 2))) == []
+
+
+def test_a_follow_up_restating_its_parents_best_choice_is_caught():
+    parent = deep_dive(
+        "pick",
+        [choice("Route each request to the replica with the fewest queued tokens.", "best", "why"),
+         choice("Round robin across all the healthy replicas."),
+         choice("Hash the user id onto a consistent ring.", "acceptable")],
+    )  # fmt: skip
+    follow_up = deep_dive(
+        "why",
+        [choice("The queue would drain faster.", "best"), choice("Requests all cost the same."),
+         choice("The GPUs differ in their size.")],
+        prompt="You said: route to the replica with the FEWEST queued tokens. Why?",
+    )  # fmt: skip
+    warnings = giveaway_warnings(lesson(parent, follow_up, balanced("third", 1)))
+    (warning,) = warnings
+    assert "deep dive 'why': its prompt repeats" in warning
+    assert "'pick'" in warning and "(rule: restated best)" in warning
+
+
+def test_a_follow_up_choice_restating_its_parents_best_choice_is_caught():
+    parent = deep_dive(
+        "pick",
+        [choice("Cap each tenant with a token bucket at the gateway.", "acceptable", "why"),
+         choice("Shed the free tier first when queues pass two seconds.", "best"),
+         choice("Add replicas until the queue drains on its own.")],
+    )  # fmt: skip
+    follow_up = deep_dive(
+        "why",
+        [choice("Buckets refill too slowly for a spike.", "best"),
+         choice("Shed the free tier first when queues grow."),
+         choice("Nothing: the bucket is enough on its own.")],
+    )  # fmt: skip
+    (warning,) = giveaway_warnings(lesson(parent, follow_up, balanced("third", 2)))
+    assert "deep dive 'why': its choice 2 repeats \"shed the free tier first when\"" in warning
+
+
+def test_malformed_data_gives_no_warnings_and_no_error():
+    for data in (None, [], {"sections": "x"}, {"sections": [{"items": [{"deep_dive": {"choices": "x"}}]}]}):
+        assert giveaway_warnings(data) == []
+
+
+@pytest.mark.django_db
+def test_load_content_warns_but_still_loads_a_draft_with_a_give_away(tmp_path):
+    folder = tmp_path / "content"
+    shutil.copytree(CONTENT, folder)
+    path = folder / "lessons" / "how-the-lab-works.yaml"
+    data = yaml.safe_load(path.read_text())
+    dive = next(i["deep_dive"] for s in data["sections"] for i in s.get("items") or [] if "deep_dive" in i)
+    dive["choices"][-1]["text"] = "A padded choice. " * 40
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    for check in (True, False):
+        err = StringIO()
+        call_command("load_content", dir=folder, check=check, stderr=err, stdout=StringIO())
+        assert f"how-the-lab-works.yaml: Lesson 'how-the-lab-works', deep dive '{dive['key']}'" in err.getvalue()
+        assert "(rule: long choice)" in err.getvalue()
+    assert Choice.objects.filter(text=dive["choices"][-1]["text"].strip()).exists()
