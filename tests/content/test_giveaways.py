@@ -134,6 +134,11 @@ def test_malformed_data_gives_no_warnings_and_no_error():
         assert giveaway_warnings(data) == []
 
 
+@pytest.mark.parametrize("path", sorted((CONTENT / "lessons").glob("*.yaml")), ids=lambda p: p.stem)
+def test_shipped_lessons_give_nothing_away(path):
+    assert giveaway_warnings(yaml.safe_load(path.read_text(encoding="utf-8"))) == []
+
+
 @pytest.mark.django_db
 def test_load_content_warns_but_still_loads_a_draft_with_a_give_away(tmp_path):
     folder = tmp_path / "content"
