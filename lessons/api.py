@@ -23,6 +23,7 @@ from lessons.templatetags.lesson_tags import drawn_prompt
 
 
 class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(required=False, help_text="The error in one sentence, when not about one field.")
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
 
 
