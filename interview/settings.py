@@ -222,6 +222,7 @@ RATE_LIMITS = {
     "login_account": envstr("THROTTLE_LOGIN_ACCOUNT", "100/h"),  # failures per account, all addresses
     "password_reset": envstr("THROTTLE_PASSWORD_RESET", "5/h"),  # reset requests per address
     "password_reset_account": envstr("THROTTLE_PASSWORD_RESET_ACCOUNT", "3/h"),  # reset requests per e-mail
+    "signup": envstr("THROTTLE_SIGNUP", "10/h"),  # sign-up attempts per address
 }
 if DEBUG:
     REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append("rest_framework.renderers.BrowsableAPIRenderer")
