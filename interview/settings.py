@@ -22,6 +22,7 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+CSRF_FAILURE_VIEW = "interview.api_errors.csrf_failure"  # a styled page saying the form expired
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -53,6 +54,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "interview.middleware.method_not_allowed_page",  # innermost: renders with the request's user and messages
 ]
 
 ROOT_URLCONF = "interview.urls"
