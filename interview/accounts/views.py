@@ -130,8 +130,11 @@ def account(request: HttpRequest) -> HttpResponse:
         if "email" in request.POST:
             email_form = EmailForm(request.POST, instance=request.user)
             if email_form.is_valid():
-                email_form.save()
-                messages.success(request, "E-mail saved: password-reset links go there.")
+                user = email_form.save()
+                if user.email:
+                    messages.success(request, "E-mail saved: password-reset links go there.")
+                else:
+                    messages.success(request, "E-mail removed: add one to be able to reset a forgotten password.")
                 return redirect("account")
         else:
             token_form = TokenForm(request.POST)

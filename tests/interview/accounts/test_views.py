@@ -230,3 +230,12 @@ def test_the_account_page_refuses_a_malformed_e_mail_and_keeps_the_old_one(clien
     learner_user.refresh_from_db()
     assert learner_user.email == "ada@example.com"
     assert 'value="ada@example.com"' in client.get(reverse("account")).content.decode()
+
+
+def test_the_account_page_can_remove_the_e_mail_and_says_what_that_means(client, learner_user, mailoutbox):
+    client.force_login(learner_user)
+    response = client.post(reverse("account"), {"email": ""})
+    assert response.status_code == 302
+    assert "E-mail removed" in client.get(response["Location"]).content.decode()
+    client.post(reverse("password_reset"), {"email": "ada@example.com"})
+    assert mailoutbox == []
