@@ -8,13 +8,12 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from interview import ratelimit
-from interview.accounts.forms import TokenForm
+from interview.accounts.forms import EmailForm, SignUpForm, TokenForm
 from interview.accounts.tokens import create_token
 from interview.visitors import client_address
 from lessons import services
@@ -25,7 +24,13 @@ from lessons.models import ApiToken
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
-    form = UserCreationForm(request.POST or None)
+    if request.method == "POST":
+        # Every attempt counts: the form says when a user name is taken, and the limit bounds how
+        # fast anyone can learn which names exist that way.
+        counted = ratelimit.hit("signup", client_address(request))
+        if not counted.allowed:
+            return ratelimit.too_many_requests(request, counted)
+    form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         learner_id = request.session.get(services.SESSION_KEY)
         user = form.save()
@@ -54,7 +59,7 @@ class LogInView(auth_views.LoginView):
         address = client_address(request)
         per_address = ratelimit.hit("login", address)
         if not per_address.allowed:
-            return ratelimit.too_many_requests(request, per_address)
+            return ratelimit.too_many_requests(request, per_address, "accounts/429.html")
         # The account name as authentication reads it (UsernameField: stripped, NFKC), so "ａlice"
         # (fullwidth) counts against "alice", whom it would sign in as.
         account = self.get_form_class()(request).fields["username"].to_python(request.POST.get("username"))
@@ -67,7 +72,7 @@ class LogInView(auth_views.LoginView):
             if not counted.allowed:
                 for taken in self.failures:
                     taken.undo()
-                return ratelimit.too_many_requests(request, counted)
+                return ratelimit.too_many_requests(request, counted, "accounts/429.html")
         return super().post(request, *args, **kwargs)
 
     def form_valid(self, form):
@@ -101,15 +106,16 @@ class PasswordResetView(auth_views.PasswordResetView):
         for name, identity in (("password_reset", client_address(request)), ("password_reset_account", email)):
             counted = ratelimit.hit(name, identity)
             if not counted.allowed:
-                return ratelimit.too_many_requests(request, counted)
+                return ratelimit.too_many_requests(request, counted, "accounts/429.html")
         return super().post(request, *args, **kwargs)
 
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
-    """The signed-in learner's account: password, and API tokens to create, see and revoke."""
-    form = TokenForm(request.POST or None)
+    """The signed-in learner's account: e-mail, password, and API tokens to create, see and revoke."""
+    email_form = EmailForm(instance=request.user)
+    token_form = TokenForm()
     new_key = None
     status = 200
     if request.method == "POST":
@@ -121,13 +127,25 @@ def account(request: HttpRequest) -> HttpResponse:
             if deleted:
                 messages.success(request, "Token revoked: scripts using it are refused from now on.")
             return redirect("account")
-        if form.is_valid():
-            _token, key = create_token(request.user, form.cleaned_data["name"])
-            # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
-            request.session["new_token_key"] = key
-            return redirect("account")
+        if "email" in request.POST:
+            email_form = EmailForm(request.POST, instance=request.user)
+            if email_form.is_valid():
+                user = email_form.save()
+                if user.email:
+                    messages.success(request, "E-mail saved: password-reset links go there.")
+                else:
+                    messages.success(request, "E-mail removed: add one to be able to reset a forgotten password.")
+                return redirect("account")
+        else:
+            token_form = TokenForm(request.POST)
+            if token_form.is_valid():
+                _token, key = create_token(request.user, token_form.cleaned_data["name"])
+                # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
+                request.session["new_token_key"] = key
+                return redirect("account")
         status = 400
     if request.method == "GET":
         new_key = request.session.pop("new_token_key", None)
     tokens = ApiToken.objects.filter(user=request.user)
-    return render(request, "accounts/account.html", {"form": form, "tokens": tokens, "new_key": new_key}, status=status)
+    context = {"email_form": email_form, "token_form": token_form, "tokens": tokens, "new_key": new_key}
+    return render(request, "accounts/account.html", context, status=status)
