@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -49,6 +50,9 @@ class LogInView(auth_views.LoginView):
     Three limits: attempts per address; failures per account and address, so that an attacker
     elsewhere cannot lock the owner out of their own address; and a much higher ceiling of
     failures per account from all addresses together, against guessing from many addresses.
+    A browser that has signed in to the account before carries a signed "known device" cookie
+    and is spared that ceiling, so an attacker with many addresses who reaches it still cannot
+    lock the owner out of their own browser (OWASP's device cookies).
     """
 
     template_name = "accounts/login.html"
@@ -66,7 +70,10 @@ class LogInView(auth_views.LoginView):
         # Each attempt takes one failure in advance, so concurrent attempts cannot overshoot;
         # form_valid gives it back, and so does an attempt refused here (it was never tried).
         self.failures = []
-        for name, identity in (("login_account_address", f"{account}\n{address}"), ("login_account", account)):
+        limits = [("login_account_address", f"{account}\n{address}")]
+        if not is_known_device(request, account):
+            limits.append(("login_account", account))
+        for name, identity in limits:
             counted = ratelimit.hit(name, identity)
             self.failures.append(counted)
             if not counted.allowed:
@@ -81,7 +88,34 @@ class LogInView(auth_views.LoginView):
         learner_id = self.request.session.get(services.SESSION_KEY)
         response = super().form_valid(form)
         services.adopt_session_progress(self.request, learner_id)
+        remember_device(response, form.get_user().get_username())
         return response
+
+
+KNOWN_DEVICE_COOKIE = "known_device"
+KNOWN_DEVICE_SALT = "interview.accounts.known-device"
+KNOWN_DEVICE_SECONDS = 365 * 24 * 3600
+
+
+def remember_device(response: HttpResponse, account: str) -> None:
+    """Mark the browser as one the account has signed in from (signed, so it cannot be forged)."""
+    response.set_signed_cookie(
+        KNOWN_DEVICE_COOKIE,
+        account,
+        salt=KNOWN_DEVICE_SALT,
+        max_age=KNOWN_DEVICE_SECONDS,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def is_known_device(request: HttpRequest, account: str) -> bool:
+    """Return whether the browser signed in to ``account`` before (within a year)."""
+    remembered = request.get_signed_cookie(
+        KNOWN_DEVICE_COOKIE, default=None, salt=KNOWN_DEVICE_SALT, max_age=KNOWN_DEVICE_SECONDS
+    )
+    return remembered is not None and remembered == account
 
 
 def reset_account(email: str) -> str:

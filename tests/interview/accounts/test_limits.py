@@ -76,6 +76,25 @@ def test_failures_from_many_addresses_reach_the_accounts_ceiling(learner_user, l
     assert signed_in_as(newcomer) is None
 
 
+def test_a_browser_the_owner_signed_in_from_is_spared_the_accounts_ceiling(learner_user, limits):
+    """Attackers with many addresses reach the ceiling; the owner's own browser still signs in."""
+    owner = from_address("10.0.0.1")
+    assert owner.post(reverse("login"), GOOD).status_code == 302
+    owner.post(reverse("logout"))
+    assert [from_address(f"10.7.0.{n}").post(reverse("login"), BAD).status_code for n in range(7)] == [200] * 6 + [429]
+    assert from_address("10.0.0.2").post(reverse("login"), GOOD).status_code == 429  # a new browser: the ceiling holds
+    assert owner.post(reverse("login"), GOOD).status_code == 302
+    assert signed_in_as(owner) == "ada"
+
+
+def test_a_forged_known_device_cookie_does_not_lift_the_ceiling(learner_user, limits):
+    assert [from_address(f"10.7.0.{n}").post(reverse("login"), BAD).status_code for n in range(7)] == [200] * 6 + [429]
+    forger = from_address("10.0.0.3")
+    forger.cookies["known_device"] = "ada"
+    assert forger.post(reverse("login"), GOOD).status_code == 429
+    assert signed_in_as(forger) is None
+
+
 def test_refused_attempts_do_not_raise_the_accounts_ceiling(learner_user, limits):
     """One address past its own limit keeps trying: that must not lock the account everywhere."""
     attacker = from_address("10.6.6.6")
