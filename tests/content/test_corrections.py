@@ -103,3 +103,19 @@ def test_the_tiers_lesson_waits_on_slowed_servers_and_shows_the_pool(client, con
     assert "2.4 ms" in text and "100 ms" in text
     # The source's 97 ms -> 850 ms and the slowed reading from the same start (1,216 ms).
     assert "850 ms" in text and "1,216 ms" in text
+
+
+def test_the_wait_after_loss_challenge_wants_the_slowed_service_and_names_the_old_reading(client, content):
+    from django.urls import reverse
+
+    from lessons.models import Challenge, Lesson
+
+    lesson = Lesson.objects.get(slug="design-chatgpt-tiers")
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    service_ms = int(re.search(r"mean service time of <strong>(\d+) ms</strong>", page).group(1))
+    url = reverse("answer-challenge", args=[lesson.slug, Challenge.objects.get(key="wait-after-loss").pk])
+    # rho' = 0.66 / 0.7, so rho' / (1 - rho') = 0.66 / 0.04 = 16.5; the slowed service is S / 0.7.
+    kept_service = client.post(url, {"value": f"{16.5 * service_ms:.1f}"}, HTTP_HX_REQUEST="true")
+    assert "kept the old service time" in kept_service.content.decode()
+    slowed = client.post(url, {"value": f"{16.5 * service_ms / 0.7:.1f}"}, HTTP_HX_REQUEST="true")
+    assert "Correct" in slowed.content.decode()
