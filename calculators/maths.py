@@ -56,6 +56,7 @@ __all__ = [
     "token_bucket",
     "token_bucket_curve",
     "token_cost",
+    "wait_at_same_service",
     "whole_ceil",
     "whole_floor",
 ]
@@ -579,6 +580,7 @@ class QueueWaitResult(NamedTuple):
     utilization_after: float
     wait_after_ms: float | None
     stable_after: bool
+    service_after_ms: float
 
 
 def _wait_at(service_ms: float, utilization: float, servers: int) -> float:
@@ -591,10 +593,14 @@ def queue_wait(service_ms: float, utilization: float, servers: int, capacity_los
     """Return the mean queue wait before and after losing a share of capacity.
 
     F8: M/M/c mean time in queue (Erlang C; M/M/1 when servers = 1:
-    Wq = S rho / (1 - rho)) at per-server utilisation rho; losing a fraction
-    of capacity makes rho' = rho / (1 - loss). rho' >= 1 is unstable: the queue
-    grows without bound, reported as stable_after False and wait_after_ms None.
-    S22: S = 49.67 ms, rho = 0.6614 -> 97 ms, then 0.945 -> 851 ms.
+    Wq = S rho / (1 - rho)) at per-server utilisation rho. Losing a fraction
+    of capacity at the same arrivals slows every server, with the same number
+    of servers: S' = S / (1 - loss) and rho' = rho / (1 - loss), and the wait
+    after is Wq at S' and rho'. rho' >= 1 is unstable: the queue grows without
+    bound, reported as stable_after False and wait_after_ms None.
+    One server at 50 ms and rho 0.66 losing 30%: S' = 71.43 ms, rho' = 0.943,
+    97.1 -> 1,179 ms. (S22's 97 -> 851 ms keeps S at 49.67 ms and only raises
+    rho from 0.6614 to 0.945: more arrivals at the old speed, not lost capacity.)
     """
     _require(service_ms > 0, "The service time must be positive.", "service_ms")
     _require(
@@ -609,10 +615,26 @@ def queue_wait(service_ms: float, utilization: float, servers: int, capacity_los
         "capacity_loss",
     )
     before = float(_wait_at(service_ms, utilization, servers))
-    after_utilization = utilization / (1.0 - capacity_loss)
-    if after_utilization >= 1.0:
-        return QueueWaitResult(before, float(after_utilization), None, False)
-    return QueueWaitResult(before, after_utilization, float(_wait_at(service_ms, after_utilization, servers)), True)
+    service_after = service_ms / (1.0 - capacity_loss)
+    utilization_after = utilization / (1.0 - capacity_loss)
+    if utilization_after >= 1.0:
+        return QueueWaitResult(before, float(utilization_after), None, False, float(service_after))
+    wait_after = float(_wait_at(service_after, utilization_after, servers))
+    return QueueWaitResult(before, float(utilization_after), wait_after, True, float(service_after))
+
+
+def wait_at_same_service(service_ms: float, utilization: float, servers: int, capacity_loss: float) -> float | None:
+    """Return the mean queue wait if a capacity loss only raised the load, the service time unchanged.
+
+    Not what losing capacity does (queue_wait slows the servers too); this is the
+    reading behind the source's figure, kept to explain it. F8 model A: Wq at
+    rho' = rho / (1 - loss) with the same S; None when rho' >= 1.
+    S22: S = 49.67 ms, rho = 0.6614 -> 0.945 gives 851 ms (queue_wait: 1,216 ms).
+    """
+    result = queue_wait(service_ms, utilization, servers, capacity_loss)
+    if not result.stable_after:
+        return None
+    return float(_wait_at(service_ms, result.utilization_after, servers))
 
 
 # --- Shedding ---------------------------------------------------------------

@@ -23,6 +23,7 @@ from lessons.templatetags.lesson_tags import drawn_prompt
 
 
 class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(required=False, help_text="The error in one sentence, when not about one field.")
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
 
 
@@ -281,7 +282,8 @@ class DeepDiveAnswerView(AnswerView):
         if choice is None:
             return Response({"errors": {"choice": ["That is not one of this deep dive's choices."]}}, status=400)
         if not services.follow_up_reached(services.current_learner(django_request(request)), deep_dive):
-            return Response({"errors": {"deep_dive": [services.FOLLOW_UP_NOT_REACHED]}}, status=409)
+            message = services.FOLLOW_UP_NOT_REACHED
+            return Response({"detail": message, "errors": {"deep_dive": [message]}}, status=409)
         learner = services.current_learner(django_request(request), create=True)
         answer = services.answer_deep_dive(learner, deep_dive, choice)
         follow_up = choice.follow_up

@@ -172,6 +172,11 @@ class DeepDive(RenderedMarkdown, Item):
     context = models.TextField(blank=True, help_text="Optional Markdown shown under the prompt.")
     context_html = models.TextField(blank=True, editable=False)
     points = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1)])
+    keep_choice_order = models.BooleanField(
+        default=False,
+        help_text="Show the choices in the authored order to everyone (when their order carries meaning); "
+        "otherwise each learner sees them in their own shuffled order.",
+    )
 
     class Meta(Item.Meta):
         verbose_name = "deep dive"

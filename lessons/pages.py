@@ -24,7 +24,7 @@ from lessons.models import (
     Walkthrough,
 )
 from lessons.scoring import Score, counts_toward_score
-from lessons.services import SESSION_KEY, challenge_draw, ensure_session, expected_for, learner_identity
+from lessons.services import SESSION_KEY, challenge_draw, choice_order, ensure_session, expected_for, learner_identity
 
 
 def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None:
@@ -330,6 +330,8 @@ def build_lesson_page(
         deep_dives[dd.pk].choices.append(choice)
         if choice.follow_up_id:
             targets[choice.follow_up_id] = dd
+    for view in deep_dives.values():
+        view.choices = choice_order(identity, view.deep_dive, view.choices)
     for choice in choices:
         if choice.follow_up_id in deep_dives:
             choice.follow_up = deep_dives[choice.follow_up_id].deep_dive

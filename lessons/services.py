@@ -230,15 +230,29 @@ def learner_identity(request: HttpRequest) -> str | None:
     return f"session:{key}" if key else None
 
 
-def seed_for(identity: str | None, challenge: Challenge) -> int:
-    """Return the learner's seed for a challenge: the same on every visit, different per learner.
+def seed_for(identity: str | None, item: Challenge | DeepDive, purpose: str = "challenge-seed") -> int:
+    """Return the learner's seed for an item: the same on every visit, different per learner.
 
-    Derived with the site's secret, so it cannot be chosen by the learner.
+    Derived with the site's secret, so it cannot be chosen by the learner; ``purpose`` keeps the
+    seeds of different uses (a challenge's numbers, a deep dive's order) apart.
     """
     if identity is None:
         raise ValueError("numbers are drawn for a learner: call ensure_session() first")
-    digest = salted_hmac("challenge-seed", f"{identity}:{challenge.pk}").hexdigest()
+    digest = salted_hmac(purpose, f"{identity}:{item.pk}").hexdigest()
     return int(digest[:8], 16) % 2**31
+
+
+def choice_order(identity: str | None, deep_dive: DeepDive, choices: list[Choice]) -> list[Choice]:
+    """Return ``choices`` in the order this learner sees them: shuffled by their own seed.
+
+    The authored order stays when the deep dive pins it, and for a visitor with no session yet
+    (so a page view never creates one: their order is drawn once an answer gives them a session).
+    """
+    if deep_dive.keep_choice_order or identity is None:
+        return list(choices)
+    shuffled = sorted(choices, key=lambda c: c.order)  # the same input order on every read
+    random.Random(seed_for(identity, deep_dive, "choice-order")).shuffle(shuffled)
+    return shuffled
 
 
 def challenge_draw(identity: str | None, challenge: Challenge, draws: dict | None = None) -> dict:

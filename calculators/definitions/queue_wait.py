@@ -17,9 +17,12 @@ SERVICE_MS = 50.0
 UTILIZATION = 0.66
 CAPACITY_LOSS = 0.3
 STORY_MS = (97, 850)  # the source's wait before and after the loss
+# F8 model A: the start from which keeping the service time (more arrivals, same speed) gives 97 -> 851 ms.
 RECONSTRUCTION = {"service_ms": 49.67, "utilization": 0.6614, "servers": 1, "capacity_loss": CAPACITY_LOSS}
+# F8 model C: the start from which slowed servers (this calculator's reading) give 97 -> 850 ms.
+SLOWED_RECONSTRUCTION = {"service_ms": 54.19, "utilization": 0.6416, "servers": 1, "capacity_loss": CAPACITY_LOSS}
 HEADROOM_CAP = 0.6  # S11: the source's policy value
-POOL_SERVERS = 10  # a pool that loses servers instead of speed
+POOL_SERVERS = 10  # a pool sharing one queue, against one server
 TABLE_UTILIZATIONS = (0.2, 0.4, 0.6, 0.8, 0.9, 0.95)  # the chart table's rows
 
 
@@ -68,20 +71,26 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
             "ms",
         )
     )
-    after = o["utilization_after"]
-    steps.append(
+    after, service_after = o["utilization_after"], o["service_after_ms"]
+    steps += [
         step(
-            f"Utilisation after losing {percent(loss, 4)} of capacity",
+            f"Service time after losing {percent(loss, 4)} of capacity (every server slows)",
+            f"{number(service)} ms ÷ (1 − {number(loss)})",
+            service_after,
+            "ms",
+        ),
+        step(
+            "Utilisation after the loss (same arrivals, same servers)",
             f"{number(rho)} ÷ (1 − {number(loss)})",
             after,
             "ratio",
-        )
-    )
+        ),
+    ]
     if o["stable_after"]:
         steps.append(
             step(
                 "Mean wait in the queue after the loss",
-                _wait_expression(service, after, servers),
+                _wait_expression(service_after, after, servers),
                 o["wait_after_ms"],
                 "ms",
             )
@@ -118,9 +127,11 @@ def _waits(service_ms: float, servers: int, rhos: np.ndarray) -> np.ndarray:
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
-    """Return the chart of a result, with its table."""
+    """Return the chart of a result, with its table: one curve at the service time before, one after."""
     service, rho, servers = i["service_ms"], i["utilization"], i["servers"]
     before, after, rho_after = o["wait_ms"], o["wait_after_ms"], o["utilization_after"]
+    service_after = o["service_after_ms"]
+    slowdown = service_after / service  # at a given utilisation, the wait scales with the service time
     reference = after if after is not None else float(_waits(service, servers, np.array([0.95]))[0])
     top = max(before * 1.6, reference * 1.15, service * 0.5)
     y_ticks = nice_ticks(top, 5)
@@ -129,7 +140,10 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     model = "M/M/1" if servers == 1 else f"M/M/{servers}"
     title = f"Mean queue wait against utilisation ({model}, {number(service)} ms service)"
     if after is not None:
-        change = f"losing capacity moves it to {percent(rho_after, 4)} and {number(after, 4)} ms"
+        change = (
+            f"losing capacity slows each service to {number(service_after, 4)} ms and moves utilisation "
+            f"to {percent(rho_after, 4)}: {number(after, 4)} ms (dashed curve)"
+        )
     else:
         change = f"losing capacity pushes utilisation to {percent(rho_after, 4)}, past 100%: the queue never drains"
     description = (
@@ -148,8 +162,11 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     )
     svg.text(plot.left + 4, plot.top + 10, "wait (ms)", "chart-axis-label")
     # Python floats: formatting 200 points is the chart's main cost, and numpy scalars format slower.
-    points = [(plot.x(r), plot.y(w)) for r, w in zip(rhos.tolist(), waits.tolist()) if w <= y_ticks[-1]]
-    svg.polyline(points, "chart-line")
+    pairs = list(zip(rhos.tolist(), waits.tolist()))
+    svg.polyline([(plot.x(r), plot.y(w)) for r, w in pairs if w <= y_ticks[-1]], "chart-line")
+    if slowdown > 1:  # the slowed servers' curve, on which the point after the loss sits
+        slowed = [(plot.x(r), plot.y(w * slowdown)) for r, w in pairs if w * slowdown <= y_ticks[-1]]
+        svg.polyline(slowed, "chart-line chart-line-muted")
     svg.line(plot.x(1.0), plot.top, plot.x(1.0), plot.bottom, "chart-marker")
     svg.circle(plot.x(rho), plot.y(min(before, y_ticks[-1])), 5, "chart-point", f"Before: {number(before, 4)} ms")
     svg.text(
@@ -159,64 +176,75 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         x, y = plot.x(rho_after), plot.y(min(after, y_ticks[-1]))
         svg.circle(x, y, 5, "chart-point chart-point-accent", f"After: {number(after, 4)} ms")
         anchor = "end" if x > plot.left + (plot.right - plot.left) * 0.6 else "start"
-        svg.text(x + (-8 if anchor == "end" else 8), y + 4, f"after {number(after, 3)} ms", "chart-point-label", anchor)
+        label = f"after {number(after, 3)} ms ({number(service_after, 3)} ms service)"
+        svg.text(x + (-8 if anchor == "end" else 8), y + 4, label, "chart-point-label", anchor)
     else:
         svg.text(
             plot.x(1.0) - 6, plot.top + 26, f"after: {percent(rho_after, 3)}, unstable", "chart-point-label", "end"
         )
-    rows = [
-        (percent(r, 3), f"{number(w, 4)} ms")
-        for r, w in zip(TABLE_UTILIZATIONS, _waits(service, servers, np.array(TABLE_UTILIZATIONS)).tolist())
-    ]
-    rows.append((f"{percent(rho, 4)} (before)", f"{number(before, 4)} ms"))
+
+    def wait_text(rho_at: float, service_at: float) -> str:
+        if rho_at >= 1:
+            return "unstable: grows without bound"
+        return f"{number(float(_waits(service_at, servers, np.array([rho_at]))[0]), 4)} ms"
+
+    rows = [(percent(r, 3), wait_text(r, service), wait_text(r, service_after)) for r in TABLE_UTILIZATIONS]
+    rows.append((f"{percent(rho, 4)} (before)", wait_text(rho, service), wait_text(rho, service_after)))
     rows.append(
-        (
-            f"{percent(rho_after, 4)} (after)",
-            f"{number(after, 4)} ms" if after is not None else "unstable: grows without bound",
-        )
+        (f"{percent(rho_after, 4)} (after)", wait_text(rho_after, service), wait_text(rho_after, service_after))
     )
-    table = DataTable(f"Mean queue wait, {model}", ("Utilisation", "Mean wait"), tuple(rows))
+    columns = (
+        "Utilisation",
+        f"Mean wait, {number(service, 4)} ms service",
+        f"Mean wait, {number(service_after, 4)} ms service (after the loss)",
+    )
+    table = DataTable(f"Mean queue wait, {model}", columns, tuple(rows))
     return Chart(svg.render(), title, description, table)
-
-
-def _pool_growth() -> tuple[int, float]:
-    """Return the servers left when a pool loses CAPACITY_LOSS of them, and the least its wait grows by."""
-    left = round(POOL_SERVERS * (1 - CAPACITY_LOSS))
-    # Over every utilisation that stays stable after the loss, the smallest growth of the wait.
-    rhos = np.arange(0.001, left / POOL_SERVERS, 0.001)
-    growth = min(
-        maths.mmc_wait(left, POOL_SERVERS * rho, 1.0) / maths.mmc_wait(POOL_SERVERS, POOL_SERVERS * rho, 1.0)
-        for rho in rhos
-    )
-    return left, growth
 
 
 def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
     story = maths.queue_wait(**RECONSTRUCTION)
+    # The source's reading: the loss only raises the load; the service time stays as it was.
+    story_kept = maths.wait_at_same_service(**RECONSTRUCTION)
+    slowed_story = maths.queue_wait(**SLOWED_RECONSTRUCTION)
     defaults = maths.queue_wait(SERVICE_MS, UTILIZATION, 1, CAPACITY_LOSS)
+    defaults_kept = maths.wait_at_same_service(SERVICE_MS, UTILIZATION, 1, CAPACITY_LOSS)
+    pool = maths.queue_wait(SERVICE_MS, UTILIZATION, POOL_SERVERS, CAPACITY_LOSS)
+    pool_left = round(POOL_SERVERS * (1 - CAPACITY_LOSS))
+    pool_lost_servers = maths.mmc_wait(pool_left, POOL_SERVERS * UTILIZATION, SERVICE_MS)
     cap = maths.queue_wait(1.0, HEADROOM_CAP, 1, CAPACITY_LOSS)  # in service times
-    left, growth = _pool_growth()
     before, after = STORY_MS
     return (
-        f"**The {before} ms → {after} ms story is an illustration, not a source.** It fits a single "
-        f"queue with Wq = S × ρ ÷ (1 − ρ): S ≈ {number(RECONSTRUCTION['service_ms'], 3)} ms and "
-        f"ρ ≈ {number(RECONSTRUCTION['utilization'], 3)} give {number(story.wait_ms, 2)} ms, and after "
-        f"a {percent(CAPACITY_LOSS)} loss ρ ≈ {number(story.utilization_after, 3)} gives "
-        f"{number(story.wait_after_ms, 3)} ms (try the reconstruction preset). Round numbers "
-        f"({number(SERVICE_MS)} ms, {number(UTILIZATION)}, the defaults) give {number(defaults.wait_ms, 3)} → "
-        f"{number(defaults.wait_after_ms, 3)} ms.",
-        "**How the loss is modelled.** Losing a share of capacity divides each server's "
-        "utilisation by (1 − loss), with the same servers and service time. A pool that "
-        f"instead loses {percent(CAPACITY_LOSS)} of its servers (M/M/c, {POOL_SERVERS} → {left}) multiplies its "
-        f"wait at least {number(growth, 3)}×, so it cannot produce the story's {number(after / before, 2)}×.",
+        f"**Which reading gives the source's {before} ms → {after} ms.** The story is an illustration, "
+        f"not a source. It fits a single queue (Wq = S × ρ ÷ (1 − ρ)) in which the loss only raises the "
+        f"load: S stays at ≈ {number(RECONSTRUCTION['service_ms'], 4)} ms while ρ goes from "
+        f"≈ {number(RECONSTRUCTION['utilization'], 4)} to ≈ {number(story.utilization_after, 3)}, giving "
+        f"{number(story.wait_ms, 2)} → {number(story_kept, 3)} ms: more arrivals at the old speed. "
+        f"Losing capacity also slows each server, to {number(story.service_after_ms, 4)} ms, and from the "
+        f"same start the wait becomes {number(story.wait_after_ms, 4)} ms, worse than the story. With "
+        f"slowed servers the story needs a lower start: S ≈ {number(SLOWED_RECONSTRUCTION['service_ms'], 4)} ms "
+        f"at ρ ≈ {number(SLOWED_RECONSTRUCTION['utilization'], 4)} gives {number(slowed_story.wait_ms, 2)} → "
+        f"{number(slowed_story.wait_after_ms, 3)} ms (both starts are presets).",
+        "**How the loss is modelled.** Losing a share of capacity with the same arrivals slows every "
+        "server: the service time becomes S ÷ (1 − loss) and the utilisation ρ ÷ (1 − loss), with the "
+        f"same number of servers, and the wait after uses both. With the defaults ({number(SERVICE_MS)} ms, "
+        f"ρ = {number(UTILIZATION)}, one server) that is {number(defaults.wait_ms, 3)} → "
+        f"{number(defaults.wait_after_ms, 4)} ms; keeping the service time would give "
+        f"{number(defaults_kept, 3)} ms.",
+        f"**Pooling.** At the same load and the same loss, {POOL_SERVERS} servers sharing one queue "
+        f"(M/M/{POOL_SERVERS}, Erlang C) wait {number(pool.wait_ms, 3)} → {number(pool.wait_after_ms, 4)} ms, "
+        f"against one server's {number(defaults.wait_ms, 3)} → {number(defaults.wait_after_ms, 4)} ms. "
+        "The pool's wait grows by a larger factor only because it starts near zero; in milliseconds it "
+        f"stays far shorter. Losing whole servers instead of speed ({POOL_SERVERS} → {pool_left} at "
+        f"{number(SERVICE_MS)} ms) gives much the same: {number(pool_lost_servers, 3)} ms.",
         "**Assumptions.** Poisson arrivals and exponential service times. Kingman's "
         "approximation for other variability multiplies the wait by (ca² + cs²) ÷ 2: "
         "LLM requests vary far more than exponential service, so real waits can be longer.",
         f"**Headroom.** At ρ = {number(HEADROOM_CAP)} an M/M/1 queue waits {number(cap.wait_ms, 3)} service "
-        f"times; after a {percent(CAPACITY_LOSS)} loss (ρ = {number(cap.utilization_after, 3)}), "
-        f"{number(cap.wait_after_ms, 3)}. A cap near {percent(HEADROOM_CAP)} is the source's policy value "
-        "(S11), unsourced.",
+        f"times; after a {percent(CAPACITY_LOSS)} loss (ρ = {number(cap.utilization_after, 3)}, each service "
+        f"{number(cap.service_after_ms, 3)} times as long), {number(cap.wait_after_ms, 3)} of the original "
+        f"service times. A cap near {percent(HEADROOM_CAP)} is the source's policy value (S11), unsourced.",
     )
 
 
@@ -265,7 +293,10 @@ CALCULATOR = Calculator(
             min=0.0,
             max=0.99,
             unit="fraction",
-            help="Share of capacity lost (0.3 = 30%); utilisation becomes ρ ÷ (1 − loss).",
+            help=(
+                "Share of capacity lost (0.3 = 30%) with the same arrivals: every server slows to "
+                "S ÷ (1 − loss) and utilisation becomes ρ ÷ (1 − loss)."
+            ),
             label="Capacity lost",
         ),
     ),
@@ -274,6 +305,7 @@ CALCULATOR = Calculator(
         Output(name="utilization_after", unit="ratio", label="Utilisation after the loss"),
         Output(name="wait_after_ms", unit="ms", label="Mean wait after the loss"),
         Output(name="stable_after", unit="check", label="Queue stable after the loss", yes="Yes", no="No: unstable"),
+        Output(name="service_after_ms", unit="ms", label="Service time after the loss"),
     ),
     compute=maths.queue_wait,
     derive=derive,
@@ -285,11 +317,29 @@ CALCULATOR = Calculator(
         ),
         Preset(
             label=(
-                f"Source reconstruction: {number(RECONSTRUCTION['service_ms'])} ms, "
-                f"ρ = {number(RECONSTRUCTION['utilization'])} ({number(maths.queue_wait(**RECONSTRUCTION).wait_ms, 2)} → "
-                f"{number(maths.queue_wait(**RECONSTRUCTION).wait_after_ms, 3)} ms)"
+                f"Source's start: {number(RECONSTRUCTION['service_ms'])} ms, "
+                f"ρ = {number(RECONSTRUCTION['utilization'])} (the story keeps the service time; here it slows)"
             ),
             values=RECONSTRUCTION,
+        ),
+        Preset(
+            label=(
+                f"Slowed servers reach the story: {number(SLOWED_RECONSTRUCTION['service_ms'])} ms, "
+                f"ρ = {number(SLOWED_RECONSTRUCTION['utilization'])}"
+            ),
+            values=SLOWED_RECONSTRUCTION,
+        ),
+        Preset(
+            label=(
+                f"Pool of {POOL_SERVERS}: {number(SERVICE_MS)} ms, ρ = {number(UTILIZATION)}, "
+                f"lose {percent(CAPACITY_LOSS)}"
+            ),
+            values={
+                "service_ms": SERVICE_MS,
+                "utilization": UTILIZATION,
+                "servers": POOL_SERVERS,
+                "capacity_loss": CAPACITY_LOSS,
+            },
         ),
         Preset(
             label=f"Headroom cap: ρ = {number(HEADROOM_CAP)}",

@@ -82,6 +82,7 @@ def lesson_to_data(lesson: Lesson) -> dict:
         out = {"key": dd.key, "topic": dd.topic, "prompt": dd.prompt}
         put(out, "context", dd.context)
         put(out, "points", dd.points, DEFAULT_POINTS)
+        put(out, "keep_choice_order", dd.keep_choice_order, False)
         defaults = {"best": dd.points, "acceptable": dd.points // 2, "weak": 0}
         out["choices"] = []
         for choice in dd.choices.all():

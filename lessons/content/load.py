@@ -228,7 +228,7 @@ def match_choices(existing: list[Choice], specs: list[dict]) -> tuple[list[Choic
 def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: str = "", prune: bool = True) -> DeepDive:
     deep_dive = item_row(
         report, DeepDive, lesson, section, order, fields["key"],
-        {k: fields[k] for k in ("topic", "prompt", "context", "points")},
+        {k: fields[k] for k in ("topic", "prompt", "context", "points", "keep_choice_order")},
     )  # fmt: skip
     Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
     matched, leftover = match_choices(list(Choice.objects.filter(deep_dive=deep_dive)), fields["choices"])

@@ -311,7 +311,8 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
 
 def parse_deep_dive(check: Checker, data: Any) -> dict:
     data = check.mapping(
-        data, {"key", "topic", "prompt", "context", "points", "choices"}, {"key", "topic", "prompt", "choices"},
+        data, {"key", "topic", "prompt", "context", "points", "keep_choice_order", "choices"},
+        {"key", "topic", "prompt", "choices"},
         "deep_dive",
     )  # fmt: skip
     points = check.integer(data, "points", DEFAULT_POINTS, 1, 100)
@@ -321,8 +322,11 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
         "prompt": check.text(data, "prompt", markup=True),
         "context": check.text(data, "context", required=False, markup=True),
         "points": points,
+        "keep_choice_order": data.get("keep_choice_order", False),
         "choices": [],
     }
+    if not isinstance(fields["keep_choice_order"], bool):
+        check.fail("'keep_choice_order' must be true or false")
     choices = data["choices"]
     if not isinstance(choices, list) or len(choices) < 3:
         check.fail("a deep dive needs at least three choices")

@@ -75,6 +75,19 @@ def test_unstable_queue_returns_null(client):
     assert response.json()["outputs"]["stable_after"] is False
 
 
+def test_queue_wait_reports_the_slowed_service_and_its_wait(client):
+    # One server at 50 ms and 66% losing 30%: 71.43 ms service at 94.29%, 1,178.57 ms in queue.
+    outputs = _detail(client, "queue-wait").json()["outputs"]
+    assert outputs["service_after_ms"] == pytest.approx(50 / 0.7)
+    assert outputs["utilization_after"] == pytest.approx(0.66 / 0.7)
+    assert outputs["wait_after_ms"] == pytest.approx(1178.57, abs=0.005)
+
+
+def test_the_api_lists_the_slowed_service_as_an_output(client):
+    queue = next(c for c in client.get(reverse("calculator-list")).json() if c["slug"] == "queue-wait")
+    assert {"name": "service_after_ms", "unit": "ms"} in queue["outputs"]
+
+
 @pytest.mark.parametrize(
     ("value", "message"),
     [

@@ -56,8 +56,13 @@ def test_routing_chart_compares_round_robin_hash_and_sharding():
 
 def test_queue_wait_chart_marks_before_and_after():
     chart = _chart("queue-wait")
-    assert "before 97.1 ms" in chart.svg and "after 825 ms" in chart.svg
-    assert chart.table.rows[-2:] == (("66% (before)", "97.06 ms"), ("94.29% (after)", "825 ms"))
+    assert "before 97.1 ms" in chart.svg and "after 1,179 ms (71.4 ms service)" in chart.svg
+    assert chart.svg.count("<polyline") == 2  # the curve before, and the slowed servers' curve after
+    # Each row: the wait at the old service time, then at the slowed one (825 ms was the old reading).
+    assert chart.table.rows[-2:] == (
+        ("66% (before)", "97.06 ms", "138.7 ms"),
+        ("94.29% (after)", "825 ms", "1,179 ms"),
+    )
 
 
 def test_queue_wait_chart_says_when_the_queue_is_unstable():

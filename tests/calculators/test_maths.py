@@ -344,25 +344,50 @@ def test_kingman():  # F8: 150 ms, and 200 ms (= M/M/1) with cs^2 = 1
     assert maths.kingman_wait(0.8, 50, 1, 1) == pytest.approx(200)
 
 
-def test_97_ms_becomes_about_850_ms():  # S22, F8 model A: rho = 0.6614, S = 49.67 ms
-    result = maths.queue_wait(49.67, 0.6614, 1, 0.3)
-    assert result.wait_ms == pytest.approx(97.0, abs=0.1)
-    assert result.utilization_after == pytest.approx(0.945, abs=5e-4)
-    assert result.wait_after_ms == pytest.approx(851, abs=1)
+def test_one_server_losing_30_percent_slows_and_waits_about_1179_ms():
+    # By hand: S' = 50 / 0.7 = 71.4286 ms, rho' = 0.66 / 0.7 = 0.942857,
+    # Wq = 71.4286 x 0.942857 / 0.057143 = 71.4286 x 16.5 = 1178.57 ms (not 825: the service slows too).
+    result = maths.queue_wait(50, 0.66, 1, 0.3)
+    assert result.wait_ms == pytest.approx(97.06, abs=0.005)
+    assert result.service_after_ms == pytest.approx(71.4286, abs=1e-4)
+    assert result.utilization_after == pytest.approx(0.942857, abs=1e-6)
+    assert result.wait_after_ms == pytest.approx(1178.57, abs=0.005)
     assert result.stable_after is True
 
 
-def test_round_numbers_give_97_1_then_825_ms():  # F8: S = 50 ms, rho = 0.66
-    result = maths.queue_wait(50, 0.66, 1, 0.3)
-    assert result.wait_ms == pytest.approx(97.1, abs=0.05)
-    assert result.wait_after_ms == pytest.approx(825, abs=0.5)
+def test_the_source_97_to_850_ms_is_the_reading_that_keeps_the_service_time():  # S22, F8 model A
+    # More arrivals at the same 49.67 ms service: rho 0.6614 -> 0.9449 gives 97 -> 851 ms.
+    assert maths.queue_wait(49.67, 0.6614, 1, 0).wait_ms == pytest.approx(97.0, abs=0.1)
+    assert maths.wait_at_same_service(49.67, 0.6614, 1, 0.3) == pytest.approx(851.1, abs=0.05)
+    assert maths.wait_at_same_service(50, 0.8, 1, 0.3) is None  # 0.8 / 0.7 > 1: unstable
+    # Losing capacity slows the server as well (71.0 ms), and from the same start the wait is worse.
+    slowed = maths.queue_wait(49.67, 0.6614, 1, 0.3)
+    assert slowed.service_after_ms == pytest.approx(70.957, abs=1e-3)
+    assert slowed.wait_after_ms == pytest.approx(1215.8, abs=0.05)
 
 
-def test_headroom_cap_waits_1_5_then_6_service_times():  # S11
+def test_slowed_servers_reach_850_ms_from_a_lower_start():  # F8 model C: S = 54.19 ms, rho = 0.6416
+    result = maths.queue_wait(54.19, 0.6416, 1, 0.3)
+    assert result.wait_ms == pytest.approx(97.0, abs=0.05)
+    assert result.wait_after_ms == pytest.approx(850.5, abs=0.05)
+
+
+def test_headroom_cap_waits_1_5_then_8_6_service_times():  # S11: 6 slowed service times = 6 / 0.7 original ones
     result = maths.queue_wait(1.0, 0.6, 1, 0.3)
     assert result.wait_ms == pytest.approx(1.5)
     assert result.utilization_after == pytest.approx(0.857, abs=5e-4)
-    assert result.wait_after_ms == pytest.approx(6.0)
+    assert result.wait_after_ms == pytest.approx(6.0 / 0.7)
+
+
+def test_a_pool_of_ten_losing_30_percent_waits_far_less_than_one_server():
+    # M/M/10 against M/M/1 at the same per-server load and loss: pooling shortens the wait.
+    one = maths.queue_wait(50, 0.66, 1, 0.3)
+    pool = maths.queue_wait(50, 0.66, 10, 0.3)
+    assert pool.utilization_after == pytest.approx(one.utilization_after)
+    assert pool.service_after_ms == pytest.approx(one.service_after_ms)
+    # Erlang C at 9.4286 Erlangs on 10 servers of 71.43 ms: C = 0.8021, Wq = C x 71.43 / 0.5714 = 125 C.
+    assert pool.wait_after_ms == pytest.approx(100.26, abs=0.005)
+    assert pool.wait_after_ms < one.wait_after_ms / 10
 
 
 def test_mmc_pool_losing_30_percent_of_servers_jumps_at_least_21_8_times():  # F8 table, c = 10 -> 7
@@ -376,6 +401,7 @@ def test_queue_wait_unstable_after_loss_is_not_an_error():
     assert result.stable_after is False
     assert result.wait_after_ms is None
     assert result.utilization_after == pytest.approx(0.8 / 0.7)
+    assert result.service_after_ms == pytest.approx(50 / 0.7)
 
 
 def test_queue_wait_with_several_servers_uses_erlang_c():

@@ -52,15 +52,22 @@ def test_wait_grows_with_utilisation(service, servers, low, high):
 
 @given(
     service=st.floats(min_value=0.001, max_value=1e6),
+    servers=st.integers(min_value=1, max_value=60),
     utilization=st.floats(min_value=0.0, max_value=0.999),
     loss=st.floats(min_value=0.0, max_value=0.99),
 )
-def test_losing_capacity_never_shortens_the_wait(service, utilization, loss):
-    result = maths.queue_wait(service, utilization, 1, loss)
-    if result.stable_after:
-        assert result.wait_after_ms >= result.wait_ms * (1 - 1e-9)
-    else:
+def test_losing_capacity_slows_every_server_and_never_shortens_the_wait(service, servers, utilization, loss):
+    """The wait after is the wait at the new load on servers slowed by 1 / (1 - loss), same servers."""
+    result = maths.queue_wait(service, utilization, servers, loss)
+    assert result.service_after_ms == pytest.approx(service / (1 - loss))
+    if not result.stable_after:
         assert result.utilization_after >= 1 and result.wait_after_ms is None
+        return
+    assert result.wait_after_ms >= result.wait_ms * (1 - 1e-9)
+    at_new_load = maths.queue_wait(result.service_after_ms, result.utilization_after, servers, 0)
+    assert result.wait_after_ms == pytest.approx(at_new_load.wait_ms, rel=1e-9)
+    # Slower servers wait longer than the same load reached by more arrivals at the old speed.
+    assert result.wait_after_ms >= maths.wait_at_same_service(service, utilization, servers, loss) * (1 - 1e-9)
 
 
 @given(

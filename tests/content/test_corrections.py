@@ -41,8 +41,17 @@ ROUND_ROBIN_MYTHS = [
 ]
 
 
-@pytest.mark.parametrize("myth", ROUND_ROBIN_MYTHS)
-def test_no_lesson_repeats_the_round_robin_myth(myth):
+# Pooling: a pool of many servers losing 30% waits far less than one server losing 30%
+# (M/M/10 against M/M/1); its larger ratio comes from a near-zero wait before the loss.
+POOLING_MYTHS = [
+    r"pool of many servers that loses 30%",
+    r"wait ratio of at least",
+    r"eight and a half times",
+]
+
+
+@pytest.mark.parametrize("myth", ROUND_ROBIN_MYTHS + POOLING_MYTHS)
+def test_no_lesson_repeats_a_myth(myth):
     found = [name for name, text in all_texts() if re.search(myth, text, re.IGNORECASE)]
     assert found == [], f"{myth!r} is stated as a fact in {found}"
 
@@ -75,3 +84,38 @@ def test_the_usage_chunk_is_taught_with_the_option_that_asks_for_it():
     mentions = [text for _name, text in all_texts() if "usage chunk" in text or "carrying the token usage" in text]
     assert mentions
     assert all("include_usage" in text for text in mentions)
+
+
+def _tail_wait_section(client) -> str:
+    from lessons.models import Lesson
+
+    page = client.get(Lesson.objects.get(slug="design-chatgpt-tiers").get_absolute_url()).content.decode()
+    start = page.index("Why the tail punishes utilisation")
+    return " ".join(re.sub(r"<[^>]+>", " ", page[start : page.index("Every knob is money or trust", start)]).split())
+
+
+def test_the_tiers_lesson_waits_on_slowed_servers_and_shows_the_pool(client, content):
+    text = _tail_wait_section(client)
+    # One server, 50 ms at 66%, losing 30%: service 50 / 0.7 = 71.4 ms at 94.3%,
+    # Wq = 71.43 x 0.9429 / 0.0571 = 1,179 ms (825 ms was the old reading, service time kept).
+    assert "71 ms" in text and "1,179 ms" in text
+    # The same loss on a pool of ten (Erlang C): 2.4 ms before, 100 ms after.
+    assert "2.4 ms" in text and "100 ms" in text
+    # The source's 97 ms -> 850 ms and the slowed reading from the same start (1,216 ms).
+    assert "850 ms" in text and "1,216 ms" in text
+
+
+def test_the_wait_after_loss_challenge_wants_the_slowed_service_and_names_the_old_reading(client, content):
+    from django.urls import reverse
+
+    from lessons.models import Challenge, Lesson
+
+    lesson = Lesson.objects.get(slug="design-chatgpt-tiers")
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    service_ms = int(re.search(r"mean service time of <strong>(\d+) ms</strong>", page).group(1))
+    url = reverse("answer-challenge", args=[lesson.slug, Challenge.objects.get(key="wait-after-loss").pk])
+    # rho' = 0.66 / 0.7, so rho' / (1 - rho') = 0.66 / 0.04 = 16.5; the slowed service is S / 0.7.
+    kept_service = client.post(url, {"value": f"{16.5 * service_ms:.1f}"}, HTTP_HX_REQUEST="true")
+    assert "kept the old service time" in kept_service.content.decode()
+    slowed = client.post(url, {"value": f"{16.5 * service_ms / 0.7:.1f}"}, HTTP_HX_REQUEST="true")
+    assert "Correct" in slowed.content.decode()

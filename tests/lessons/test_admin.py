@@ -73,6 +73,16 @@ def test_valid_deep_dive_saves(instructor_client, fresh_dive):
     assert Choice.objects.filter(deep_dive=fresh_dive).count() == 3
 
 
+def test_instructor_pins_the_choice_order(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    assert 'name="keep_choice_order"' in instructor_client.get(url).content.decode()
+    rows = [row(1, "best", 10), row(2, "acceptable", 5), row(3, "weak", 0)]
+    response = instructor_client.post(url, {**choice_formset(fresh_dive, rows), "keep_choice_order": "on"})
+    assert response.status_code == 302
+    fresh_dive.refresh_from_db()
+    assert fresh_dive.keep_choice_order
+
+
 def test_follow_up_cannot_lead_back_to_its_own_deep_dive(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
     rows = [row(1, "best", 10, follow_up=fresh_dive.pk), row(2, "acceptable", 5), row(3, "weak", 0)]

@@ -131,6 +131,11 @@ BAD_EDITS = [
     ("unknown field", lambda d: d.update(colour="blue"), "unknown field(s) colour"),
     ("bad calc ref", lambda d: d["sections"][0].update(body="{{calc nope.thing | int}}"), "unknown calculator 'nope'"),
     ("bad format", lambda d: d["sections"][0].update(body="{{calc kv-cache.copy_bytes | furlongs}}"), "unknown format"),
+    (
+        "keep_choice_order not a boolean",
+        lambda d: d["sections"][0]["items"][0]["deep_dive"].update(keep_choice_order="yes"),
+        "'keep_choice_order' must be true or false",
+    ),
 ]
 
 
@@ -353,3 +358,15 @@ def test_reloading_an_edited_file_renders_the_edited_choice_and_step(content_cop
     assert choice.feedback_html == "<p>Rewritten <em>feedback</em>.</p>"
     steps = Step.objects.filter(walkthrough__section__lesson__slug=SAMPLE)
     assert {step.body_html for step in steps} == {"<p>A rewritten <strong>step</strong>.</p>"}
+
+
+def test_a_pinned_choice_order_loads_exports_and_loads_again(content_copy, db, tmp_path):
+    edit(content_copy, SAMPLE, lambda d: d["sections"][0]["items"][0]["deep_dive"].update(keep_choice_order=True))
+    load(content_copy)
+    assert list(DeepDive.objects.filter(keep_choice_order=True).values_list("key", flat=True)) == ["kv-heads"]
+    call_command("export_content", dir=tmp_path / "out", verbosity=0)
+    exported = yaml.safe_load((tmp_path / "out" / "lessons" / f"{SAMPLE}.yaml").read_text())
+    assert exported["sections"][0]["items"][0]["deep_dive"]["keep_choice_order"] is True
+    Lesson.objects.all().delete()
+    load(tmp_path / "out")
+    assert list(DeepDive.objects.filter(keep_choice_order=True).values_list("key", flat=True)) == ["kv-heads"]
