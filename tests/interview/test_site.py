@@ -55,3 +55,15 @@ def test_favicon_resolves(client):
     response = client.get("/favicon.ico")
     assert response.status_code == 301
     assert response["Location"].endswith("favicon.svg")
+
+
+@pytest.mark.django_db
+def test_layout_links_are_not_reversed_again_on_each_page(client, django_user_model):
+    # The layout's links do not depend on the request: reversing them per page cost more than a trivial view.
+    client.force_login(django_user_model.objects.create_user("reader"))
+    client.get("/no-such-page/")  # the first page of the process works them out
+    with mock.patch("django.urls.reverse", wraps=reverse) as reversed_in_templates:
+        html = client.get("/no-such-page/").content.decode()
+    assert reversed_in_templates.call_count == 0
+    for name in ("home", "calculators:index", "results", "account", "logout", "api-docs", "healthz"):
+        assert f'"{reverse(name)}"' in html
