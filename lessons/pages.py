@@ -16,6 +16,7 @@ from lessons.models import (
     Choice,
     DeepDive,
     Layer,
+    Learner,
     Lesson,
     LessonProgress,
     ReviewCard,
@@ -31,6 +32,13 @@ def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None
     """Return the lookup that selects the request's learner rows, without fetching the learner."""
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
+        learner_of = (
+            Learner.user.field.remote_field
+        )  # the account's learner, read with it (interview.accounts.backends)
+        if learner_of.is_cached(user):
+            # By id: no join to the learner table in each query; an account that never answered has no rows.
+            learner = learner_of.get_cached_value(user)
+            return {f"{prefix}_id": learner.pk} if learner is not None else None
         return {f"{prefix}__user": user}
     learner_id = request.session.get(SESSION_KEY)
     if learner_id is None:

@@ -641,3 +641,14 @@ def test_a_session_key_rotated_at_log_in_and_out_keeps_progress_apart(client, le
     assert anonymous.session_key == client.session.session_key
     assert "10 of 40 points" in client.get(reverse("results")).content.decode()
     assert Answer.objects.get(learner__user=learner_user).points == 0
+
+
+def test_a_signed_in_account_that_never_answered_reads_no_answers(client, lesson, learner_user):
+    """Its learner row comes with the user and there is none: the page asks for no rows of it."""
+    client.force_login(learner_user)
+    before = count_queries(client, lesson.get_absolute_url())
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk})
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert "Try another approach (recorded, not scored)" in html  # the answer shows once there is one
+    assert before < count_queries(client, lesson.get_absolute_url())
