@@ -224,6 +224,7 @@ class LessonData:
     states: dict[tuple[str, int], ItemState]
     draws: dict[int, ChallengeDraw]
     resume_url: str | None
+    follow_up_ids: set[int] = field(default_factory=set)  # deep dives a choice leads to (read with ``deep_dive``)
 
     def state(self, kind: str, pk: int) -> ItemState:
         return self.states.get((kind, pk)) or ItemState()
@@ -250,10 +251,12 @@ def load_lesson_data(
     for section in sections:
         section.lesson = lesson
     choices = steps = challenges = []
+    follow_up_ids: set[int] = set()
     if "deep_dive" in wanted:
         choices = Choice.objects.filter(deep_dive__section__lesson=lesson)
         if deep_dive is not None:  # the graph as pairs of ids, then only the choices the fragment shows
-            links = choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id")
+            links = list(choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id"))
+            follow_up_ids = {follow_up for _parent, follow_up in links}
             choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
         choices = list(
             choices.select_related("deep_dive").order_by("deep_dive__section__order", "deep_dive__order", "order")
@@ -285,7 +288,7 @@ def load_lesson_data(
         if not only:
             position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url").first()
             resume_url = position.url if position else None
-    return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url)
+    return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url, follow_up_ids)
 
 
 def follow_up_tree(links: Iterable[tuple[int, int]], pk: int) -> set[int]:

@@ -652,3 +652,21 @@ def test_a_signed_in_account_that_never_answered_reads_no_answers(client, lesson
     html = client.get(lesson.get_absolute_url()).content.decode()
     assert "Try another approach (recorded, not scored)" in html  # the answer shows once there is one
     assert before < count_queries(client, lesson.get_absolute_url())
+
+
+def test_answering_a_deep_dive_that_no_choice_leads_to_checks_no_earlier_answers(client, lesson, follow_up):
+    """Only a follow-up needs the learner's answers read to know it is open: the others cost a query less."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX)  # opens the follow-up
+    client.post(answer_url(follow_up), {"choice": follow_up.choices.get(verdict="weak").pk}, **HTMX)
+    counts = {}  # of two retries, which store the same rows
+    for item, picked in ((dd, choice(lesson, "best")), (follow_up, follow_up.choices.get(verdict="best"))):
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.post(answer_url(item), {"choice": picked.pk}, **HTMX)
+        assert response.status_code == 200
+        counts[item.key] = len(ctx.captured_queries)
+    assert "Tries recorded: 2." in response.content.decode()  # the follow-up, reached, took the retry
+    assert counts["dd-1"] < counts["dd-follow"]
