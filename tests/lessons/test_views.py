@@ -670,3 +670,17 @@ def test_answering_a_deep_dive_that_no_choice_leads_to_checks_no_earlier_answers
         counts[item.key] = len(ctx.captured_queries)
     assert "Tries recorded: 2." in response.content.decode()  # the follow-up, reached, took the retry
     assert counts["dd-1"] < counts["dd-follow"]
+
+
+def test_ids_in_the_page_are_written_plainly_whatever_the_number_format(client, lesson, settings):
+    """A choice's id in its button must post back as is: never as "12,345" under a locale's grouping."""
+    import re
+
+    settings.USE_THOUSAND_SEPARATOR = True
+    best = choice(lesson, "best")
+    Choice.objects.filter(pk=best.pk).update(id=12345)
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert "12345" in re.findall(r'name="choice" value="([^"]+)"', html)  # the page's value, posted back as is
+    response = client.post(answer_url(best.deep_dive), {"choice": "12345"}, **HTMX)
+    assert response.status_code == 200
+    assert "Correct: 10 of 10 points" in response.content.decode()
