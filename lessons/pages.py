@@ -239,12 +239,17 @@ class LessonData:
 
 
 def load_lesson_data(
-    request: HttpRequest, lesson: Lesson, only: str | None = None, deep_dive: int | None = None
+    request: HttpRequest,
+    lesson: Lesson,
+    only: str | None = None,
+    deep_dive: int | None = None,
+    step: int | None = None,
 ) -> LessonData:
     """Read a lesson's content and the learner's answers to it in a constant number of queries.
 
     ``only`` ("deep_dive", "walkthrough" or "challenge") reads just that kind of item, and
-    ``deep_dive`` just that deep dive and its follow-ups: what the fragment an answer swaps in shows.
+    ``deep_dive`` just that deep dive and its follow-ups, ``step`` just the walkthrough holding that
+    step: what the fragment an answer swaps in shows.
     """
     wanted = {only} if only else {"deep_dive", "walkthrough", "challenge"}
     sections = [] if only else list(Section.objects.filter(lesson=lesson).order_by("order"))
@@ -262,10 +267,11 @@ def load_lesson_data(
             choices.select_related("deep_dive").order_by("deep_dive__section__order", "deep_dive__order", "order")
         )
     if "walkthrough" in wanted:
+        steps = Step.objects.filter(walkthrough__section__lesson=lesson)
+        if step is not None:
+            steps = steps.filter(walkthrough__steps=step)
         steps = list(
-            Step.objects.filter(walkthrough__section__lesson=lesson)
-            .select_related("walkthrough")
-            .order_by("walkthrough__section__order", "walkthrough__order", "order")
+            steps.select_related("walkthrough").order_by("walkthrough__section__order", "walkthrough__order", "order")
         )
     if "challenge" in wanted:
         challenges = list(Challenge.objects.filter(section__lesson=lesson).order_by("section__order", "order"))

@@ -132,7 +132,7 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @limit_per_visitor("answers")
 def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
-    data = load_lesson_data(request, lesson, only="walkthrough")
+    data = load_lesson_data(request, lesson, only="walkthrough", step=pk)
     step = find((s for s in data.steps if s.calculator), pk=pk)
     key = step.walkthrough.key
     form = NumberForm(request.POST)
