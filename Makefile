@@ -26,6 +26,7 @@ setup: $(STAMP)
 run: $(STAMP)
 	DEBUG=$${DEBUG:-true} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-true} $(PY) manage.py load_content
+	DEBUG=$${DEBUG:-true} $(PY) manage.py render_markup
 	DEBUG=$${DEBUG:-true} $(PY) manage.py runserver $(HOST):$(PORT)
 
 browser:

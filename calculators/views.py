@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-import markdown
-import nh3
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -17,6 +15,7 @@ from calculators.calculator import Calculator, Result
 from calculators.formatting import input_text, value_text
 from calculators.forms import CalculatorForm
 from calculators.registry import CALCULATORS, get_calculator
+from lessons.markup import render_markdown
 
 
 @require_safe
@@ -94,8 +93,7 @@ def _preset_links(calculator: Calculator, current: dict[str, str]) -> list[dict[
 
 def _notes_html(notes: tuple[str, ...]) -> SafeString:
     """Return a calculator's notes (Markdown paragraphs) as sanitised HTML."""
-    html = "".join(markdown.markdown(note) for note in notes)
-    return mark_safe(nh3.clean(html, tags={"p", "strong", "em", "code", "a", "ul", "ol", "li"}))  # noqa: S308
+    return mark_safe("".join(render_markdown(note) for note in notes))  # noqa: S308 - each part is sanitised
 
 
 # The notes change only with the code, so they are rendered once, when this module loads.

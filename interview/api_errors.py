@@ -2,13 +2,15 @@
 
 DRF's views answer with it through ``api_exception_handler``; the error handlers below give
 the same shape to what happens outside DRF under /api/ (no such path, an oversized or bad
-request, a server error), while pages keep their HTML error pages.
+request, a failed CSRF check, a server error), while pages keep their HTML error pages.
 """
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.template import loader
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import defaults
 from rest_framework.views import exception_handler
 
@@ -67,3 +69,17 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if is_api(request):
         return api_error("Server error. It was logged; try again later.", 500)
     return defaults.server_error(request)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: a 403 page saying the form expired and offering the form again.
+
+    A stale or missing token is almost always a form left open too long (or cookies blocked),
+    not an attack: say so in words and link back to the page the form came from, when that
+    page is on this site.
+    """
+    if is_api(request):
+        return api_error("CSRF check failed: send the session's CSRF token, or use a token.", 403)
+    referer = request.META.get("HTTP_REFERER", "")
+    same_site = url_has_allowed_host_and_scheme(referer, {request.get_host()}, request.is_secure())
+    return render(request, "403_csrf.html", {"form_page": referer if same_site else None}, status=403)

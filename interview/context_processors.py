@@ -24,7 +24,8 @@ def layout_links() -> dict[str, str]:
              "account": "account", "logout": "logout", "login": "login", "signup": "signup",
              "api_docs": "api-docs", "healthz": "healthz"}  # fmt: skip
     links = {key: reverse(name) for key, name in names.items()}
-    links |= {"favicon": static("img/favicon.svg"), "css": static("css/site.css"), "js": static("js/site.js")}
+    links |= {"favicon": static("img/favicon.svg"), "css": static("css/site.css"),
+              "pygments_css": static("css/pygments.css"), "js": static("js/site.js")}  # fmt: skip
     return links
 
 

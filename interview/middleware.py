@@ -1,10 +1,12 @@
-"""Refuse requests whose parameters or cookies hold a NUL character: PostgreSQL can neither store nor search for one."""
+"""Site-wide middleware: refuse NUL characters (PostgreSQL can neither store nor search for one); style bare 405s."""
 
 from collections.abc import Iterator
 
 from django.core.exceptions import BadRequest
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseNotAllowed
+from django.shortcuts import render
 
+from interview.api_errors import is_api
 from interview.json_input import NUL_MESSAGE
 
 
@@ -32,5 +34,24 @@ def reject_nul_characters(get_response):
         if any("\x00" in text for text in request_texts(request)):
             raise BadRequest(NUL_MESSAGE)
         return get_response(request)
+
+    return middleware
+
+
+def method_not_allowed_page(get_response):
+    """Give a page's empty 405 (``require_POST`` and the like) a short page, keeping its Allow header.
+
+    Django has no handler405: its method decorators and class-based views answer with an empty
+    body, which a browser shows as a blank page (a bookmarked answer URL, say). The API's 405s
+    are DRF's JSON and pass through untouched.
+    """
+
+    def middleware(request):
+        response = get_response(request)
+        if isinstance(response, HttpResponseNotAllowed) and not response.content and not is_api(request):
+            allowed = response["Allow"]
+            response = render(request, "405.html", status=405)
+            response["Allow"] = allowed
+        return response
 
     return middleware

@@ -28,6 +28,7 @@ from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.defaultfilters import pluralize
 from rest_framework.throttling import BaseThrottle
 
 from interview.visitors import visitor_key
@@ -61,6 +62,7 @@ class Hit:
     allowed: bool
     retry_after: int  # seconds until the window ends and the count starts again
     key: str | None = None  # None when the cache could not count
+    name: str = ""  # the limit counted against
 
     def undo(self) -> None:
         """Give the request back (a log-in that succeeded is not a failure)."""
@@ -83,19 +85,43 @@ def hit(name: str, identity: str) -> Hit:
         cache.add(key, 0, timeout=retry_after + 1)
         count = cache.incr(key)
     except ValueError:  # the key expired between add and incr: the window just ended
-        return Hit(True, retry_after)
+        return Hit(True, retry_after, name=name)
     except Exception:
         logger.warning("Rate limit %r not checked: the cache failed", name, exc_info=True)
-        return Hit(True, retry_after)
+        return Hit(True, retry_after, name=name)
     if count is None:  # a cache that ignores connection errors answers None
         logger.warning("Rate limit %r not checked: the cache did not answer", name)
-        return Hit(True, retry_after)
-    return Hit(count <= rate.count, retry_after, key)
+        return Hit(True, retry_after, name=name)
+    return Hit(count <= rate.count, retry_after, key, name)
 
 
-def too_many_requests(request: HttpRequest, over: Hit) -> HttpResponse:
-    """Return the 429 page with Retry-After."""
-    response = render(request, "429.html", {"wait": over.retry_after}, status=429)
+# What a visitor past each limit is told, in plain words (README's Security table lists the rates).
+LIMIT_REACHED = {
+    "answers": "Too many answers in a short time.",
+    "login": "Too many log-in attempts from here.",
+    "login_account_address": "Too many failed log-ins for this account from here.",
+    "login_account": "Too many failed log-ins for this account.",
+    "password_reset": "Too many password-reset requests from here.",
+    "password_reset_account": "Too many password-reset requests for this e-mail address.",
+    "signup": "Too many sign-ups from here.",
+}
+
+
+def wait_in_words(seconds: int) -> str:
+    """Return a wait as a person says it: "45 seconds", "about 11 minutes", "about 1 hour"."""
+    if seconds < 60:
+        return f"{seconds} second{pluralize(seconds)}"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"about {minutes} minute{pluralize(minutes)}"
+    hours = round(seconds / 3600)
+    return f"about {hours} hour{pluralize(hours)}"
+
+
+def too_many_requests(request: HttpRequest, over: Hit, template_name: str = "429.html") -> HttpResponse:
+    """Return the 429 page, saying which limit was reached and for how long, with Retry-After."""
+    context = {"reason": LIMIT_REACHED.get(over.name), "wait": wait_in_words(over.retry_after)}
+    response = render(request, template_name, context, status=429)
     response["Retry-After"] = str(over.retry_after)
     return response
 

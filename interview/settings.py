@@ -22,6 +22,7 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+CSRF_FAILURE_VIEW = "interview.api_errors.csrf_failure"  # a styled page saying the form expired
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -53,6 +54,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "interview.middleware.method_not_allowed_page",  # innermost: renders with the request's user and messages
 ]
 
 ROOT_URLCONF = "interview.urls"
@@ -223,6 +225,7 @@ RATE_LIMITS = {
     "login_account": envstr("THROTTLE_LOGIN_ACCOUNT", "100/h"),  # failures per account, all addresses
     "password_reset": envstr("THROTTLE_PASSWORD_RESET", "5/h"),  # reset requests per address
     "password_reset_account": envstr("THROTTLE_PASSWORD_RESET_ACCOUNT", "3/h"),  # reset requests per e-mail
+    "signup": envstr("THROTTLE_SIGNUP", "10/h"),  # sign-up attempts per address
 }
 if DEBUG:
     REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append("rest_framework.renderers.BrowsableAPIRenderer")

@@ -6,7 +6,7 @@ os.environ.setdefault("SECRET_KEY", "test-secret-key-not-for-production-01234567
 os.environ.setdefault("HTTPS", "false")
 # Generous limits so fuzzing is not throttled; the throttle tests set their own low rates.
 for scope in ("ANON", "USER", "ANSWERS", "LOGIN", "LOGIN_ACCOUNT_ADDRESS", "LOGIN_ACCOUNT", "PASSWORD_RESET",
-              "PASSWORD_RESET_ACCOUNT"):  # fmt: skip
+              "PASSWORD_RESET_ACCOUNT", "SIGNUP"):  # fmt: skip
     os.environ.setdefault(f"THROTTLE_{scope}", "100000/min")
 
 from interview.settings import *  # noqa: E402,F403

@@ -8,9 +8,15 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.forms.models import BaseInlineFormSet
 
-from calculators.registry import CalculatorInputError, get_calculator
 from interview.json_input import JSONFormField
-from lessons.content import Checker, ContentError, parse_challenge, parse_walkthrough, validate_ask
+from lessons.content.validate import (
+    Checker,
+    ContentError,
+    check_follow_ups,
+    parse_challenge,
+    parse_walkthrough,
+    validate_ask,
+)
 from lessons.markup import MarkupError, check_markup
 from lessons.models import Answer, Challenge, Choice, DeepDive, Learner, Lesson, Section, Step, Track, Walkthrough
 
@@ -34,44 +40,6 @@ class MarkdownCheckMixin:
         return cleaned
 
 
-def check_graded_number(form: forms.ModelForm, cleaned: dict, inputs: dict | None = None) -> None:
-    """Validate the calculator, inputs, output, unit and tolerance of a numeric question."""
-    slug = cleaned.get("calculator")
-    if not slug:
-        return
-    try:
-        calculator = get_calculator(slug)
-    except KeyError:
-        form.add_error("calculator", f"Unknown calculator '{slug}'.")
-        return
-    if not cleaned.get("unit"):
-        form.add_error("unit", "A numeric question needs a unit, e.g. GB or requests.")
-    tolerance = cleaned.get("tolerance")
-    if tolerance is None or tolerance <= 0:
-        form.add_error("tolerance", "A numeric question needs a tolerance above zero, e.g. 0.02.")
-    band = cleaned.get("partial_band")
-    if band is not None and band <= 1:
-        form.add_error("partial_band", "The partial-credit band is a factor above 1, such as 2.")
-    output = cleaned.get("output")
-    if output not in {o.name for o in calculator.outputs}:
-        names = ", ".join(o.name for o in calculator.outputs)
-        form.add_error("output", f"'{slug}' has no output '{output}'. Choose one of: {names}.")
-        return
-    values = cleaned.get("inputs") or {}
-    if not isinstance(values, dict):
-        form.add_error("inputs", 'Inputs must be a JSON object such as {"gpus": 4}.')
-        return
-    try:
-        result = calculator.evaluate({**values, **(inputs or {})})
-    except CalculatorInputError as error:
-        problems = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
-        form.add_error("inputs", f"The calculator refuses these inputs: {problems}.")
-        return
-    value = result.outputs.get(output)
-    if value is None or isinstance(value, bool):
-        form.add_error("output", f"'{output}' is not a number for these inputs.")
-
-
 def ask_data(cleaned: dict, ranges: dict | None = None) -> dict:
     """Return a numeric question's fields in the content-file shape, for the shared validator."""
     ask = {name: cleaned.get(name) for name in ("calculator", "inputs", "output", "scale", "unit", "tolerance",
@@ -81,12 +49,16 @@ def ask_data(cleaned: dict, ranges: dict | None = None) -> dict:
     return {name: value for name, value in ask.items() if value not in (None, "", [], {})}
 
 
-def run_validator(form: forms.Form, validate) -> None:
-    """Run a content-file validator and show its refusal as the form's error."""
+def run_validator(form: forms.Form, validate, *, skip: set[str] = frozenset()) -> None:
+    """Run a content-file validator (lessons.content.validate) and show its refusal beside the field at fault.
+
+    Problems with a field in ``skip`` are left to another check that reports them itself.
+    """
     try:
         validate()
     except ContentError as error:
-        form.add_error(None, f"{error.item}: {error.problem}.")
+        if error.field not in skip:
+            form.add_error(error.field if error.field in form.fields else None, f"{error.item}: {error.problem}.")
 
 
 class UniqueKeyMixin:
@@ -114,7 +86,6 @@ class StepForm(MarkdownCheckMixin, forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        check_graded_number(self, cleaned)
         if cleaned.get("calculator") and not self.errors:
             check = Checker("admin", f"step '{cleaned.get('title', '')}'")
             run_validator(self, lambda: validate_ask(check, ask_data(cleaned), allow_ranges=False))
@@ -162,13 +133,13 @@ class ChallengeForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
         if not cleaned.get("calculator"):
             self.add_error("calculator", "A challenge asks for a number: name a calculator.")
             return cleaned
-        check_graded_number(self, cleaned)
         if not self.errors:
             payload = {name: cleaned.get(name) for name in ("key", "topic", "title", "prompt", "hints", "explanation")}
             payload = {name: value for name, value in payload.items() if value not in (None, "", [])}
             payload["ask"] = ask_data(cleaned, cleaned.get("ranges"))
             check = Checker("admin", f"challenge '{cleaned.get('key')}'")
-            run_validator(self, lambda: parse_challenge(check, payload))
+            # The prompt's own problems are shown beside it by the mixin and Challenge.clean().
+            run_validator(self, lambda: parse_challenge(check, payload), skip={"prompt"})
         return cleaned
 
 
@@ -188,19 +159,16 @@ class ChoiceFormSet(BaseInlineFormSet):
         orders = [data.get("order") for data in live]
         if len(set(orders)) != len(orders):
             raise ValidationError("Two choices share an order; give each its own position.")
-        for data in live:
-            follow_up = data.get("follow_up")
-            if follow_up is None:
-                continue
-            section = getattr(self.instance, "section", None) if self.instance.section_id else None
-            if section is not None and follow_up.section.lesson_id != section.lesson_id:
+        follow_ups = [data["follow_up"] for data in live if data.get("follow_up") is not None]
+        if follow_ups and self.instance.section_id:
+            lesson_id = self.instance.section.lesson_id
+            if any(follow_up.section.lesson_id != lesson_id for follow_up in follow_ups):
                 raise ValidationError("A follow-up must be a deep dive of the same lesson.")
-            if self.instance.pk is None:
-                continue  # a new deep dive cannot be anyone's follow-up yet, so it cannot loop
-            if follow_up.pk == self.instance.pk:
-                raise ValidationError("A follow-up cannot lead back to its own deep dive.")
-            if leads_to(follow_up, self.instance.pk):
-                raise ValidationError(f"The follow-up '{follow_up.key}' leads back to this deep dive in a loop.")
+            check = Checker("admin", f"deep_dive '{self.instance.key}'")
+            try:
+                check_follow_ups(check, self.follow_up_graph(lesson_id, follow_ups))
+            except ContentError as error:
+                raise ValidationError(f"{error.item}: {error.problem}.") from None
         points = self.instance.points
         for data in live:
             if data.get("verdict") == "best" and data.get("points") != points:
@@ -208,21 +176,19 @@ class ChoiceFormSet(BaseInlineFormSet):
             if data.get("verdict") != "best" and (data.get("points") or 0) >= points:
                 raise ValidationError(f"Only the best choice may earn the full {points} points.")
 
-
-def leads_to(start: DeepDive, target_pk: int, limit: int = 50) -> bool:
-    """Return whether following choices from ``start`` reaches ``target_pk`` (one query per hop)."""
-    frontier, seen = [start.pk], set()
-    while frontier and len(seen) < limit:
-        node = frontier.pop()
-        if node == target_pk:
-            return True
-        if node in seen:
-            continue
-        seen.add(node)
-        frontier.extend(
-            Choice.objects.filter(deep_dive_id=node, follow_up__isnull=False).values_list("follow_up_id", flat=True)
-        )
-    return False
+    def follow_up_graph(self, lesson_id: int, follow_ups: list[DeepDive]) -> dict[str, set[str]]:
+        """Return the lesson's follow-up graph by key, with this deep dive's choices as edited (two queries)."""
+        keys = dict(DeepDive.objects.filter(section__lesson_id=lesson_id).values_list("pk", "key"))
+        if self.instance.pk:
+            keys[self.instance.pk] = self.instance.key  # the key as edited in this form
+        graph: dict[str, set[str]] = {key: set() for key in keys.values()} | {self.instance.key: set()}
+        edges = Choice.objects.filter(deep_dive__section__lesson_id=lesson_id, follow_up__isnull=False)
+        for deep_dive_id, follow_up_id in edges.exclude(deep_dive_id=self.instance.pk).values_list(
+            "deep_dive_id", "follow_up_id"
+        ):
+            graph[keys[deep_dive_id]].add(keys[follow_up_id])
+        graph[self.instance.key] = {keys[follow_up.pk] for follow_up in follow_ups}
+        return graph
 
 
 class ChoiceInline(admin.StackedInline):

@@ -16,7 +16,6 @@ from rest_framework.views import APIView
 from interview.ratelimit import AnswersThrottle
 from lessons import review, services
 from lessons.markup import markdown_text as md
-from lessons.markup import render_markdown
 from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
 from lessons.pages import ChallengeView, DeepDiveView, WalkthroughView, build_lesson_page, learner_filter
 from lessons.results import compute_results
@@ -24,6 +23,7 @@ from lessons.templatetags.lesson_tags import drawn_prompt
 
 
 class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(required=False, help_text="The error in one sentence, when not about one field.")
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
 
 
@@ -85,9 +85,9 @@ def first_errors(serializer: serializers.Serializer) -> Response:
     return Response({"errors": serializer.errors}, status=status.HTTP_400_BAD_REQUEST)
 
 
-def text(name: str, markdown: str) -> dict:
-    """Return an authored text twice: Markdown with its numbers filled in, and sanitised HTML."""
-    return {name: md(markdown), f"{name}_html": str(render_markdown(markdown))}
+def text(row, name: str) -> dict:
+    """Return an authored text twice: Markdown with its numbers filled in, and its stored sanitised HTML."""
+    return {name: md(getattr(row, name)), f"{name}_html": getattr(row, f"{name}_html")}
 
 
 def answer_payload(answer) -> dict:
@@ -114,11 +114,11 @@ def deep_dive_data(view: DeepDiveView) -> dict:
     data = {
         **item_header(dd, "deep_dive"),
         "topic": dd.topic,
-        **text("prompt", dd.prompt),
-        **text("context", dd.context),
+        **text(dd, "prompt"),
+        **text(dd, "context"),
         "points": dd.points,
         "is_follow_up": view.is_follow_up,
-        "choices": [{"id": c.pk, **text("text", c.text)} for c in view.choices],
+        "choices": [{"id": c.pk, **text(c, "text")} for c in view.choices],
         "answers": [],
         "follow_ups": [deep_dive_data(f) for f in view.follow_up_views],
     }
@@ -127,10 +127,10 @@ def deep_dive_data(view: DeepDiveView) -> dict:
         data["choices"] = [
             {
                 "id": c.pk,
-                **text("text", c.text),
+                **text(c, "text"),
                 "verdict": c.verdict,
                 "points": c.points,
-                **text("feedback", c.feedback),
+                **text(c, "feedback"),
                 "follow_up": c.follow_up_id,
             }
             for c in view.choices
@@ -149,7 +149,7 @@ def walkthrough_data(view: WalkthroughView) -> dict:
             "id": step.pk,
             "number": sv.number,
             "title": step.title,
-            **text("body", step.body),
+            **text(step, "body"),
             "components": step.components,
             "connections": step.connections,
         }
@@ -158,7 +158,7 @@ def walkthrough_data(view: WalkthroughView) -> dict:
             if sv.answered:
                 item["asks"].update(
                     expected=sv.state.latest.expected,
-                    **text("explanation", step.explanation),
+                    **text(step, "explanation"),
                     steps=[d.as_dict() for d in sv.derivation()],
                 )
                 item["answers"] = answers_data(sv.state, "value")
@@ -185,7 +185,7 @@ def challenge_data(view: ChallengeView) -> dict:
     if view.answered:
         data.update(
             expected=view.state.latest.expected,
-            **text("explanation", ch.explanation),
+            **text(ch, "explanation"),
             steps=[d.as_dict() for d in view.derivation()],
             answers=answers_data(view.state, "value"),
         )
@@ -239,8 +239,7 @@ class LessonDetailView(APIView):
                         "layer_label": layer.label,
                         "title": sv.section.title,
                         "minutes": sv.section.minutes,
-                        "body": md(sv.section.body),
-                        "body_html": str(render_markdown(sv.section.body)),
+                        **text(sv.section, "body"),
                         "items": [ITEM_DATA[item.kind](item) for item in sv.items],
                     }
                 )
@@ -283,7 +282,8 @@ class DeepDiveAnswerView(AnswerView):
         if choice is None:
             return Response({"errors": {"choice": ["That is not one of this deep dive's choices."]}}, status=400)
         if not services.follow_up_reached(services.current_learner(django_request(request)), deep_dive):
-            return Response({"errors": {"deep_dive": [services.FOLLOW_UP_NOT_REACHED]}}, status=409)
+            message = services.FOLLOW_UP_NOT_REACHED
+            return Response({"detail": message, "errors": {"deep_dive": [message]}}, status=409)
         learner = services.current_learner(django_request(request), create=True)
         answer = services.answer_deep_dive(learner, deep_dive, choice)
         follow_up = choice.follow_up
@@ -291,7 +291,7 @@ class DeepDiveAnswerView(AnswerView):
             {
                 **answer_payload(answer),
                 "verdict": choice.verdict,
-                **text("feedback", choice.feedback),
+                **text(choice, "feedback"),
                 "follow_up": {"id": follow_up.pk, "key": follow_up.key, "prompt": md(follow_up.prompt)}
                 if follow_up
                 else None,

@@ -8,12 +8,11 @@ from dataclasses import dataclass
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from lessons.markup import render_inline
 from lessons.models import Challenge, DeepDive, Lesson, Walkthrough, item_key_of
 
 # The fields item_link() reads; add them to a values() query over Answer or ReviewCard.
 ITEM_FIELDS = (
-    "deep_dive_id", "deep_dive__prompt", "deep_dive__key", "deep_dive__section__lesson_id",
+    "deep_dive_id", "deep_dive__prompt_html", "deep_dive__key", "deep_dive__section__lesson_id",
     "step_id", "step__title", "step__order", "step__walkthrough__key", "step__walkthrough__section__lesson_id",
     "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id",
 )  # fmt: skip
@@ -54,7 +53,7 @@ def item_link(row: dict, visible: dict[int, Lesson], lesson_url: Callable[[objec
     kind, pk = item_key_of(row)
     if kind == "deep_dive":
         lesson = visible.get(row["deep_dive__section__lesson_id"])
-        title = strip_tags(render_inline(row["deep_dive__prompt"]))
+        title = strip_tags(row["deep_dive__prompt_html"])
         anchor = "#" + DeepDive.anchor_for(row["deep_dive__key"])
     elif kind == "step":
         lesson = visible.get(row["step__walkthrough__section__lesson_id"])

@@ -3,27 +3,34 @@
 from __future__ import annotations
 
 import functools
-import math
 import re
+import string
+from collections.abc import Collection, Mapping
 
 import markdown as markdown_lib
 import nh3
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from pygments.token import STANDARD_TYPES
 
+from calculators.formatting import in_format, number
 from calculators.registry import CalculatorInputError, get_calculator
 
 CALC_PATTERN = re.compile(r"\{\{\s*calc\s+(?P<ref>[^}|]*?)\s*(?:\|\s*(?P<format>[A-Za-z0-9]+)\s*)?\}\}")
 
 ALLOWED_TAGS = {
     "p", "br", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li", "a", "table", "thead",
-    "tbody", "tr", "th", "td", "hr", "sub", "sup", "abbr", "span", "h3", "h4", "dl", "dt", "dd", "kbd",
+    "tbody", "tr", "th", "td", "hr", "sub", "sup", "abbr", "span", "h3", "h4", "dl", "dt", "dd", "kbd", "div",
 }  # fmt: skip
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}, "td": {"align"}}
-
-BYTE_UNITS = {
-    "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3,
-}  # fmt: skip
+# Fenced code is highlighted by Pygments on the server (static/css/pygments.css colours it):
+# only its wrapper and its token classes survive the sanitiser, never an author's own classes.
+CODE_CLASS = "highlight"
+ALLOWED_CLASSES = {"div": {CODE_CLASS}, "span": {name for name in STANDARD_TYPES.values() if name}}
+CODE_BLOCK = f'<div class="{CODE_CLASS}"><pre>'
+FOCUSABLE_CODE_BLOCK = f'<div class="{CODE_CLASS}"><pre tabindex="0" role="region" aria-label="Code sample">'
+MARKDOWN_EXTENSIONS = ["fenced_code", "codehilite", "tables", "sane_lists", "smarty"]
+MARKDOWN_CONFIG = {"codehilite": {"css_class": CODE_CLASS, "guess_lang": False}}
 
 
 TABLE_PATTERN = re.compile(r"<table>.*?</table>", re.S)
@@ -51,34 +58,11 @@ class MarkupError(ValueError):
 
 
 def format_number(value: float | int | bool | None, fmt: str) -> str:
-    """Return ``value`` written in the ``fmt`` of docs/content-format.md."""
-    if value is None:
-        return "n/a"
-    if fmt == "bool":
-        return "yes" if value else "no"
-    value = float(value)
-    if not math.isfinite(value):
-        return "n/a"
-    if fmt == "int":
-        return f"{round(value):,}"
-    if re.fullmatch(r"f[0-4]", fmt):
-        return f"{value:,.{fmt[1]}f}"
-    if fmt == "pct" or re.fullmatch(r"pct[1-4]", fmt):
-        digits = int(fmt[3:] or 0)
-        return f"{value * 100:,.{digits}f}%"
-    if re.fullmatch(r"points[1-2]", fmt):
-        return f"{value:,.{fmt[6]}f} points"
-    if fmt in BYTE_UNITS:
-        return f"{value / BYTE_UNITS[fmt]:,.1f} {fmt}"
-    if fmt == "usd":
-        return f"${value:,.0f}"
-    if fmt == "usd2":
-        return f"${value:,.2f}"
-    if fmt == "x":
-        return f"{value:,.2f}x"
-    if fmt == "sci":
-        return f"{value:.2e}"
-    raise MarkupError(f"unknown format '{fmt}'")
+    """Return ``value`` written in the ``fmt`` of docs/content-format.md (calculators.formatting)."""
+    try:
+        return in_format(value, fmt)
+    except ValueError as error:
+        raise MarkupError(str(error)) from None
 
 
 def parse_reference(ref: str) -> tuple[str, str, dict[str, str]]:
@@ -96,6 +80,10 @@ def parse_reference(ref: str) -> tuple[str, str, dict[str, str]]:
     return slug, output, params
 
 
+# A pure function of the reference's text (the calculators' maths never changes while a process
+# runs), so this memo can never be stale: the JSON API's Markdown twins and answer messages,
+# which are not stored rendered, then skip the calculators on each request.
+@functools.lru_cache(maxsize=4096)
 def calc_value(ref: str) -> float | int | bool | None:
     """Return the calculator output named by a reference such as ``routing.round_robin_share cards=64``."""
     slug, output, params = parse_reference(ref)
@@ -137,30 +125,28 @@ def sanitize(html: str) -> str:
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
+        allowed_classes=ALLOWED_CLASSES,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer",
     )
 
 
-@functools.lru_cache(maxsize=8192)
 def render_markdown(text: str) -> SafeString:
-    """Return sanitised HTML for authored Markdown; cached because content rarely changes."""
+    """Return sanitised HTML for authored Markdown, with its {{calc ...}} numbers computed."""
     if not text:
         return mark_safe("")
-    try:
-        expanded = expand_calcs(text)
-    except MarkupError as error:
-        message = f"[number unavailable: {error}]"
-        expanded = CALC_PATTERN.sub(lambda _m: message, text)
-    html = markdown_lib.markdown(expanded, extensions=["tables", "sane_lists", "smarty"], output_format="html")
-    # Wide tables scroll inside a keyboard-focusable region instead of widening the page.
-    html = wrap_tables(sanitize(html))
+    expanded = markdown_text(text)
+    # smarty's curly quotes are inline patterns, which never run inside code spans or fenced code.
+    html = markdown_lib.markdown(
+        expanded, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG, output_format="html"
+    )
+    # Wide tables and code scroll inside a keyboard-focusable region instead of widening the page.
+    html = wrap_tables(sanitize(html)).replace(CODE_BLOCK, FOCUSABLE_CODE_BLOCK)
     return mark_safe(html)  # noqa: S308 - sanitised just above; the wrapper is ours
 
 
-@functools.lru_cache(maxsize=8192)
 def markdown_text(text: str) -> str:
-    """Return authored Markdown with its {{calc ...}} numbers filled in (for the JSON API)."""
+    """Return authored Markdown with its {{calc ...}} numbers filled in (a broken one says so in place)."""
     try:
         return expand_calcs(text or "")
     except MarkupError as error:
@@ -168,10 +154,128 @@ def markdown_text(text: str) -> str:
         return CALC_PATTERN.sub(lambda _m: message, text)
 
 
-@functools.lru_cache(maxsize=8192)
 def render_inline(text: str) -> SafeString:
     """Return sanitised inline HTML (no surrounding paragraph) for short authored strings."""
     html = str(render_markdown(text)).strip()
     if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
         html = html[3:-4]
     return mark_safe(html)  # noqa: S308 - produced by render_markdown
+
+
+# A challenge prompt shows drawn inputs as {name} fields. Only these format specs are allowed:
+# none, thousands separators, and fixed or percent with one digit of precision. Widths, fills
+# and nested fields are refused, so a field can never pad the page to megabytes.
+PROMPT_SPEC = re.compile(r",?(?:\.\d[f%])?")
+
+
+def prompt_fields(prompt: str) -> list[tuple[str, str, str | None, str]]:
+    """Return (literal text before, field name, conversion, format spec) for each part of a prompt.
+
+    Raise MarkupError for a brace that is not a field.
+    """
+    try:
+        return [
+            (literal, name, conversion, spec or "")
+            for literal, name, spec, conversion in string.Formatter().parse(prompt)
+        ]
+    except ValueError as error:
+        raise MarkupError(f"a brace that is not a field ({error}); write {{{{ and }}}} for a literal brace") from None
+
+
+def check_prompt(prompt: str, names: Collection[str]) -> None:
+    """Raise MarkupError unless every {field} of a challenge prompt names one of ``names`` with a safe format."""
+    for _literal, name, conversion, spec in prompt_fields(prompt):
+        if name is None:
+            continue
+        shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        if name not in names:
+            known = ", ".join(sorted(names)) or "none"
+            raise MarkupError(f"{shown}: '{name}' is not a parameter in this challenge's inputs or ranges ({known})")
+        if conversion:
+            raise MarkupError(f"{shown} converts its value with '!{conversion}'; write {{{name}}}")
+        if not PROMPT_SPEC.fullmatch(spec):
+            raise MarkupError(
+                f"{shown} has the format '{spec}'; a field may only be written {{{name}}}, {{{name}:,}}, "
+                f"{{{name}:.2f}} or {{{name}:.0%}} (one digit of precision, no width or fill)"
+            )
+
+
+def fill_prompt(prompt: str, values: Mapping[str, float | int | bool | None]) -> str:
+    """Return a challenge prompt with its {name} fields replaced by ``values``.
+
+    Checked again here for rows saved before prompts were validated: an unsafe format is
+    dropped (the number is written plainly), an unknown field is shown as written, and a
+    prompt with a stray brace is shown as written.
+    """
+    # {{calc ...}} numbers first: the field parser would read their double braces as one literal brace.
+    prompt = markdown_text(prompt)
+    try:
+        parts = prompt_fields(prompt)
+    except MarkupError:
+        return prompt
+    out = []
+    for literal, name, conversion, spec in parts:
+        out.append(literal)
+        if name is None:
+            continue
+        if name not in values or conversion:
+            out.append("{" + name + "}")
+        else:
+            out.append(prompt_value(values[name], spec))
+    return "".join(out)
+
+
+def prompt_value(value, spec: str) -> str:
+    """Return one prompt field: a number in its safe ``spec``, else as the calculators write it.
+
+    Inputs may be written as text ("8"), and a format can still fail on a number (a percent of
+    a huge integer): neither may break the page, so the value is then written plainly.
+    """
+    if isinstance(value, str):
+        return value
+    if spec and PROMPT_SPEC.fullmatch(spec) and isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return format(value, spec)
+        except (ValueError, OverflowError):
+            pass
+    return number(value)
+
+
+# The authored Markdown of each content model, stored beside its HTML as ``<field>_html``,
+# and how it is shown: a block, inline (no surrounding paragraph), a list of blocks (hints),
+# or a challenge prompt (filled with its fixed inputs; one with ranges is drawn per learner,
+# so lessons.templatetags.lesson_tags.drawn_prompt renders it on each request instead).
+STORED_MARKDOWN = {
+    "Lesson": {"summary": "block"},
+    "Section": {"body": "block"},
+    "DeepDive": {"prompt": "inline", "context": "block"},
+    "Choice": {"text": "inline", "feedback": "block"},
+    "Walkthrough": {"intro": "block"},
+    "Step": {"body": "block", "hints": "list", "explanation": "block"},
+    "Challenge": {"prompt": "prompt", "hints": "list", "explanation": "block"},
+}
+
+
+def render_stored_markup(row, fields: Mapping[str, str] | None = None) -> list[str]:
+    """Set a content row's ``<field>_html`` attributes from its authored Markdown; return their names.
+
+    The one place stored HTML is made: the content models' save() calls it (so the admin,
+    load_content, the shell and data migrations all refresh it), and so does the migration
+    that filled the rows saved before. Numbers asked of the calculators are computed here too.
+    """
+    names = []
+    fields = STORED_MARKDOWN[type(row).__name__] if fields is None else fields
+    for name, kind in fields.items():
+        value = getattr(row, name)
+        if kind == "list":
+            html = [str(render_markdown(item)) for item in value or [] if isinstance(item, str)]
+        elif kind == "inline":
+            html = str(render_inline(value or ""))
+        elif kind == "prompt":
+            inputs = row.inputs if isinstance(row.inputs, dict) else {}
+            html = "" if row.ranges else str(render_markdown(fill_prompt(value or "", inputs)))
+        else:
+            html = str(render_markdown(value or ""))
+        setattr(row, f"{name}_html", html)
+        names.append(f"{name}_html")
+    return names

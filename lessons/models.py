@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+
+from lessons.markup import MarkupError, check_prompt, render_stored_markup
 
 KEY_VALIDATOR = RegexValidator(
     r"^[a-z0-9]+(?:-[a-z0-9]+)*$",
@@ -35,6 +38,26 @@ class Layer(models.IntegerChoices):
     DEEPER = 3, "Go deeper"
 
 
+class RenderedMarkdown(models.Model):
+    """A content row whose authored Markdown is stored beside its sanitised HTML (``<field>_html``).
+
+    lessons.markup.STORED_MARKDOWN names the fields; pages and the API read the stored HTML.
+    """
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, update_fields=None, **kwargs):
+        # Rendered here rather than by a view or a form: every write path (the admin,
+        # load_content, the shell, data migrations) must refresh the HTML, and reads then do
+        # no Markdown work. STYLE.md keeps logic out of save(); this one belongs here, as the
+        # body's HTML does in djangoproject.com's Entry.save().
+        rendered = render_stored_markup(self)
+        if update_fields is not None:
+            update_fields = {*update_fields, *rendered}
+        super().save(*args, update_fields=update_fields, **kwargs)
+
+
 class Track(models.Model):
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=120)
@@ -57,7 +80,7 @@ class LessonQuerySet(models.QuerySet):
         return lessons.filter(published=True)
 
 
-class Lesson(models.Model):
+class Lesson(RenderedMarkdown):
     class Kind(models.TextChoices):
         CONCEPT = "concept", "Concept"
         SIMULATION = "simulation", "Simulation"
@@ -68,6 +91,7 @@ class Lesson(models.Model):
     title = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=Kind.choices)
     summary = models.TextField()
+    summary_html = models.TextField(blank=True, editable=False)
     order = models.PositiveSmallIntegerField(default=0)
     published = models.BooleanField(default=False, help_text="Drafts are hidden from learners; staff can preview them.")
     updated_at = models.DateTimeField(auto_now=True)
@@ -93,7 +117,7 @@ class Lesson(models.Model):
         return reverse("lesson", args=[self.slug])
 
 
-class Section(models.Model):
+class Section(RenderedMarkdown):
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="sections")
     key = models.CharField(max_length=80, validators=[KEY_VALIDATOR])
     layer = models.PositiveSmallIntegerField(choices=Layer.choices, default=Layer.SKIM)
@@ -101,6 +125,7 @@ class Section(models.Model):
     title = models.CharField(max_length=200)
     minutes = models.PositiveSmallIntegerField(default=1, validators=[MaxValueValidator(120)])
     body = models.TextField(blank=True, help_text="Markdown; {{calc ...}} asks a calculator for a number.")
+    body_html = models.TextField(blank=True, editable=False)
 
     class Meta:
         ordering = ["lesson", "order"]
@@ -140,10 +165,12 @@ class Item(models.Model):
         return f"{self.section.lesson.get_absolute_url()}#{self.anchor}"
 
 
-class DeepDive(Item):
+class DeepDive(RenderedMarkdown, Item):
     topic = models.CharField(max_length=40, choices=Topic.choices)
     prompt = models.TextField(help_text="The interviewer's question, as spoken.")
+    prompt_html = models.TextField(blank=True, editable=False)
     context = models.TextField(blank=True, help_text="Optional Markdown shown under the prompt.")
+    context_html = models.TextField(blank=True, editable=False)
     points = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1)])
 
     class Meta(Item.Meta):
@@ -171,13 +198,15 @@ class Verdict(models.TextChoices):
     WEAK = "weak", "Weak"
 
 
-class Choice(models.Model):
+class Choice(RenderedMarkdown):
     deep_dive = models.ForeignKey(DeepDive, on_delete=models.CASCADE, related_name="choices")
     order = models.PositiveSmallIntegerField(default=0)
     text = models.TextField()
+    text_html = models.TextField(blank=True, editable=False)
     verdict = models.CharField(max_length=12, choices=Verdict.choices)
     points = models.PositiveSmallIntegerField(default=0)
     feedback = models.TextField(help_text="Markdown: why this approach holds up or breaks.")
+    feedback_html = models.TextField(blank=True, editable=False)
     follow_up = models.ForeignKey(
         DeepDive,
         null=True,
@@ -228,7 +257,9 @@ class GradedNumber(models.Model):
         '[{"inputs": {...}, "feedback": "..."}].',
     )
     hints = models.JSONField(default=list, blank=True, help_text="Markdown hints, revealed one at a time.")
+    hints_html = models.JSONField(default=list, blank=True, editable=False)
     explanation = models.TextField(blank=True, help_text="Markdown revealed after answering.")
+    explanation_html = models.TextField(blank=True, editable=False)
     points = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1)])
 
     class Meta:
@@ -257,7 +288,7 @@ def graded_number_constraints(prefix: str) -> list[models.BaseConstraint]:
     ]
 
 
-class Walkthrough(Item):
+class Walkthrough(RenderedMarkdown, Item):
     class Kind(models.TextChoices):
         BUILD_UP = "build_up", "Build-up"
         REQUEST_FLOW = "request_flow", "Request flow"
@@ -266,6 +297,7 @@ class Walkthrough(Item):
     kind = models.CharField(max_length=20, choices=Kind.choices)
     title = models.CharField(max_length=200)
     intro = models.TextField(blank=True)
+    intro_html = models.TextField(blank=True, editable=False)
     topic = models.CharField(max_length=40, choices=Topic.choices, blank=True)
 
     class Meta(Item.Meta):
@@ -292,11 +324,12 @@ class Walkthrough(Item):
         return self.kind in (self.Kind.BUILD_UP, self.Kind.REQUEST_FLOW)
 
 
-class Step(GradedNumber):
+class Step(RenderedMarkdown, GradedNumber):
     walkthrough = models.ForeignKey(Walkthrough, on_delete=models.CASCADE, related_name="steps")
     order = models.PositiveSmallIntegerField(default=0)
     title = models.CharField(max_length=200)
     body = models.TextField(blank=True)
+    body_html = models.TextField(blank=True, editable=False)
     components = models.JSONField(
         default=list, blank=True, help_text='Diagram boxes added: [{"key", "label", "col", "row"}].'
     )
@@ -323,10 +356,11 @@ class Step(GradedNumber):
         return f"{self.walkthrough.anchor}-step-{self.order}"
 
 
-class Challenge(Item, GradedNumber):
+class Challenge(RenderedMarkdown, Item, GradedNumber):
     topic = models.CharField(max_length=40, choices=Topic.choices)
     title = models.CharField(max_length=200)
     prompt = models.TextField(help_text="Markdown; {name} shows a drawn input.")
+    prompt_html = models.TextField(blank=True, editable=False, help_text="Empty when inputs are drawn per learner.")
     ranges = models.JSONField(
         default=dict,
         blank=True,
@@ -342,6 +376,18 @@ class Challenge(Item, GradedNumber):
 
     def __str__(self) -> str:
         return self.title
+
+    def clean(self) -> None:
+        """Refuse prompt fields that name no input or carry a format that could blow up the page."""
+        try:
+            check_prompt(self.prompt, self.prompt_names(self.inputs, self.ranges))
+        except MarkupError as error:
+            raise ValidationError({"prompt": f"{error}."}) from None
+
+    @staticmethod
+    def prompt_names(inputs, ranges) -> set[str]:
+        """Return the names a prompt may show: the fixed inputs and the ranges drawn per learner."""
+        return {*(inputs if isinstance(inputs, dict) else ()), *(ranges if isinstance(ranges, dict) else ())}
 
     @staticmethod
     def anchor_for(key: str) -> str:

@@ -40,7 +40,7 @@ def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | 
         learner = getattr(request, "_learner", None)
         if learner is None:
             try:
-                learner = user.learner  # read with the user by lessons.backends (no query)
+                learner = user.learner  # read with the user by interview.accounts.backends (no query)
             except Learner.DoesNotExist:
                 if not create:
                     return None

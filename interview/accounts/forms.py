@@ -1,6 +1,35 @@
 """Forms of the account pages."""
 
 from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
+
+EMAIL_LABEL = "E-mail (optional)"
+EMAIL_HELP = "Only used to reset your password if you forget it."
+
+
+class SignUpForm(UserCreationForm):
+    """User name, an optional e-mail address for password reset, and the password twice.
+
+    An address another account already uses is accepted: refusing it would tell anyone which
+    addresses have accounts, and a reset mails a link for every account that uses the address.
+    """
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
+        labels = {"email": EMAIL_LABEL}
+        help_texts = {"email": EMAIL_HELP}
+
+
+class EmailForm(forms.ModelForm):
+    """The account page's form to set, change or clear the e-mail address used for password reset."""
+
+    class Meta:
+        model = get_user_model()
+        fields = ("email",)
+        labels = {"email": EMAIL_LABEL}
+        help_texts = {"email": EMAIL_HELP}
 
 
 class TokenForm(forms.Form):

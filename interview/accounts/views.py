@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import unicodedata
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from interview import ratelimit
-from interview.accounts.forms import TokenForm
+from interview.accounts.forms import EmailForm, SignUpForm, TokenForm
 from interview.accounts.tokens import create_token
 from interview.visitors import client_address
 from lessons import services
@@ -25,7 +25,13 @@ from lessons.models import ApiToken
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
-    form = UserCreationForm(request.POST or None)
+    if request.method == "POST":
+        # Every attempt counts: the form says when a user name is taken, and the limit bounds how
+        # fast anyone can learn which names exist that way.
+        counted = ratelimit.hit("signup", client_address(request))
+        if not counted.allowed:
+            return ratelimit.too_many_requests(request, counted)
+    form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         learner_id = request.session.get(services.SESSION_KEY)
         user = form.save()
@@ -44,6 +50,9 @@ class LogInView(auth_views.LoginView):
     Three limits: attempts per address; failures per account and address, so that an attacker
     elsewhere cannot lock the owner out of their own address; and a much higher ceiling of
     failures per account from all addresses together, against guessing from many addresses.
+    A browser that has signed in to the account before carries a signed "known device" cookie
+    and is spared that ceiling, so an attacker with many addresses who reaches it still cannot
+    lock the owner out of their own browser (OWASP's device cookies).
     """
 
     template_name = "accounts/login.html"
@@ -54,20 +63,23 @@ class LogInView(auth_views.LoginView):
         address = client_address(request)
         per_address = ratelimit.hit("login", address)
         if not per_address.allowed:
-            return ratelimit.too_many_requests(request, per_address)
+            return ratelimit.too_many_requests(request, per_address, "accounts/429.html")
         # The account name as authentication reads it (UsernameField: stripped, NFKC), so "ａlice"
         # (fullwidth) counts against "alice", whom it would sign in as.
         account = self.get_form_class()(request).fields["username"].to_python(request.POST.get("username"))
         # Each attempt takes one failure in advance, so concurrent attempts cannot overshoot;
         # form_valid gives it back, and so does an attempt refused here (it was never tried).
         self.failures = []
-        for name, identity in (("login_account_address", f"{account}\n{address}"), ("login_account", account)):
+        limits = [("login_account_address", f"{account}\n{address}")]
+        if not is_known_device(request, account):
+            limits.append(("login_account", account))
+        for name, identity in limits:
             counted = ratelimit.hit(name, identity)
             self.failures.append(counted)
             if not counted.allowed:
                 for taken in self.failures:
                     taken.undo()
-                return ratelimit.too_many_requests(request, counted)
+                return ratelimit.too_many_requests(request, counted, "accounts/429.html")
         return super().post(request, *args, **kwargs)
 
     def form_valid(self, form):
@@ -76,7 +88,34 @@ class LogInView(auth_views.LoginView):
         learner_id = self.request.session.get(services.SESSION_KEY)
         response = super().form_valid(form)
         services.adopt_session_progress(self.request, learner_id)
+        remember_device(response, form.get_user().get_username())
         return response
+
+
+KNOWN_DEVICE_COOKIE = "known_device"
+KNOWN_DEVICE_SALT = "interview.accounts.known-device"
+KNOWN_DEVICE_SECONDS = 365 * 24 * 3600
+
+
+def remember_device(response: HttpResponse, account: str) -> None:
+    """Mark the browser as one the account has signed in from (signed, so it cannot be forged)."""
+    response.set_signed_cookie(
+        KNOWN_DEVICE_COOKIE,
+        account,
+        salt=KNOWN_DEVICE_SALT,
+        max_age=KNOWN_DEVICE_SECONDS,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def is_known_device(request: HttpRequest, account: str) -> bool:
+    """Return whether the browser signed in to ``account`` before (within a year)."""
+    remembered = request.get_signed_cookie(
+        KNOWN_DEVICE_COOKIE, default=None, salt=KNOWN_DEVICE_SALT, max_age=KNOWN_DEVICE_SECONDS
+    )
+    return remembered is not None and remembered == account
 
 
 def reset_account(email: str) -> str:
@@ -101,15 +140,16 @@ class PasswordResetView(auth_views.PasswordResetView):
         for name, identity in (("password_reset", client_address(request)), ("password_reset_account", email)):
             counted = ratelimit.hit(name, identity)
             if not counted.allowed:
-                return ratelimit.too_many_requests(request, counted)
+                return ratelimit.too_many_requests(request, counted, "accounts/429.html")
         return super().post(request, *args, **kwargs)
 
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
-    """The signed-in learner's account: password, and API tokens to create, see and revoke."""
-    form = TokenForm(request.POST or None)
+    """The signed-in learner's account: e-mail, password, and API tokens to create, see and revoke."""
+    email_form = EmailForm(instance=request.user)
+    token_form = TokenForm()
     new_key = None
     status = 200
     if request.method == "POST":
@@ -121,13 +161,25 @@ def account(request: HttpRequest) -> HttpResponse:
             if deleted:
                 messages.success(request, "Token revoked: scripts using it are refused from now on.")
             return redirect("account")
-        if form.is_valid():
-            _token, key = create_token(request.user, form.cleaned_data["name"])
-            # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
-            request.session["new_token_key"] = key
-            return redirect("account")
+        if "email" in request.POST:
+            email_form = EmailForm(request.POST, instance=request.user)
+            if email_form.is_valid():
+                user = email_form.save()
+                if user.email:
+                    messages.success(request, "E-mail saved: password-reset links go there.")
+                else:
+                    messages.success(request, "E-mail removed: add one to be able to reset a forgotten password.")
+                return redirect("account")
+        else:
+            token_form = TokenForm(request.POST)
+            if token_form.is_valid():
+                _token, key = create_token(request.user, token_form.cleaned_data["name"])
+                # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
+                request.session["new_token_key"] = key
+                return redirect("account")
         status = 400
     if request.method == "GET":
         new_key = request.session.pop("new_token_key", None)
     tokens = ApiToken.objects.filter(user=request.user)
-    return render(request, "accounts/account.html", {"form": form, "tokens": tokens, "new_key": new_key}, status=status)
+    context = {"email_form": email_form, "token_form": token_form, "tokens": tokens, "new_key": new_key}
+    return render(request, "accounts/account.html", context, status=status)

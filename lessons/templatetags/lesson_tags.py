@@ -2,57 +2,36 @@
 
 from __future__ import annotations
 
-import string
-
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from calculators.formatting import number
 from lessons import diagram
-from lessons.markup import render_inline, render_markdown
+from lessons.markup import fill_prompt, render_inline, render_markdown
 
 register = template.Library()
 
 
 @register.filter
-def md(text: str) -> SafeString:
-    """Render authored Markdown through the sanitiser."""
-    return render_markdown(text or "")
-
-
-@register.filter
 def md_inline(text: str) -> SafeString:
+    """Render Markdown made for one answer (an answer's message); authored content is stored rendered."""
     return render_inline(text or "")
 
 
-@register.filter
-def number(value) -> str:
-    """Write a number readably: thousands separators, up to four significant decimals."""
-    if value is None:
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    value = float(value)
-    if value == int(value) and abs(value) < 1e15:
-        return f"{int(value):,}"
-    if abs(value) >= 1e6 or abs(value) < 1e-3:
-        return f"{value:.4g}"
-    return f"{value:,.4f}".rstrip("0").rstrip(".")
-
-
-class DrawnValues(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+# Numbers on lesson pages are written as the calculators write them: one formatter for the site.
+register.filter("number", number)
 
 
 @register.simple_tag
 def drawn_prompt(challenge, inputs: dict) -> SafeString:
-    """Render a challenge prompt with the learner's drawn (or fixed) inputs written in."""
-    values = DrawnValues({name: number(value) for name, value in {**challenge.inputs, **inputs}.items()})
-    try:
-        text = string.Formatter().vformat(challenge.prompt, (), values)
-    except (IndexError, ValueError, AttributeError, KeyError, TypeError):
-        text = challenge.prompt  # braces that are not placeholders: show the prompt as written
-    return render_markdown(text)
+    """Render a challenge prompt with the learner's drawn (or fixed) inputs written in.
+
+    A prompt with fixed inputs was rendered when it was saved; one with ranges shows numbers
+    drawn for this learner, so it is the one authored text rendered on each request.
+    """
+    if not challenge.ranges:
+        return mark_safe(challenge.prompt_html)  # noqa: S308 - sanitised by lessons.markup when saved
+    return render_markdown(fill_prompt(challenge.prompt, {**challenge.inputs, **inputs}))
 
 
 @register.inclusion_tag("lessons/_diagram.html")

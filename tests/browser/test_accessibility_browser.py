@@ -34,3 +34,44 @@ def test_dark_scheme_and_narrow_screen_have_no_violations(live_server, browser, 
         overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 1, f"{url} scrolls sideways by {overflow}px at 360px"
     context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_account_page_and_the_refusal_pages_have_zero_axe_violations(live_server, page, axe_violations, settings,
+                                                                     django_user_model):  # fmt: skip
+    """The pages a learner meets by logging in, or by being refused: 403 (CSRF), 405 and 429."""
+    django_user_model.objects.create_user("ada", "ada@example.com", "correct-horse-battery")
+    failures = {}
+
+    def check(name: str) -> None:
+        violations = axe_violations(page)
+        if violations:
+            failures[name] = describe(violations)
+
+    def log_in() -> None:
+        page.goto(live_server.url + "/accounts/login/")
+        page.fill("#id_username", "ada")
+        page.fill("#id_password", "correct-horse-battery")
+        page.click("button.primary")
+
+    log_in()
+    page.goto(live_server.url + "/accounts/")
+    assert page.locator("h1").inner_text() == "Your account"
+    check("account")
+    page.goto(live_server.url + "/accounts/logout/")  # a form's address opened as a page
+    assert page.locator("h1").inner_text() == "Nothing to show at this address"
+    check("405")
+    page.context.clear_cookies()
+    page.goto(live_server.url + "/accounts/login/")
+    page.context.clear_cookies()  # the form's token no longer matches any cookie, as after a long pause
+    log_in_form = page.locator("form.card")
+    log_in_form.locator("#id_username").fill("ada")
+    log_in_form.locator("#id_password").fill("correct-horse-battery")
+    log_in_form.locator("button.primary").click()
+    assert page.locator("h1").inner_text() == "This form has expired"
+    check("403 CSRF")
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": "0/h"}  # every attempt refused, whatever the clock
+    log_in()
+    assert page.locator("h1").inner_text() == "Too many requests"
+    check("429 log-in")
+    assert failures == {}

@@ -53,3 +53,25 @@ def test_the_one_in_n_figure_always_comes_with_its_assumption():
     assert quoting, "the lessons should still teach the source's figure, with its assumption"
     for name, text in quoting:
         assert re.search(r"exactly one card|assumption", text), f"{name}: {text[:120]}..."
+
+
+# Engine details that changed or were wrong: vLLM renamed its KV-use metric and its V1 engine
+# preempts by recomputation only; nginx buffers responses unless told not to; the usage chunk
+# of a stream is sent only when asked for; gpu_memory_utilization's 10% is not kept for activations.
+OUTDATED = [
+    r"gpu_cache_usage_perc`(?!\s+in older)",
+    r"proxies untouched",
+    r"keeps 10% back for activations",
+]
+
+
+@pytest.mark.parametrize("claim", OUTDATED)
+def test_no_lesson_states_an_outdated_engine_detail(claim):
+    found = [name for name, text in all_texts() if re.search(claim, text)]
+    assert found == [], f"{claim!r} in {found}"
+
+
+def test_the_usage_chunk_is_taught_with_the_option_that_asks_for_it():
+    mentions = [text for _name, text in all_texts() if "usage chunk" in text or "carrying the token usage" in text]
+    assert mentions
+    assert all("include_usage" in text for text in mentions)

@@ -212,3 +212,22 @@ def test_visitor_key_is_the_account_when_signed_in_else_the_address(learner_user
     assert visitor_key(request) == f"user:{learner_user.pk}"
     request.user = AnonymousUser()
     assert visitor_key(request) == "address:10.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [(1, "1 second"), (59, "59 seconds"), (60, "about 1 minute"), (662, "about 11 minutes"),
+     (3569, "about 59 minutes"), (3585, "about 1 hour"), (7200, "about 2 hours")],
+)  # fmt: skip
+def test_waits_are_told_in_words_minutes_past_a_minute(seconds, words):
+    assert ratelimit.wait_in_words(seconds) == words
+
+
+def test_the_generic_429_page_tells_the_wait_in_minutes(lesson, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "answers": "1/h"}
+    _api_url, page_url, choice = deep_dive_answer_urls(lesson)
+    Client().post(page_url, choice)
+    refused = Client().post(page_url, choice)
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "3585"
+    assert "Try again in about 1 hour" in refused.content.decode()

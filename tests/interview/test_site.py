@@ -4,7 +4,11 @@ from unittest import mock
 
 import pytest
 from django.db import DatabaseError
+from django.test import Client
 from django.urls import reverse
+
+from lessons.models import DeepDive
+from tests.lessons.factories import make_lesson
 
 
 @pytest.mark.django_db
@@ -67,3 +71,48 @@ def test_layout_links_are_not_reversed_again_on_each_page(client, django_user_mo
     assert reversed_in_templates.call_count == 0
     for name in ("home", "calculators:index", "results", "account", "logout", "api-docs", "healthz"):
         assert f'"{reverse(name)}"' in html
+
+
+@pytest.mark.django_db
+def test_a_form_posted_without_a_valid_csrf_token_gets_a_styled_page_saying_what_to_do():
+    client = Client(enforce_csrf_checks=True)
+    client.get(reverse("login"))  # sets the CSRF cookie; the post below leaves the token out, as a stale form would
+    response = client.post(
+        reverse("login"), {"username": "ada", "password": "x"}, HTTP_REFERER="http://testserver/accounts/login/"
+    )
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert "<h1>This form has expired</h1>" in page
+    assert 'class="site-header"' in page  # the site's layout, not Django's bare page
+    assert "CSRF verification failed" not in page
+    assert '<a href="http://testserver/accounts/login/">Reload the form</a>' in page
+    assert client.get(reverse("login")).status_code == 200  # reloading the form works
+
+
+@pytest.mark.django_db
+def test_a_page_opened_with_the_wrong_method_gets_a_styled_405_keeping_allow(client):
+    response = client.get("/accounts/logout/")
+    assert response.status_code == 405
+    assert response["Allow"] == "POST, OPTIONS"
+    page = response.content.decode()
+    assert "<h1>" in page and 'class="site-header"' in page
+    assert "cannot be opened" in page
+
+
+@pytest.mark.django_db
+def test_an_answer_address_opened_in_the_browser_gets_the_styled_405(client):
+    lesson = make_lesson()
+    dd = DeepDive.objects.get(key="dd-1", section__lesson=lesson)
+    response = client.get(f"/lessons/{lesson.slug}/deep-dives/{dd.pk}/answer/")
+    assert response.status_code == 405
+    assert "POST" in response["Allow"]
+    assert "cannot be opened as a page" in response.content.decode()
+    assert client.get(lesson.get_absolute_url()).status_code == 200  # the way back works
+
+
+@pytest.mark.django_db
+def test_the_api_answers_a_wrong_method_in_json(client):
+    response = client.delete("/api/v1/calculators/")
+    assert response.status_code == 405
+    assert response["Content-Type"] == "application/json"
+    assert "detail" in response.json()

@@ -219,7 +219,9 @@ def test_long_query_string_on_a_walkthrough_step_is_fine(client, lesson):
 
 
 def test_authored_html_in_api_text_is_sanitised_in_the_html_twin(api, lesson):
-    DeepDive.objects.filter(key="dd-1").update(prompt='How? <script>alert(1)</script><img src=x onerror="alert(2)">')
+    dive = DeepDive.objects.get(key="dd-1")
+    dive.prompt = 'How? <script>alert(1)</script><img src=x onerror="alert(2)">'
+    dive.save()
     dive = api.get("/api/v1/lessons/sample/").json()["sections"][0]["items"][0]
     assert "<script" not in dive["prompt_html"]
     assert "onerror" not in dive["prompt_html"]
@@ -236,7 +238,8 @@ def test_the_api_refuses_a_follow_up_not_yet_reached(api, lesson):
     url = f"/api/v1/deep-dives/{follow.pk}/answer/"
     response = api.post(url, {"choice": follow.choices.first().pk}, format="json")
     assert response.status_code == 409
-    assert response.json() == {"errors": {"deep_dive": [FOLLOW_UP_NOT_REACHED]}}
+    # Like every API error that is not about a field the client sent: "detail" to show, "errors" to parse.
+    assert response.json() == {"detail": FOLLOW_UP_NOT_REACHED, "errors": {"deep_dive": [FOLLOW_UP_NOT_REACHED]}}
     assert not Answer.objects.exists()
     assert api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": weak.pk}, format="json").json()["follow_up"]
     assert api.post(url, {"choice": follow.choices.first().pk}, format="json").status_code == 200

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-from lessons.content import FORMAT_VERSION
+from lessons.content.validate import FORMAT_VERSION
 from lessons.models import Choice, DeepDive, Lesson, Step
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
@@ -287,3 +287,69 @@ def test_a_track_rename_refreshes_the_shared_home_page(content_copy, client, db)
     path.write_text(path.read_text().replace("Start here", "Begin here"))
     load(content_copy)
     assert "Begin here" in Client().get("/").content.decode()
+
+
+def sample_challenge(data) -> dict:
+    """Return the first challenge of a lesson file's data."""
+    return next(
+        item["challenge"] for section in data["sections"] for item in section.get("items", []) if "challenge" in item
+    )
+
+
+BAD_PROMPTS = [
+    ("huge width", "**{context_tokens:>3000000} tokens**", "{context_tokens:>3000000} has the format '>3000000'"),
+    ("nested width", "{context_tokens:{context_tokens}}", "has the format '{context_tokens}'"),
+    ("conversion", "{context_tokens!r} tokens", "{context_tokens!r} converts its value"),
+    ("unknown field", "{layers} layers", "'layers' is not a parameter in this challenge's inputs or ranges"),
+    ("attribute", "{context_tokens.real} tokens", "'context_tokens.real' is not a parameter"),
+    ("lone brace", "a { brace", "a brace that is not a field"),
+]
+
+
+@pytest.mark.parametrize(("name", "prompt", "message"), BAD_PROMPTS, ids=[b[0] for b in BAD_PROMPTS])
+def test_a_challenge_prompt_with_an_unsafe_field_is_refused_and_nothing_is_written(
+    content_copy, db, name, prompt, message
+):
+    load(content_copy)
+    prompts = dict(Lesson.objects.values_list("slug", "title"))
+
+    def change(data):
+        data["title"] = "Should not be saved"
+        sample_challenge(data)["prompt"] = prompt
+
+    edit(content_copy, SAMPLE, change)
+    for options in ({"check": True}, {}):
+        with pytest.raises(CommandError) as error:
+            call_command("load_content", dir=content_copy, verbosity=0, **options)
+        assert f"{SAMPLE}.yaml: challenge 'requests-at-your-context': 'prompt'" in str(error.value)
+        assert message in str(error.value)
+    assert dict(Lesson.objects.values_list("slug", "title")) == prompts
+
+
+def test_a_challenge_prompt_may_format_its_numbers(content_copy, db):
+    def change(data):
+        sample_challenge(data)["prompt"] = "Reserve {context_tokens:,} tokens ({context_tokens:.1f}, {context_tokens})."
+
+    edit(content_copy, SAMPLE, change)
+    load(content_copy)
+    from lessons.models import Challenge
+
+    assert Challenge.objects.get(key="requests-at-your-context").prompt.startswith("Reserve {context_tokens:,}")
+
+
+def test_reloading_an_edited_file_renders_the_edited_choice_and_step(content_copy, db):
+    load(content_copy)
+
+    def change(data):
+        data["sections"][0]["items"][0]["deep_dive"]["choices"][0]["feedback"] = "Rewritten *feedback*."
+        for section in data["sections"]:
+            for item in section.get("items", []):
+                for step in item.get("walkthrough", {}).get("steps", []):
+                    step["body"] = "A rewritten **step**."
+
+    edit(content_copy, SAMPLE, change)
+    load(content_copy)
+    choice = DeepDive.objects.get(key="kv-heads").choices.get(order=1)
+    assert choice.feedback_html == "<p>Rewritten <em>feedback</em>.</p>"
+    steps = Step.objects.filter(walkthrough__section__lesson__slug=SAMPLE)
+    assert {step.body_html for step in steps} == {"<p>A rewritten <strong>step</strong>.</p>"}

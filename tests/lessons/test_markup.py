@@ -65,3 +65,60 @@ def test_a_broken_reference_with_backslashes_renders_a_note_not_an_error():
     html = str(render_markdown(r"before {{calc kv-cache.copy_bytes layers=\g<9> | MB}} after"))
     assert "number unavailable" in html
     assert "before" in html
+
+
+def test_typographic_quotes_never_touch_code():
+    html = str(render_markdown('Say "hi" and `{"a": "b"}`\n\n```\n{"it\'s": "x"}\n```'))
+    assert "\u201chi\u201d" in html
+    assert '<code>{"a": "b"}</code>' in html
+    assert '{"it\'s": "x"}' in html
+    assert html.count("\u201d") == 1
+
+
+def test_fenced_code_keeps_angle_brackets_as_text_and_highlights_a_named_language():
+    html = str(render_markdown('```python\nx = "<script>alert(1)</script>"\n```'))
+    assert "<script" not in html
+    assert "&lt;script&gt;" in html
+    assert '<div class="highlight"><pre tabindex="0" role="region" aria-label="Code sample">' in html
+    assert '<span class="s2">' in html
+
+
+def test_only_pygments_classes_survive_the_sanitiser():
+    html = str(render_markdown('<span class="k evil" onclick="x()">a</span> <div class="highlight hijack">b</div>'))
+    assert 'class="k"' in html
+    assert "evil" not in html and "hijack" not in html and "onclick" not in html
+
+
+def test_the_pygments_stylesheet_passes_contrast_in_light_and_dark():
+    import re
+    from pathlib import Path
+
+    from lessons.management.commands.pygments_css import stylesheet
+
+    css = (Path(__file__).resolve().parents[2] / "static" / "css" / "pygments.css").read_text()
+    assert css == stylesheet()  # the committed file is what `manage.py pygments_css` writes
+    light, dark = css.split("@media (prefers-color-scheme: dark)")
+    backgrounds = {"light": "#f5f6fa", "dark": "#1c1e28"}  # --surface, the background of <pre> in site.css
+
+    def luminance(hex_color):
+        hex_color = hex_color.lstrip("#")
+        if len(hex_color) == 3:
+            hex_color = "".join(c * 2 for c in hex_color)
+        channels = [int(hex_color[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    def ratio(a, b):
+        high, low = sorted((luminance(a), luminance(b)), reverse=True)
+        return (high + 0.05) / (low + 0.05)
+
+    for scheme, rules in (("light", light), ("dark", dark)):
+        colours = 0
+        for declarations in re.findall(r"\.highlight [^{]*\{([^}]*)\}", rules):
+            colour = re.search(r"(?<!-)color:\s*(#[0-9a-fA-F]{3,6})", declarations)
+            if colour:
+                colours += 1
+                background = re.search(r"background-color:\s*(#[0-9a-fA-F]{3,6})", declarations)
+                against = background.group(1) if background else backgrounds[scheme]
+                assert ratio(colour.group(1), against) >= 4.5, (scheme, declarations)
+        assert colours > 20

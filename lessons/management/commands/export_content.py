@@ -4,7 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from lessons.content import content_dir, export_directory
+from lessons.content.export import export_directory
+from lessons.content.load import content_dir
 
 
 class Command(BaseCommand):

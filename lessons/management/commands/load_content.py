@@ -4,7 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from lessons.content import ContentError, content_dir, load_directory, parse_directory
+from lessons.content.load import content_dir, load_directory
+from lessons.content.validate import ContentError, parse_directory
 
 
 class Command(BaseCommand):

@@ -76,6 +76,25 @@ def test_failures_from_many_addresses_reach_the_accounts_ceiling(learner_user, l
     assert signed_in_as(newcomer) is None
 
 
+def test_a_browser_the_owner_signed_in_from_is_spared_the_accounts_ceiling(learner_user, limits):
+    """Attackers with many addresses reach the ceiling; the owner's own browser still signs in."""
+    owner = from_address("10.0.0.1")
+    assert owner.post(reverse("login"), GOOD).status_code == 302
+    owner.post(reverse("logout"))
+    assert [from_address(f"10.7.0.{n}").post(reverse("login"), BAD).status_code for n in range(7)] == [200] * 6 + [429]
+    assert from_address("10.0.0.2").post(reverse("login"), GOOD).status_code == 429  # a new browser: the ceiling holds
+    assert owner.post(reverse("login"), GOOD).status_code == 302
+    assert signed_in_as(owner) == "ada"
+
+
+def test_a_forged_known_device_cookie_does_not_lift_the_ceiling(learner_user, limits):
+    assert [from_address(f"10.7.0.{n}").post(reverse("login"), BAD).status_code for n in range(7)] == [200] * 6 + [429]
+    forger = from_address("10.0.0.3")
+    forger.cookies["known_device"] = "ada"
+    assert forger.post(reverse("login"), GOOD).status_code == 429
+    assert signed_in_as(forger) is None
+
+
 def test_refused_attempts_do_not_raise_the_accounts_ceiling(learner_user, limits):
     """One address past its own limit keeps trying: that must not lock the account everywhere."""
     attacker = from_address("10.6.6.6")
@@ -132,3 +151,55 @@ def test_password_reset_looks_the_same_for_existing_and_unknown_accounts(learner
     assert {message.to[0] for message in mailoutbox} == {"ada@example.com"}
     done = Client().get(existing[0][1])
     assert "If an account uses that address" in done.content.decode()
+
+
+def sign_up(client: Client, username: str, password: str = "a-long-pass-phrase"):
+    return client.post(reverse("signup"), {"username": username, "password1": password, "password2": password})
+
+
+def test_sign_ups_are_limited_per_address_whatever_the_outcome(learner_user, limits, time_machine):
+    """Each attempt counts, so trying user names to learn which exist ("already exists") is bounded."""
+    limits["signup"] = "3/h"
+    codes = [sign_up(from_address("10.0.0.3"), name).status_code for name in ("ada", "ada", "newbie", "other")]
+    assert codes == [400, 400, 302, 429]
+    refused = sign_up(from_address("10.0.0.3"), "other")
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
+    assert "Too many sign-ups from here" in refused.content.decode()
+    assert signed_in_as(from_address("10.0.0.3")) is None
+    assert sign_up(from_address("10.0.0.4"), "other").status_code == 302  # another address is not held up
+    time_machine.move_to(datetime(2026, 11, 30, 13, 0, 15, tzinfo=UTC), tick=False)  # the next hour's window
+    later = from_address("10.0.0.3")
+    assert sign_up(later, "third").status_code == 302
+    assert signed_in_as(later) == "third"
+
+
+def test_a_locked_out_log_in_says_why_for_how_long_and_what_to_do(learner_user, limits):
+    client = from_address("10.0.0.1")
+    for _ in range(3):
+        client.post(reverse("login"), BAD)
+    refused = client.post(reverse("login"), GOOD)
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "885"  # 15 s into a 15-minute window
+    page = refused.content.decode()
+    assert "Too many failed log-ins for this account from here" in page
+    assert "about 15 minutes" in page
+    assert "885" not in page
+    assert f'href="{reverse("password_reset")}"' in page
+    assert f'href="{reverse("login")}"' in page
+    # The way forward works: the reset form opens and sends the mail.
+    assert client.get(reverse("password_reset")).status_code == 200
+    assert reset(client, "ada@example.com").status_code == 302
+
+
+def test_a_refused_password_reset_says_which_limit_and_the_wait_in_minutes(learner_user, limits):
+    limits["password_reset"] = "1/h"
+    client = from_address("10.0.0.9")
+    reset(client, "someone@example.com")
+    refused = reset(client, "ada@example.com")
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "3585"
+    page = refused.content.decode()
+    assert "Too many password-reset requests from here" in page
+    assert "about 1 hour" in page
+    assert f'href="{reverse("login")}"' in page

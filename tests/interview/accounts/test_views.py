@@ -170,3 +170,72 @@ def test_reloading_after_creating_a_token_does_not_create_another(client, learne
     client.post(reverse("account"), {"name": "once"}, follow=True)
     client.get(reverse("account"))
     assert ApiToken.objects.count() == 1
+
+
+def sign_up(client, username: str, email: str):
+    password = "a-long-pass-phrase"
+    return client.post(
+        reverse("signup"), {"username": username, "email": email, "password1": password, "password2": password}
+    )
+
+
+def test_sign_up_with_an_e_mail_lets_the_learner_reset_a_forgotten_password(client, db, mailoutbox):
+    page = client.get(reverse("signup")).content.decode()
+    assert "Only used to reset your password" in page
+    response = sign_up(client, "newbie", "newbie@example.com")
+    assert response.status_code == 302
+    assert_signed_in_as(client, "newbie")
+    assert client.post(reverse("password_reset"), {"email": "newbie@example.com"}).status_code == 302
+    assert [message.to for message in mailoutbox] == [["newbie@example.com"]]
+    assert "newbie" in mailoutbox[0].body
+
+
+def test_sign_up_refuses_a_malformed_e_mail_beside_the_field(client, db):
+    response = sign_up(client, "newbie", "not-an-address")
+    assert response.status_code == 400
+    assert 'id="id_email_error"' in response.content.decode()
+    assert "Enter a valid email address." in response.content.decode()
+    assert_signed_out(client)
+
+
+def test_an_e_mail_already_used_by_another_account_is_accepted_and_both_can_reset(client, learner_user, mailoutbox):
+    """Refusing it would tell anyone which addresses have accounts; a reset mails every account that uses it."""
+    response = sign_up(client, "ada2", "ada@example.com")
+    assert response.status_code == 302
+    assert_signed_in_as(client, "ada2")
+    client.post(reverse("password_reset"), {"email": "ada@example.com"})
+    assert sorted("ada2" in message.body for message in mailoutbox) == [False, True]
+
+
+def test_the_account_page_sets_the_e_mail_that_password_reset_then_uses(client, django_user_model, mailoutbox):
+    user = django_user_model.objects.create_user("noemail", password="a-long-pass-phrase")
+    client.force_login(user)
+    assert 'name="email"' in client.get(reverse("account")).content.decode()
+    response = client.post(reverse("account"), {"email": "found@example.com"})
+    assert response.status_code == 302
+    page = client.get(response["Location"]).content.decode()
+    assert "E-mail saved" in page
+    assert 'value="found@example.com"' in page
+    client.post(reverse("logout"))
+    assert client.post(reverse("password_reset"), {"email": "found@example.com"}).status_code == 302
+    assert [message.to for message in mailoutbox] == [["found@example.com"]]
+
+
+def test_the_account_page_refuses_a_malformed_e_mail_and_keeps_the_old_one(client, learner_user):
+    client.force_login(learner_user)
+    response = client.post(reverse("account"), {"email": "nope"})
+    assert response.status_code == 400
+    assert "Enter a valid email address." in response.content.decode()
+    assert "Give the token a name." not in response.content.decode()
+    learner_user.refresh_from_db()
+    assert learner_user.email == "ada@example.com"
+    assert 'value="ada@example.com"' in client.get(reverse("account")).content.decode()
+
+
+def test_the_account_page_can_remove_the_e_mail_and_says_what_that_means(client, learner_user, mailoutbox):
+    client.force_login(learner_user)
+    response = client.post(reverse("account"), {"email": ""})
+    assert response.status_code == 302
+    assert "E-mail removed" in client.get(response["Location"]).content.decode()
+    client.post(reverse("password_reset"), {"email": "ada@example.com"})
+    assert mailoutbox == []

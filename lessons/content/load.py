@@ -1,0 +1,288 @@
+"""Load validated lesson files into the database, idempotently, keeping rows (and learners' answers) in place."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+
+from lessons.content.validate import DEFAULT_POINTS, ContentError, LessonSpec, parse_directory
+from lessons.models import (
+    Answer,
+    Challenge,
+    Choice,
+    DeepDive,
+    Lesson,
+    Section,
+    Step,
+    Track,
+    Walkthrough,
+)
+
+ORDER_BUMP = 10000  # moves rows out of the way so reordering never trips a unique order
+
+
+def content_dir() -> Path:
+    return Path(getattr(settings, "CONTENT_DIR", settings.BASE_DIR / "content"))
+
+
+@dataclass
+class LoadReport:
+    created: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    lessons: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        text = (
+            f"{len(self.lessons)} lesson(s): {self.created} created, {self.updated} updated, "
+            f"{self.deleted} deleted, {self.unchanged} unchanged"
+        )
+        if self.skipped:
+            text += f"; {len(self.skipped)} file(s) unchanged since the last load were left as they are"
+        return text
+
+
+def upsert(report: LoadReport, model, lookup: dict, values: dict, create: dict | None = None):
+    """Create or update one row, counting what changed; return the row.
+
+    Rows whose ``order`` was moved out of the way by ORDER_BUMP and comes back to
+    the same value count as unchanged.
+    """
+    row = model.objects.filter(**lookup).first()
+    if row is None:
+        report.created += 1
+        return model.objects.create(**(create if create is not None else lookup), **values)
+    changed = []
+    for name, value in values.items():
+        old = getattr(row, name)
+        if name == "order" and old >= ORDER_BUMP:
+            old -= ORDER_BUMP
+            setattr(row, name, value)
+            if old == value:
+                row.save(update_fields=["order"])
+                continue
+        if old != value:
+            changed.append(name)
+            setattr(row, name, value)
+    if changed:
+        row.save(update_fields=sorted(set(changed) | ({"order"} if "order" in values else set())))
+        report.updated += 1
+    else:
+        report.unchanged += 1
+    return row
+
+
+ANSWERS_OF = {
+    Choice: "choice__in",
+    DeepDive: "deep_dive__in",
+    Walkthrough: "step__walkthrough__in",
+    Challenge: "challenge__in",
+    Step: "step__in",
+}
+
+
+def delete_missing(report: LoadReport, queryset, *, file: str = "", prune: bool = True) -> None:
+    """Delete rows the file no longer has; refuse when learners' answers would go with them."""
+    if not prune and queryset.model in ANSWERS_OF:
+        answered = Answer.objects.filter(**{ANSWERS_OF[queryset.model]: queryset}).count()
+        if answered:
+            names = ", ".join(sorted(str(getattr(row, "key", None) or row) for row in queryset))
+            raise ContentError(
+                file,
+                f"{queryset.model._meta.verbose_name} {names}",
+                f"is no longer in the file but learners gave {answered} answer(s) to it; put it back, "
+                "or load with --prune to delete it and those answers",
+            )
+    _count, by_model = queryset.delete()
+    report.deleted += by_model.get(queryset.model._meta.label, 0)
+
+
+def save_fields(row, **values) -> None:
+    """Save ``values`` on ``row`` through save(), which also renders its Markdown to the stored HTML."""
+    for name, value in values.items():
+        setattr(row, name, value)
+    row.save(update_fields=list(values))
+
+
+def ask_values(ask: dict | None) -> dict:
+    if not ask:
+        return {"calculator": "", "inputs": {}, "output": "", "scale": 1.0, "unit": "", "tolerance": None,
+                "tolerance_kind": "relative", "partial_band": None, "slips": [], "points": DEFAULT_POINTS}  # fmt: skip
+    return {k: ask[k] for k in (
+        "calculator", "inputs", "output", "scale", "unit", "tolerance", "tolerance_kind", "partial_band", "slips",
+        "points",
+    )}  # fmt: skip
+
+
+@transaction.atomic
+def write(tracks: list[dict], specs: list[LessonSpec], *, force: bool = False, prune: bool = False) -> LoadReport:
+    """Write validated tracks and lessons; rows keep their ids so learners' answers survive edits.
+
+    A lesson whose file has not changed since it was last loaded is left alone (``force``
+    reloads it), so edits made in the admin survive restarts until the file itself changes.
+    """
+    report = LoadReport()
+    write_all(report, tracks, specs, force, prune)
+    return report
+
+
+def write_all(report: LoadReport, tracks: list[dict], specs: list[LessonSpec], force: bool, prune: bool) -> None:
+    Track.objects.filter(slug__in=[t["slug"] for t in tracks]).update(order=F("order") + ORDER_BUMP)
+    for track in tracks:
+        upsert(report, Track, {"slug": track["slug"]}, {k: track[k] for k in ("title", "summary", "order")})
+    track_ids = dict(Track.objects.values_list("slug", "id"))
+    digests = dict(
+        Lesson.objects.filter(slug__in=[s.lesson["slug"] for s in specs]).values_list("slug", "source_digest")
+    )
+    changed = [spec for spec in specs if force or digests.get(spec.lesson["slug"]) != spec.digest]
+    report.skipped = [spec.lesson["slug"] for spec in specs if spec not in changed]
+    Lesson.objects.filter(slug__in=[s.lesson["slug"] for s in changed]).update(order=F("order") + ORDER_BUMP)
+    for spec in changed:
+        write_lesson(report, spec, track_ids, prune)
+        Lesson.objects.filter(slug=spec.lesson["slug"]).update(source_digest=spec.digest)
+        report.lessons.append(spec.lesson["slug"])
+
+
+def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int], prune: bool = False) -> None:
+    values = dict(spec.lesson)
+    values["track_id"] = track_ids[values.pop("track")]
+    slug = values.pop("slug")
+    lesson = upsert(report, Lesson, {"slug": slug}, values)
+    Section.objects.filter(lesson=lesson).update(order=F("order") + ORDER_BUMP)
+    for model in (DeepDive, Walkthrough, Challenge):
+        model.objects.filter(section__lesson=lesson).update(order=F("order") + ORDER_BUMP)
+    kept: dict[type, list[int]] = {DeepDive: [], Walkthrough: [], Challenge: [], Section: []}
+    follow_ups: list[tuple[Choice, str, bool]] = []
+    for section_order, section_spec in enumerate(spec.sections, start=1):
+        section = upsert(
+            report,
+            Section,
+            {"lesson": lesson, "key": section_spec["key"]},
+            {"order": section_order, **{k: section_spec[k] for k in ("layer", "title", "minutes", "body")}},
+        )
+        kept[Section].append(section.pk)
+        for item_order, (kind, fields) in enumerate(section_spec["items"], start=1):
+            if kind == "deep_dive":
+                row = write_deep_dive(report, lesson, section, item_order, fields, follow_ups, spec.file, prune)
+                kept[DeepDive].append(row.pk)
+            elif kind == "walkthrough":
+                row = write_walkthrough(report, lesson, section, item_order, fields, spec.file, prune)
+                kept[Walkthrough].append(row.pk)
+            else:
+                row = write_challenge(report, lesson, section, item_order, fields)
+                kept[Challenge].append(row.pk)
+    deep_dive_ids = dict(DeepDive.objects.filter(section__lesson=lesson).values_list("key", "id"))
+    for choice, key, created in follow_ups:
+        if choice.follow_up_id != deep_dive_ids.get(key):
+            Choice.objects.filter(pk=choice.pk).update(follow_up_id=deep_dive_ids.get(key))
+            report.updated += 0 if created else 1  # a new choice's link is part of creating it
+    for model in (DeepDive, Walkthrough, Challenge):
+        missing = model.objects.filter(section__lesson=lesson).exclude(pk__in=kept[model])
+        delete_missing(report, missing, file=spec.file, prune=prune)
+    delete_missing(report, Section.objects.filter(lesson=lesson).exclude(pk__in=kept[Section]))
+
+
+def item_row(report: LoadReport, model, lesson: Lesson, section: Section, order: int, key: str, values: dict):
+    """Upsert an item by its key within the lesson (it may move between sections)."""
+    values = {"section_id": section.pk, "order": order, **values}
+    return upsert(report, model, {"section__lesson": lesson, "key": key}, values, create={"key": key})
+
+
+def match_choices(existing: list[Choice], specs: list[dict]) -> tuple[list[Choice | None], list[Choice]]:
+    """Pair each choice in the file with a row: the same text first, then the most similar text.
+
+    Inserting, removing or reordering choices keeps every answer on the choice it was given to;
+    a choice whose wording was edited keeps its row. Returns the pairing and the rows left over.
+    """
+    remaining = sorted(existing, key=lambda c: c.order)
+    matched: list[Choice | None] = []
+    for spec in specs:
+        row = next((c for c in remaining if c.text == spec["text"]), None)
+        if row is not None:
+            remaining.remove(row)
+        matched.append(row)
+    # A reworded choice is still mostly the same words: pair the most similar texts first.
+    pairs = sorted(
+        (
+            (difflib.SequenceMatcher(None, row.text, specs[i]["text"]).ratio(), i, row)
+            for i, matched_row in enumerate(matched)
+            if matched_row is None
+            for row in remaining
+        ),
+        key=lambda pair: -pair[0],
+    )
+    for ratio, index, row in pairs:
+        if ratio >= 0.6 and matched[index] is None and row in remaining:
+            matched[index] = row
+            remaining.remove(row)
+    return matched, remaining
+
+
+def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: str = "", prune: bool = True) -> DeepDive:
+    deep_dive = item_row(
+        report, DeepDive, lesson, section, order, fields["key"],
+        {k: fields[k] for k in ("topic", "prompt", "context", "points")},
+    )  # fmt: skip
+    Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
+    matched, leftover = match_choices(list(Choice.objects.filter(deep_dive=deep_dive)), fields["choices"])
+    delete_missing(report, Choice.objects.filter(pk__in=[c.pk for c in leftover]), file=file, prune=prune)
+    for number, (choice, row) in enumerate(zip(fields["choices"], matched), start=1):
+        values = {k: choice[k] for k in ("text", "verdict", "points", "feedback")}
+        created = row is None
+        if created:
+            row = Choice.objects.create(deep_dive=deep_dive, order=number, **values)
+            report.created += 1
+        else:
+            changed = any(getattr(row, k) != v for k, v in values.items()) or row.order != number + ORDER_BUMP
+            save_fields(row, order=number, **values)
+            if changed:
+                report.updated += 1
+            else:
+                report.unchanged += 1
+        follow_ups.append((row, choice["follow_up"], created))
+    return deep_dive
+
+
+def write_walkthrough(report, lesson, section, order, fields, file: str = "", prune: bool = True) -> Walkthrough:
+    walkthrough = item_row(
+        report, Walkthrough, lesson, section, order, fields["key"],
+        {k: fields[k] for k in ("kind", "title", "intro", "topic")},
+    )  # fmt: skip
+    Step.objects.filter(walkthrough=walkthrough).update(order=F("order") + ORDER_BUMP)
+    for number, step in enumerate(fields["steps"], start=1):
+        values = {
+            **{k: step[k] for k in ("title", "body", "hints", "explanation", "components", "connections")},
+            **ask_values(step["ask"]),
+        }
+        row = Step.objects.filter(walkthrough=walkthrough, order=number + ORDER_BUMP).first()
+        if row is None:
+            Step.objects.create(walkthrough=walkthrough, order=number, **values)
+            report.created += 1
+        else:
+            if any(getattr(row, k) != v for k, v in values.items()):
+                report.updated += 1
+            else:
+                report.unchanged += 1
+            save_fields(row, order=number, **values)
+    delete_missing(report, Step.objects.filter(walkthrough=walkthrough, order__gt=ORDER_BUMP), file=file, prune=prune)
+    return walkthrough
+
+
+def write_challenge(report, lesson, section, order, fields) -> Challenge:
+    values = {k: fields[k] for k in ("topic", "title", "prompt", "hints", "explanation")}
+    values.update(ask_values(fields["ask"]))
+    values["ranges"] = fields["ask"]["ranges"]
+    return item_row(report, Challenge, lesson, section, order, fields["key"], values)
+
+
+def load_directory(directory: Path | None = None, *, force: bool = False, prune: bool = False) -> LoadReport:
+    """Validate all files, then write them in one transaction (nothing half-written)."""
+    tracks, specs = parse_directory(directory or content_dir())
+    return write(tracks, specs, force=force, prune=prune)

@@ -1,0 +1,529 @@
+"""Validate lesson files (docs/content-format.md): every problem names the file, the item and the reason.
+
+The admin runs the same checks (lessons.admin), so a row saved there is one a file could hold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from calculators.registry import CalculatorInputError, get_calculator
+from lessons.markup import MarkupError, check_markup, check_prompt
+from lessons.models import (
+    Challenge,
+    Lesson,
+    ToleranceKind,
+    Topic,
+    Track,
+    Verdict,
+    Walkthrough,
+)
+
+FORMAT_VERSION = 1
+KEY_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+DEFAULT_POINTS = 10
+
+
+class ContentError(ValueError):
+    """A content file that cannot be loaded: names the file, the item and the problem.
+
+    ``field`` names the model field at fault when there is one, so the admin can show the
+    problem beside it.
+    """
+
+    def __init__(self, file: str, item: str, problem: str, field: str | None = None):
+        self.file, self.item, self.problem, self.field = file, item, problem, field
+        super().__init__(f"{file}: {item}: {problem}")
+
+
+@dataclass
+class Checker:
+    """Collects the context (file and item) for error messages while validating."""
+
+    file: str
+    item: str = "lesson"
+
+    def fail(self, problem: str, field: str | None = None) -> None:
+        raise ContentError(self.file, self.item, problem, field)
+
+    def mapping(self, data: Any, allowed: set[str], required: set[str], what: str) -> dict:
+        if not isinstance(data, dict):
+            self.fail(f"{what} must be a mapping of fields, got {type(data).__name__}")
+        unknown = set(data) - allowed
+        if unknown:
+            self.fail(f"unknown field(s) {', '.join(sorted(map(str, unknown)))} in {what}")
+        missing = required - set(data)
+        if missing:
+            self.fail(f"missing field(s) {', '.join(sorted(missing))} in {what}")
+        return data
+
+    def text(self, data: dict, name: str, *, required: bool = True, markup: bool = False) -> str:
+        value = data.get(name, "")
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            self.fail(f"'{name}' must be text", name)
+        value = value.strip()
+        if required and not value:
+            self.fail(f"'{name}' must not be empty", name)
+        if markup:
+            try:
+                check_markup(value)
+            except MarkupError as error:
+                self.fail(f"'{name}': {error}", name)
+        return value
+
+    def key(self, data: dict, name: str = "key") -> str:
+        value = data.get(name)
+        if not isinstance(value, str) or not KEY_RE.match(value):
+            self.fail(f"'{name}' must be lowercase letters, digits and hyphens (got {value!r})")
+        return value
+
+    def integer(self, data: dict, name: str, default: int, low: int, high: int) -> int:
+        value = data.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(f"'{name}' must be a whole number (got {value!r})", name)
+        if not low <= value <= high:
+            self.fail(f"'{name}' must be between {low} and {high} (got {value})", name)
+        return value
+
+    def number(self, data: dict, name: str, default: float | None = None) -> float | None:
+        value = data.get(name, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self.fail(f"'{name}' must be a finite number (got {value!r})", name)
+        return float(value)
+
+    def choice(self, data: dict, name: str, options: list[str], default: str | None = None) -> str:
+        value = data.get(name, default)
+        if value not in options:
+            self.fail(f"'{name}' must be one of {', '.join(options)} (got {value!r})", name)
+        return value
+
+    def markdown_list(self, data: dict, name: str) -> list[str]:
+        value = data.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            self.fail(f"'{name}' must be a list of non-empty texts", name)
+        for text in value:
+            try:
+                check_markup(text)
+            except MarkupError as error:
+                self.fail(f"'{name}': {error}", name)
+        return [v.strip() for v in value]
+
+
+ASK_FIELDS = {
+    "calculator", "inputs", "ranges", "output", "scale", "unit", "tolerance", "tolerance_kind",
+    "partial_band", "points", "slips",
+}  # fmt: skip
+
+
+def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
+    """Return the validated fields of a graded number, computing its expected value to prove it works."""
+    ask = check.mapping(ask, ASK_FIELDS, {"calculator", "output", "unit", "tolerance"}, "ask (a numeric question)")
+    slug = check.text(ask, "calculator")
+    try:
+        calculator = get_calculator(slug)
+    except KeyError:
+        check.fail(f"unknown calculator '{slug}'", "calculator")
+    inputs = ask.get("inputs") or {}
+    if not isinstance(inputs, dict):
+        check.fail("'inputs' must be a mapping of parameter names to numbers", "inputs")
+    output = check.text(ask, "output")
+    if output not in {o.name for o in calculator.outputs}:
+        names = ", ".join(o.name for o in calculator.outputs)
+        check.fail(f"calculator '{slug}' has no output '{output}' (it has {names})", "output")
+    ranges = ask.get("ranges") or {}
+    if ranges and not allow_ranges:
+        check.fail("'ranges' are only for challenges", "ranges")
+    if not isinstance(ranges, dict):
+        check.fail("'ranges' must map parameter names to [min, max, step]", "ranges")
+    params = {p.name: p for p in calculator.parameters}
+    for name, spec in ranges.items():
+        if name not in params:
+            check.fail(f"range for unknown parameter '{name}' of '{slug}'", "ranges")
+        if (
+            not isinstance(spec, list)
+            or len(spec) != 3
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec)
+        ):
+            check.fail(f"range for '{name}' must be [min, max, step]", "ranges")
+        low, high, step = spec
+        if not all(math.isfinite(v) for v in spec) or not (low <= high and step > 0):
+            check.fail(f"range for '{name}' needs finite numbers with min <= max and step > 0", "ranges")
+        if params[name].type == "int" and not all(isinstance(v, int) for v in spec):
+            check.fail(f"'{name}' takes whole numbers, so its range needs whole min, max and step", "ranges")
+        if (high - low) / step > 10000:
+            check.fail(f"range for '{name}' has more than 10,000 values; use a larger step", "ranges")
+    unit = check.text(ask, "unit")
+    tolerance = check.number(ask, "tolerance")
+    if tolerance is None or tolerance <= 0:
+        check.fail("'tolerance' must be above zero", "tolerance")
+    kind = check.choice(ask, "tolerance_kind", ToleranceKind.values, "relative")
+    band = check.number(ask, "partial_band")
+    if band is not None and band <= 1:
+        check.fail("'partial_band' must be a factor above 1, such as 2", "partial_band")
+    scale = check.number(ask, "scale", 1.0)
+    if scale == 0:
+        check.fail("'scale' must not be zero", "scale")
+    points = check.integer(ask, "points", DEFAULT_POINTS, 1, 100)
+    fields = {
+        "calculator": slug, "inputs": inputs, "output": output, "scale": scale, "unit": unit,
+        "tolerance": tolerance, "tolerance_kind": kind, "partial_band": band, "points": points,
+        "slips": [],
+    }  # fmt: skip
+    corners = [dict(inputs)]
+    for name, (low, high, _step) in ranges.items():
+        corners = [dict(c, **{name: v}) for c in corners for v in (low, high)]
+    for corner in corners:
+        expected_value(check, fields, corner, "ranges" if ranges else "inputs")
+    slips = ask.get("slips") or []
+    if not isinstance(slips, list):
+        check.fail("'slips' must be a list", "slips")
+    for slip in slips:
+        slip = check.mapping(slip, {"factor", "inputs", "feedback"}, {"feedback"}, "slip")
+        feedback = check.text(slip, "feedback", markup=True)
+        if ("factor" in slip) == ("inputs" in slip):
+            check.fail("a slip needs exactly one of 'factor' or 'inputs'", "slips")
+        if "factor" in slip:
+            factor = check.number(slip, "factor")
+            if not factor or factor <= 0:
+                check.fail("a slip's 'factor' must be above zero", "slips")
+            fields["slips"].append({"factor": factor, "feedback": feedback})
+        else:
+            if not isinstance(slip["inputs"], dict):
+                check.fail("a slip's 'inputs' must be a mapping", "slips")
+            expected_value(check, fields, {**inputs, **slip["inputs"]}, "slips")
+            fields["slips"].append({"inputs": slip["inputs"], "feedback": feedback})
+    fields["ranges"] = ranges
+    return fields
+
+
+def expected_value(check: Checker, fields: dict, inputs: dict, field: str = "inputs") -> float:
+    """Compute the expected answer for ``inputs``, failing clearly if the calculator refuses them."""
+    calculator = get_calculator(fields["calculator"])
+    try:
+        result = calculator.evaluate(inputs)
+    except CalculatorInputError as error:
+        problems = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
+        check.fail(f"calculator '{fields['calculator']}' refuses the inputs: {problems}", field)
+    value = result.outputs.get(fields["output"])
+    if isinstance(value, bool) or value is None or not math.isfinite(value):
+        check.fail(f"output '{fields['output']}' is not a finite number for these inputs", "output")
+    return value * fields["scale"]
+
+
+@dataclass
+class LessonSpec:
+    file: str
+    lesson: dict
+    sections: list[dict] = field(default_factory=list)
+    digest: str = ""  # of the file's text: an unchanged file is not loaded again
+
+
+def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
+    """Validate one lesson file's data, refusing the first problem with file, item and reason."""
+    check = Checker(file)
+    lesson_fields = {"format", "slug", "track", "order", "title", "kind", "summary", "published", "sections"}
+    data = check.mapping(data, lesson_fields, lesson_fields - {"published"}, "the lesson")
+    if data["format"] != FORMAT_VERSION:
+        check.fail(f"'format' must be {FORMAT_VERSION}")
+    slug = check.key(data, "slug")
+    track = data["track"]
+    if track not in track_slugs:
+        check.fail(f"unknown track '{track}' (tracks: {', '.join(sorted(track_slugs)) or 'none'})")
+    published = data.get("published", True)
+    if not isinstance(published, bool):
+        check.fail("'published' must be true or false")
+    spec = LessonSpec(
+        file,
+        {
+            "slug": slug,
+            "track": track,
+            "order": check.integer(data, "order", 1, 0, 999),
+            "title": check.text(data, "title"),
+            "kind": check.choice(data, "kind", Lesson.Kind.values),
+            "summary": check.text(data, "summary", markup=True),
+            "published": published,
+        },
+    )
+    sections = data["sections"]
+    if not isinstance(sections, list) or not sections:
+        check.fail("'sections' must be a non-empty list")
+    section_keys: set[str] = set()
+    item_keys: set[str] = set()
+    deep_dives: dict[str, dict] = {}
+    for section in sections:
+        check.item = "a section"
+        section = check.mapping(
+            section, {"key", "layer", "title", "minutes", "body", "items"}, {"key", "layer", "title"}, "section"
+        )
+        key = check.key(section)
+        check.item = f"section '{key}'"
+        if key in section_keys:
+            check.fail("section keys must be unique in the lesson")
+        section_keys.add(key)
+        parsed = {
+            "key": key,
+            "layer": check.integer(section, "layer", 1, 1, 3),
+            "title": check.text(section, "title"),
+            "minutes": check.integer(section, "minutes", 1, 0, 120),
+            "body": check.text(section, "body", required=False, markup=True),
+            "items": [],
+        }
+        items = section.get("items") or []
+        if not isinstance(items, list):
+            check.fail("'items' must be a list")
+        for item in items:
+            if not isinstance(item, dict) or len(item) != 1:
+                check.fail("each item must be exactly one of deep_dive, walkthrough or challenge")
+            ((kind, body),) = item.items()
+            if kind not in ("deep_dive", "walkthrough", "challenge"):
+                check.fail(f"unknown item type '{kind}'")
+            check.item = f"{kind} in section '{key}'"
+            item_key = check.key(body if isinstance(body, dict) else {})
+            check.item = f"{kind} '{item_key}'"
+            if item_key in item_keys:
+                check.fail("item keys must be unique in the lesson")
+            item_keys.add(item_key)
+            parser = {"deep_dive": parse_deep_dive, "walkthrough": parse_walkthrough, "challenge": parse_challenge}
+            fields = parser[kind](check, body)
+            parsed["items"].append((kind, fields))
+            if kind == "deep_dive":
+                deep_dives[item_key] = fields
+        spec.sections.append(parsed)
+    check_follow_ups(
+        check, {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()}
+    )
+    return spec
+
+
+def parse_deep_dive(check: Checker, data: Any) -> dict:
+    data = check.mapping(
+        data, {"key", "topic", "prompt", "context", "points", "choices"}, {"key", "topic", "prompt", "choices"},
+        "deep_dive",
+    )  # fmt: skip
+    points = check.integer(data, "points", DEFAULT_POINTS, 1, 100)
+    fields = {
+        "key": data["key"],
+        "topic": check.choice(data, "topic", Topic.values),
+        "prompt": check.text(data, "prompt", markup=True),
+        "context": check.text(data, "context", required=False, markup=True),
+        "points": points,
+        "choices": [],
+    }
+    choices = data["choices"]
+    if not isinstance(choices, list) or len(choices) < 3:
+        check.fail("a deep dive needs at least three choices")
+    defaults = {"best": points, "acceptable": points // 2, "weak": 0}
+    for number, choice in enumerate(choices, start=1):
+        choice = check.mapping(
+            choice, {"text", "verdict", "points", "feedback", "follow_up"}, {"text", "verdict", "feedback"},
+            f"choice {number}",
+        )  # fmt: skip
+        verdict = check.choice(choice, "verdict", Verdict.values)
+        choice_points = check.integer(choice, "points", defaults[verdict], 0, points)
+        if verdict == "best" and choice_points != points:
+            check.fail(f"choice {number} is best, so it must earn the full {points} points")
+        if verdict != "best" and choice_points >= points:
+            check.fail(f"choice {number} is {verdict}, so it must earn fewer than {points} points")
+        follow_up = choice.get("follow_up")
+        if follow_up is not None and (not isinstance(follow_up, str) or not KEY_RE.match(follow_up)):
+            check.fail(f"choice {number}: 'follow_up' must be the key of a deep dive")
+        fields["choices"].append(
+            {
+                "text": check.text(choice, "text", markup=True),
+                "verdict": verdict,
+                "points": choice_points,
+                "feedback": check.text(choice, "feedback", markup=True),
+                "follow_up": follow_up,
+            }
+        )
+    best = sum(1 for c in fields["choices"] if c["verdict"] == "best")
+    if best != 1:
+        check.fail(f"a deep dive needs exactly one best choice (found {best})")
+    return fields
+
+
+def check_follow_ups(check: Checker, graph: dict[str, set[str]]) -> None:
+    """Refuse follow-ups that do not exist, point at themselves, or lead back in a loop.
+
+    ``graph`` maps each deep dive's key to the keys its choices lead to, for one lesson; the
+    content loader and the admin (lessons.admin.ChoiceFormSet) both check through here.
+    """
+    for key, targets in graph.items():
+        check.item = f"deep_dive '{key}'"
+        for target in sorted(targets):
+            if target not in graph:
+                check.fail(f"follow_up '{target}' is not a deep dive in this lesson", "follow_up")
+            if target == key:
+                check.fail("a follow-up cannot lead back to its own deep dive", "follow_up")
+    for start in graph:
+        if start in reachable(start, graph):
+            check.item = f"deep_dive '{start}'"
+            check.fail("its follow-ups lead back to it in a loop", "follow_up")
+
+
+def reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
+    """Return every deep dive a learner can reach from ``start`` by following answers (``start`` only in a loop)."""
+    seen: set[str] = set()
+    frontier = list(graph.get(start, ()))
+    while frontier:
+        node = frontier.pop()
+        if node not in seen:
+            seen.add(node)
+            frontier.extend(graph.get(node, ()))
+    return seen
+
+
+def parse_walkthrough(check: Checker, data: Any) -> dict:
+    data = check.mapping(
+        data, {"key", "kind", "title", "intro", "topic", "steps"}, {"key", "kind", "title", "steps"}, "walkthrough"
+    )
+    kind = check.choice(data, "kind", Walkthrough.Kind.values)
+    topic = data.get("topic", "")
+    if topic and topic not in Topic.values:
+        check.fail(f"'topic' must be one of {', '.join(Topic.values)}")
+    if kind == "envelope" and not topic:
+        check.fail("an envelope walkthrough needs a topic for its graded steps")
+    fields = {
+        "key": data["key"], "kind": kind, "title": check.text(data, "title"),
+        "intro": check.text(data, "intro", required=False, markup=True), "topic": topic, "steps": [],
+    }  # fmt: skip
+    steps = data["steps"]
+    if not isinstance(steps, list) or not steps:
+        check.fail("a walkthrough needs at least one step")
+    components: set[str] = set()
+    base_item = check.item
+    for number, step in enumerate(steps, start=1):
+        check.item = f"{base_item}, step {number}"
+        step = check.mapping(
+            step, {"title", "body", "ask", "hints", "explanation", "components", "connections"}, {"title"}, "step"
+        )
+        parsed = {
+            "title": check.text(step, "title"),
+            "body": check.text(step, "body", required=False, markup=True),
+            "hints": check.markdown_list(step, "hints"),
+            "explanation": check.text(step, "explanation", required=False, markup=True),
+            "components": [],
+            "connections": [],
+            "ask": None,
+        }
+        if kind == "envelope":
+            if "ask" not in step:
+                check.fail("an envelope step must ask for a number ('ask')")
+            parsed["ask"] = validate_ask(check, step["ask"], allow_ranges=False)
+        elif "ask" in step:
+            check.fail("only envelope steps ask for a number")
+        if kind != "envelope":
+            for comp in step.get("components") or []:
+                comp = check.mapping(comp, {"key", "label", "col", "row"}, {"key", "label", "col", "row"}, "component")
+                key = check.key(comp)
+                if key in components:
+                    check.fail(f"component '{key}' was already added")
+                components.add(key)
+                parsed["components"].append(
+                    {
+                        "key": key,
+                        "label": check.text(comp, "label"),
+                        "col": check.integer(comp, "col", 0, 0, 9),
+                        "row": check.integer(comp, "row", 0, 0, 9),
+                    }
+                )
+            for conn in step.get("connections") or []:
+                conn = check.mapping(conn, {"from", "to", "label"}, {"from", "to"}, "connection")
+                for end in ("from", "to"):
+                    if conn[end] not in components:
+                        check.fail(f"connection {end} '{conn[end]}' is not a component added so far")
+                parsed["connections"].append(
+                    {"from": conn["from"], "to": conn["to"], "label": check.text(conn, "label", required=False)}
+                )
+        elif step.get("components") or step.get("connections"):
+            check.fail("envelope steps have no diagram")
+        fields["steps"].append(parsed)
+    check.item = base_item
+    return fields
+
+
+def parse_challenge(check: Checker, data: Any) -> dict:
+    data = check.mapping(
+        data, {"key", "topic", "title", "prompt", "ask", "hints", "explanation"},
+        {"key", "topic", "title", "prompt", "ask"}, "challenge",
+    )  # fmt: skip
+    fields = {
+        "key": data["key"],
+        "topic": check.choice(data, "topic", Topic.values),
+        "title": check.text(data, "title"),
+        "prompt": check.text(data, "prompt", markup=True),
+        "hints": check.markdown_list(data, "hints"),
+        "explanation": check.text(data, "explanation", required=False, markup=True),
+        "ask": validate_ask(check, data["ask"], allow_ranges=True),
+    }
+    try:
+        check_prompt(fields["prompt"], Challenge.prompt_names(fields["ask"]["inputs"], fields["ask"]["ranges"]))
+    except MarkupError as error:
+        check.fail(f"'prompt': {error}", "prompt")
+    return fields
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise ContentError(path.name, "file", f"not valid YAML: {error}") from None
+    except UnicodeDecodeError:
+        raise ContentError(path.name, "file", "not UTF-8 text") from None
+
+
+def parse_tracks(path: Path) -> list[dict]:
+    check = Checker(path.name, "tracks")
+    data = check.mapping(read_yaml(path), {"format", "tracks"}, {"format", "tracks"}, "tracks.yaml")
+    if data["format"] != FORMAT_VERSION:
+        check.fail(f"'format' must be {FORMAT_VERSION}")
+    tracks = []
+    for order, track in enumerate(data["tracks"] or [], start=1):
+        track = check.mapping(track, {"slug", "title", "summary"}, {"slug", "title"}, "track")
+        check.item = f"track '{track.get('slug')}'"
+        tracks.append(
+            {
+                "slug": check.key(track, "slug"),
+                "title": check.text(track, "title"),
+                "summary": check.text(track, "summary", required=False),
+                "order": order,
+            }
+        )
+    return tracks
+
+
+def parse_directory(directory: Path) -> tuple[list[dict], list[LessonSpec]]:
+    """Validate every file under ``directory`` before anything is written."""
+    tracks_file = directory / "tracks.yaml"
+    if not tracks_file.exists():
+        return [], []
+    tracks = parse_tracks(tracks_file)
+    slugs = {t["slug"] for t in tracks} | set(Track.objects.values_list("slug", flat=True))
+    specs = []
+    for path in sorted(directory.glob("lessons/*.yaml")):
+        spec = parse_lesson(read_yaml(path), path.name, slugs)
+        spec.digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        specs.append(spec)
+    seen: dict[str, str] = {}
+    orders: dict[tuple[str, int], str] = {}
+    for spec in specs:
+        slug = spec.lesson["slug"]
+        if slug in seen:
+            raise ContentError(spec.file, "lesson", f"slug '{slug}' is also used by {seen[slug]}")
+        seen[slug] = spec.file
+        place = (spec.lesson["track"], spec.lesson["order"])
+        if place in orders:
+            raise ContentError(spec.file, "lesson", f"order {place[1]} in track '{place[0]}' is also {orders[place]}")
+        orders[place] = spec.file
+    return tracks, specs
