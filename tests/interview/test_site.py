@@ -116,3 +116,18 @@ def test_the_api_answers_a_wrong_method_in_json(client):
     assert response.status_code == 405
     assert response["Content-Type"] == "application/json"
     assert "detail" in response.json()
+
+
+def test_the_wsgi_entry_point_leaves_start_up_objects_out_of_garbage_collection():
+    # A worker's start-up objects live as long as it does: collections triggered by pages should not rescan them.
+    import gc
+    import importlib
+
+    import interview.wsgi
+
+    gc.unfreeze()
+    try:
+        importlib.reload(interview.wsgi)
+        assert gc.get_freeze_count() > 10_000
+    finally:
+        gc.unfreeze()  # the test process keeps collecting as before
