@@ -1,4 +1,4 @@
-"""The WSGI app `make bench` serves: the real app with bench/floor_urls.py as its URLs."""
+"""The WSGI app `make bench` serves: the real app (interview.wsgi) with bench/floor_urls.py as its URLs."""
 
 import os
 
@@ -9,6 +9,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "interview.settings")
 django.setup()
 settings.ROOT_URLCONF = "bench.floor_urls"
 
-from django.core.wsgi import get_wsgi_application  # noqa: E402
-
-application = get_wsgi_application()
+from interview.wsgi import application  # noqa: E402, F401

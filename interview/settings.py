@@ -70,6 +70,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "interview.context_processors.layout",
             ],
             "builtins": ["django_htmx.templatetags.django_htmx"],
         },

@@ -16,6 +16,7 @@ from lessons.models import (
     Choice,
     DeepDive,
     Layer,
+    Learner,
     Lesson,
     LessonProgress,
     ReviewCard,
@@ -31,6 +32,13 @@ def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None
     """Return the lookup that selects the request's learner rows, without fetching the learner."""
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
+        learner_of = (
+            Learner.user.field.remote_field
+        )  # the account's learner, read with it (interview.accounts.backends)
+        if learner_of.is_cached(user):
+            # By id: no join to the learner table in each query; an account that never answered has no rows.
+            learner = learner_of.get_cached_value(user)
+            return {f"{prefix}_id": learner.pk} if learner is not None else None
         return {f"{prefix}__user": user}
     learner_id = request.session.get(SESSION_KEY)
     if learner_id is None:
@@ -216,6 +224,7 @@ class LessonData:
     states: dict[tuple[str, int], ItemState]
     draws: dict[int, ChallengeDraw]
     resume_url: str | None
+    follow_up_ids: set[int] = field(default_factory=set)  # deep dives a choice leads to (read with ``deep_dive``)
 
     def state(self, kind: str, pk: int) -> ItemState:
         return self.states.get((kind, pk)) or ItemState()
@@ -230,31 +239,39 @@ class LessonData:
 
 
 def load_lesson_data(
-    request: HttpRequest, lesson: Lesson, only: str | None = None, deep_dive: int | None = None
+    request: HttpRequest,
+    lesson: Lesson,
+    only: str | None = None,
+    deep_dive: int | None = None,
+    step: int | None = None,
 ) -> LessonData:
     """Read a lesson's content and the learner's answers to it in a constant number of queries.
 
     ``only`` ("deep_dive", "walkthrough" or "challenge") reads just that kind of item, and
-    ``deep_dive`` just that deep dive and its follow-ups: what the fragment an answer swaps in shows.
+    ``deep_dive`` just that deep dive and its follow-ups, ``step`` just the walkthrough holding that
+    step: what the fragment an answer swaps in shows.
     """
     wanted = {only} if only else {"deep_dive", "walkthrough", "challenge"}
     sections = [] if only else list(Section.objects.filter(lesson=lesson).order_by("order"))
     for section in sections:
         section.lesson = lesson
     choices = steps = challenges = []
+    follow_up_ids: set[int] = set()
     if "deep_dive" in wanted:
         choices = Choice.objects.filter(deep_dive__section__lesson=lesson)
         if deep_dive is not None:  # the graph as pairs of ids, then only the choices the fragment shows
-            links = choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id")
+            links = list(choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id"))
+            follow_up_ids = {follow_up for _parent, follow_up in links}
             choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
         choices = list(
             choices.select_related("deep_dive").order_by("deep_dive__section__order", "deep_dive__order", "order")
         )
     if "walkthrough" in wanted:
+        steps = Step.objects.filter(walkthrough__section__lesson=lesson)
+        if step is not None:
+            steps = steps.filter(walkthrough__steps=step)
         steps = list(
-            Step.objects.filter(walkthrough__section__lesson=lesson)
-            .select_related("walkthrough")
-            .order_by("walkthrough__section__order", "walkthrough__order", "order")
+            steps.select_related("walkthrough").order_by("walkthrough__section__order", "walkthrough__order", "order")
         )
     if "challenge" in wanted:
         challenges = list(Challenge.objects.filter(section__lesson=lesson).order_by("section__order", "order"))
@@ -277,7 +294,7 @@ def load_lesson_data(
         if not only:
             position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url").first()
             resume_url = position.url if position else None
-    return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url)
+    return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url, follow_up_ids)
 
 
 def follow_up_tree(links: Iterable[tuple[int, int]], pk: int) -> set[int]:

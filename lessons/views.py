@@ -51,7 +51,7 @@ def render_lesson(
     errors: dict | None = None,
 ) -> HttpResponse:
     page = build_lesson_page(request, lesson, positions)
-    context = {"page": page, "lesson": lesson, "errors": errors or {}}
+    context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
     return render(request, "lessons/lesson.html", context, status=status)
 
 
@@ -77,11 +77,20 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
         services.remember_position(
             learner, lesson.pk, view.walkthrough.anchor, f"{request.path}#{view.walkthrough.anchor}"
         )
-    context = {"page": page, "lesson": lesson, "view": view, "errors": {}}
+    context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors()}
     # A history restore (Back after a cache miss) also carries HX-Request and needs the whole page.
     if request.htmx and not request.htmx.history_restore_request:
         return render(request, "lessons/lesson.html#walkthrough", {**context, "as_fragment": True})
     return render(request, "lessons/lesson.html", context)
+
+
+def item_errors(errors: dict | None = None) -> dict:
+    """Return the error context lesson.html reads, with every key it reads present.
+
+    Each item asks for its own key; a key missing from a plain dict costs the template a
+    failed lookup (three exceptions and a dir()) per item.
+    """
+    return {"dd": None, "ch": None, "step": None, "message": "", **(errors or {})}
 
 
 def item_url(lesson: Lesson, anchor: str) -> str:
@@ -106,7 +115,8 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     form = ChoiceForm(request.POST, choices=choices)
     if not form.is_valid():
         return answer_error(request, lesson, form_message(form), {"dd": deep_dive.pk})
-    if not services.follow_up_reached(services.current_learner(request), deep_dive):
+    # Only a follow-up needs the learner's earlier answers checked; the others are open to all.
+    if pk in data.follow_up_ids and not services.follow_up_reached(services.current_learner(request), deep_dive):
         return answer_error(request, lesson, services.FOLLOW_UP_NOT_REACHED, {"dd": deep_dive.pk}, status=409)
     learner = services.current_learner(request, create=True)
     state = data.state("deep_dive", pk)
@@ -122,7 +132,7 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @limit_per_visitor("answers")
 def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
-    data = load_lesson_data(request, lesson, only="walkthrough")
+    data = load_lesson_data(request, lesson, only="walkthrough", step=pk)
     step = find((s for s in data.steps if s.calculator), pk=pk)
     key = step.walkthrough.key
     form = NumberForm(request.POST)
@@ -182,7 +192,7 @@ def fragment(request, partial: str, context: dict, answer) -> HttpResponse:
         **context,
         "announce": announcement(answer),
         "announce_for": answer.item_key[1],
-        "errors": {},
+        "errors": item_errors(),
         "as_fragment": True,
     }
     return render(request, f"lessons/lesson.html#{partial}", context)
@@ -213,10 +223,10 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
             partial = "walkthrough"
             view = next(w for w in page.walkthroughs.values() if any(s.step.pk == errors["step"] for s in w.steps))
         item_id = errors.get("dd") or errors.get("ch") or errors.get("step")
-        context = {"page": page, "lesson": lesson, "view": view, "errors": errors, "announce": message,
+        context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": message,
                    "announce_for": item_id, "as_fragment": True}  # fmt: skip
         return render(request, f"lessons/lesson.html#{partial}", context, status=status or 422)
-    context = {"page": page, "lesson": lesson, "errors": errors}
+    context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
     return render(request, "lessons/lesson.html", context, status=status or 400)
 
 

@@ -62,6 +62,18 @@ def test_favicon_resolves(client):
 
 
 @pytest.mark.django_db
+def test_layout_links_are_not_reversed_again_on_each_page(client, django_user_model):
+    # The layout's links do not depend on the request: reversing them per page cost more than a trivial view.
+    client.force_login(django_user_model.objects.create_user("reader"))
+    client.get("/no-such-page/")  # the first page of the process works them out
+    with mock.patch("django.urls.reverse", wraps=reverse) as reversed_in_templates:
+        html = client.get("/no-such-page/").content.decode()
+    assert reversed_in_templates.call_count == 0
+    for name in ("home", "calculators:index", "results", "account", "logout", "api-docs", "healthz"):
+        assert f'"{reverse(name)}"' in html
+
+
+@pytest.mark.django_db
 def test_a_form_posted_without_a_valid_csrf_token_gets_a_styled_page_saying_what_to_do():
     client = Client(enforce_csrf_checks=True)
     client.get(reverse("login"))  # sets the CSRF cookie; the post below leaves the token out, as a stale form would
@@ -104,3 +116,18 @@ def test_the_api_answers_a_wrong_method_in_json(client):
     assert response.status_code == 405
     assert response["Content-Type"] == "application/json"
     assert "detail" in response.json()
+
+
+def test_the_wsgi_entry_point_leaves_start_up_objects_out_of_garbage_collection():
+    # A worker's start-up objects live as long as it does: collections triggered by pages should not rescan them.
+    import gc
+    import importlib
+
+    import interview.wsgi
+
+    gc.unfreeze()
+    try:
+        importlib.reload(interview.wsgi)
+        assert gc.get_freeze_count() > 10_000
+    finally:
+        gc.unfreeze()  # the test process keeps collecting as before

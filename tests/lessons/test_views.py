@@ -722,3 +722,46 @@ def test_a_session_key_rotated_at_log_in_and_out_keeps_progress_apart(client, le
     assert anonymous.session_key == client.session.session_key
     assert "10 of 40 points" in client.get(reverse("results")).content.decode()
     assert Answer.objects.get(learner__user=learner_user).points == 0
+
+
+def test_a_signed_in_account_that_never_answered_reads_no_answers(client, lesson, learner_user):
+    """Its learner row comes with the user and there is none: the page asks for no rows of it."""
+    client.force_login(learner_user)
+    before = count_queries(client, lesson.get_absolute_url())
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk})
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert "Try another approach (recorded, not scored)" in html  # the answer shows once there is one
+    assert before < count_queries(client, lesson.get_absolute_url())
+
+
+def test_answering_a_deep_dive_that_no_choice_leads_to_checks_no_earlier_answers(client, lesson, follow_up):
+    """Only a follow-up needs the learner's answers read to know it is open: the others cost a query less."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX)  # opens the follow-up
+    client.post(answer_url(follow_up), {"choice": follow_up.choices.get(verdict="weak").pk}, **HTMX)
+    counts = {}  # of two retries, which store the same rows
+    for item, picked in ((dd, choice(lesson, "best")), (follow_up, follow_up.choices.get(verdict="best"))):
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.post(answer_url(item), {"choice": picked.pk}, **HTMX)
+        assert response.status_code == 200
+        counts[item.key] = len(ctx.captured_queries)
+    assert "Tries recorded: 2." in response.content.decode()  # the follow-up, reached, took the retry
+    assert counts["dd-1"] < counts["dd-follow"]
+
+
+def test_ids_in_the_page_are_written_plainly_whatever_the_number_format(client, lesson, settings):
+    """A choice's id in its button must post back as is: never as "12,345" under a locale's grouping."""
+    import re
+
+    settings.USE_THOUSAND_SEPARATOR = True
+    best = choice(lesson, "best")
+    Choice.objects.filter(pk=best.pk).update(id=12345)
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert "12345" in re.findall(r'name="choice" value="([^"]+)"', html)  # the page's value, posted back as is
+    response = client.post(answer_url(best.deep_dive), {"choice": "12345"}, **HTMX)
+    assert response.status_code == 200
+    assert "Correct: 10 of 10 points" in response.content.decode()
