@@ -325,8 +325,11 @@ def build_lesson_page(
     sections, choices, steps, challenges = data.sections, data.choices, data.steps, data.challenges
     draws, resume_url = data.draws, data.resume_url
     identity = learner_identity(request)
-    if identity is None and any(ch.ranges for ch in challenges):
-        # Numbers drawn for a visitor must stay theirs: give them a session before drawing.
+    drawn = any(ch.ranges for ch in challenges)
+    shuffled = any(not choice.deep_dive.keep_choice_order for choice in choices)
+    if identity is None and (drawn or shuffled):
+        # Numbers drawn and choices shuffled for a visitor must stay theirs from the first view:
+        # give them a session first, so an answer never reorders the choices under their cursor.
         ensure_session(request)
         identity = learner_identity(request)
     by_item: dict[tuple[str, int], ItemState] = defaultdict(ItemState)

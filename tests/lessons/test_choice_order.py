@@ -83,20 +83,23 @@ def test_a_pinned_deep_dive_keeps_the_authored_order_for_everyone(lesson):
         assert api_order(learner, lesson) == authored_order(lesson)
 
 
-def test_a_visitor_without_a_session_sees_the_authored_order_and_gets_no_session(lesson):
-    Challenge.objects.all().delete()  # numbers drawn per learner would give the visitor a session
+def test_a_first_visit_has_the_visitors_own_order_and_answering_keeps_it(lesson):
+    """The order is the visitor's from the first view: answering must not move the choices."""
+    Challenge.objects.all().delete()  # no numbers drawn: the shuffled choices alone call for a session
+    visitor = Client()
+    first = page_order(visitor, lesson)
+    assert "sessionid" in visitor.cookies
+    assert first != authored_order(lesson)
+    dd = DeepDive.objects.get(key="dd-1")
+    html = answer(visitor, dd, dd.choices.get(verdict="best").pk)
+    assert fragment_order(html) == [pk for pk in first if pk in set(dd.choices.values_list("pk", flat=True))]
+    assert page_order(visitor, lesson) == first
+    assert api_order(visitor, lesson) == first
+
+
+def test_a_lesson_whose_choices_are_all_pinned_gives_a_visitor_no_session(lesson):
+    Challenge.objects.all().delete()
+    DeepDive.objects.update(keep_choice_order=True)
     visitor = Client()
     assert page_order(visitor, lesson) == authored_order(lesson)
     assert "sessionid" not in visitor.cookies
-    assert api_order(visitor, lesson) == authored_order(lesson)
-
-
-def test_a_first_answer_gives_the_visitor_a_session_and_their_order_from_then_on(lesson):
-    Challenge.objects.all().delete()
-    visitor = Client()
-    dd = DeepDive.objects.get(key="dd-1")
-    html = answer(visitor, dd, dd.choices.get(verdict="best").pk)
-    assert "sessionid" in visitor.cookies
-    order = page_order(visitor, lesson)
-    assert order != authored_order(lesson)
-    assert fragment_order(html) == [pk for pk in order if pk in set(dd.choices.values_list("pk", flat=True))]
