@@ -62,24 +62,22 @@ class LogInView(auth_views.LoginView):
     def post(self, request, *args, **kwargs):
         address = client_address(request)
         per_address = ratelimit.hit("login", address)
-        if not per_address.allowed:
-            return ratelimit.too_many_requests(request, per_address, "accounts/429.html")
         # The account name as authentication reads it (UsernameField: stripped, NFKC), so "ａlice"
         # (fullwidth) counts against "alice", whom it would sign in as.
         account = self.get_form_class()(request).fields["username"].to_python(request.POST.get("username"))
         # Each attempt takes one failure in advance, so concurrent attempts cannot overshoot;
         # form_valid gives it back, and so does an attempt refused here (it was never tried).
-        self.failures = []
         limits = [("login_account_address", f"{account}\n{address}")]
         if not is_known_device(request, account):
             limits.append(("login_account", account))
-        for name, identity in limits:
-            counted = ratelimit.hit(name, identity)
-            self.failures.append(counted)
-            if not counted.allowed:
-                for taken in self.failures:
-                    taken.undo()
-                return ratelimit.too_many_requests(request, counted, "accounts/429.html")
+        self.failures = [ratelimit.hit(name, identity) for name, identity in limits]
+        refused = [counted for counted in (per_address, *self.failures) if not counted.allowed]
+        if refused:
+            for taken in self.failures:
+                taken.undo()
+            # The longest wait: after a shorter one the learner would only be refused again.
+            longest = max(refused, key=lambda counted: counted.retry_after)
+            return ratelimit.too_many_requests(request, longest, "accounts/429.html")
         return super().post(request, *args, **kwargs)
 
     def form_valid(self, form):

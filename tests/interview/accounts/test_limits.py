@@ -59,6 +59,17 @@ def test_an_attacker_elsewhere_cannot_lock_the_owner_out_of_their_own_address(le
     assert signed_in_as(owner) == "ada"
 
 
+def test_the_lockout_page_gives_the_longest_wait_of_the_limits_reached(learner_user, limits):
+    """Past both the address's limit and the account's, the page gives the account's longer wait."""
+    limits["login"] = "4/min"
+    client = from_address("10.0.0.1")
+    assert [client.post(reverse("login"), BAD).status_code for _ in range(4)] == [200, 200, 200, 429]
+    refused = client.post(reverse("login"), GOOD)  # now past the per-address limit too
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 60  # 15 minutes' window, not the minute's
+    assert "for this account from here" in refused.content.decode()
+
+
 def test_only_failures_count_against_the_account(learner_user, limits):
     for _ in range(5):
         owner = from_address("10.0.0.1")
