@@ -135,7 +135,7 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     data = load_lesson_data(request, lesson, only="walkthrough", step=pk)
     step = find((s for s in data.steps if s.calculator), pk=pk)
     key = step.walkthrough.key
-    form = NumberForm(request.POST)
+    form = NumberForm(request.POST, unit=step.unit)
     url = reverse("walkthrough-step", args=[lesson.slug, key, step.order])
     if not form.is_valid():
         return answer_error(request, lesson, form_message(form), {"step": step.pk}, {key: step.order})
@@ -162,7 +162,7 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     services.ensure_session(request)  # the numbers shown and graded derive from it
     data = load_lesson_data(request, lesson, only="challenge")
     challenge = find(data.challenges, pk=pk)
-    form = NumberForm(request.POST)
+    form = NumberForm(request.POST, unit=challenge.unit)
     if not form.is_valid():
         return answer_error(request, lesson, form_message(form), {"ch": challenge.pk})
     learner = services.current_learner(request, create=True)

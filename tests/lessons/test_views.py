@@ -215,6 +215,21 @@ def test_number_with_thousands_separator_is_accepted_and_a_decimal_comma_is_refu
     assert Answer.objects.get().value == 1100
 
 
+def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(client, lesson):
+    step = Step.objects.get(title="Preamble size")  # asks for MB
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    refused = client.post(url, {"value": "393 ms"}, **HTMX)
+    assert refused.status_code == 422
+    assert "“393 ms” is a time, but this question asks for a size in MB." in refused.content.decode()
+    assert not Answer.objects.exists()
+    response = client.post(url, {"value": "375 MiB"})
+    assert response.status_code == 303
+    assert Answer.objects.get().value == pytest.approx(393.216)
+    page = client.get(response["Location"]).content.decode()
+    assert "You answered <strong>393.216 MB</strong>" in page
+    assert "Correct" in page
+
+
 def shown_cache_gb(html: str) -> int:
     return int(html.split("A cache of ")[1].split(" GB")[0].replace(",", ""))
 
