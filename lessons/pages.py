@@ -158,6 +158,12 @@ class WalkthroughView:
             connections += [dict(c, new=new) for c in view.step.connections if isinstance(c, dict)]
         return {"components": components, "connections": connections}
 
+    @property
+    def all_parts(self) -> tuple[list, list]:
+        """Every step's components and connections, as the stored layout places them."""
+        components = [c for view in self.steps for c in view.step.components]
+        return components, [c for view in self.steps for c in view.step.connections]
+
 
 @dataclass
 class ChallengeView:

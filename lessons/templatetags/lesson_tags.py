@@ -39,5 +39,9 @@ def walkthrough_diagram(view) -> dict:
     components, connections = diagram.normalize(view.diagram["components"], view.diagram["connections"])
     uid = f"diagram-{view.walkthrough.key}-{view.current}"
     title = f"{view.walkthrough.title}, step {view.current} of {view.total}: {view.step.step.title}"
-    svg = diagram.render_svg(components, connections, title, uid)
+    layout = view.walkthrough.diagram
+    if not diagram.covers(layout, components, connections):  # a row changed without save(): lay it out now
+        every = diagram.normalize(*view.all_parts)
+        layout = diagram.lay_out(*every)
+    svg = diagram.render_svg(layout, components, connections, title, uid)
     return {"svg": mark_safe(svg), "text": diagram.describe(components, connections), "uid": uid}  # noqa: S308
