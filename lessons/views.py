@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from calculators.formatting import plural
 from interview.ratelimit import limit_per_visitor
 from lessons import review, services
 from lessons.forms import ChoiceForm, NumberForm
@@ -255,7 +256,7 @@ def reset_progress(request: HttpRequest) -> HttpResponse:
         if request.POST.get("confirm") != "yes":
             return render(request, "lessons/reset.html", {"error": "Tick the box to confirm."}, status=400)
         count = services.reset_progress(learner) if learner else 0
-        messages.success(request, f"Progress reset: {count} answer(s) deleted.")
+        messages.success(request, f"Progress reset: {count} {plural(count, 'answer')} deleted.")
         return redirect("results")
     count = learner.answers.count() if learner else 0
     return render(request, "lessons/reset.html", {"count": count})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from calculators.formatting import number
+from calculators.formatting import number, tolerance_text
 from lessons import diagram
 from lessons.markup import fill_prompt, render_inline, render_markdown
 
@@ -20,6 +20,12 @@ def md_inline(text: str) -> SafeString:
 
 # Numbers on lesson pages are written as the calculators write them: one formatter for the site.
 register.filter("number", number)
+
+
+@register.filter
+def tolerance(item) -> str:
+    """Return how close a graded number must be, in words: "within 1%"."""
+    return tolerance_text(item.tolerance or 0, item.tolerance_kind, item.unit)
 
 
 @register.simple_tag

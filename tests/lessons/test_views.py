@@ -226,7 +226,7 @@ def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(c
     assert response.status_code == 303
     assert Answer.objects.get().value == pytest.approx(393.216)
     page = client.get(response["Location"]).content.decode()
-    assert "You answered <strong>393.216 MB</strong>" in page
+    assert "You answered <strong>393 MB</strong>" in page
     assert "Correct" in page
 
 
@@ -720,7 +720,7 @@ def test_a_lesson_page_writes_numbers_as_the_calculator_pages_do(client, lesson)
     step = Step.objects.get(title="Requests per replica")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "0.00001234"})
     page = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", step.order])).content.decode()
-    assert "You answered <strong>1.234 × 10⁻⁵ requests</strong>" in page
+    assert "You answered <strong>1.23 × 10⁻⁵ requests</strong>" in page
 
 
 def test_a_session_key_rotated_at_log_in_and_out_keeps_progress_apart(client, lesson, learner_user):
@@ -780,3 +780,9 @@ def test_ids_in_the_page_are_written_plainly_whatever_the_number_format(client, 
     response = client.post(answer_url(best.deep_dive), {"choice": "12345"}, **HTMX)
     assert response.status_code == 200
     assert "Correct: 10 of 10 points" in response.content.decode()
+
+
+def test_a_challenge_says_its_tolerance_in_words(client, lesson):
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert "Right answers are within 1% of the exact one." in html
+    assert "with t = " not in html
