@@ -157,6 +157,18 @@ def input_text(value: float | int) -> str:
     return repr(value)
 
 
+_SINGULAR = {"requests": "request", "copies": "copy", "cards": "card", "GPUs": "GPU", "points": "point",
+             "tokens": "token", "replicas": "replica"}  # fmt: skip
+
+
+def amount(value: float | int | None, unit: str) -> str:
+    """Return a number with its unit, singular for one: "1 request", "2.5 requests", "393 MB"."""
+    text = number(value)
+    if text == "1":
+        unit = _SINGULAR.get(unit, unit)
+    return f"{text} {unit}".strip()
+
+
 def tolerance_text(tolerance: float, kind: str, unit: str = "") -> str:
     """Return a grading tolerance in words: "within 1%", "within ± 2 requests", "within a factor of 1.05"."""
     if kind == "nominal":

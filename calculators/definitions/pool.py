@@ -92,7 +92,7 @@ def notes() -> tuple[str, ...]:
         f"{number(case.peak_concurrency)} concurrent requests, whatever their arrival pattern.",
         "**Headroom.** The target keeps every replica below full so bursts and the "
         "non-linear queue wait (see the queue-wait calculator) do not hit users. A cap "
-        f"near {percent(TARGET_UTILIZATION)} is a policy value from the source, not a sourced figure (S11): at "
+        f"near {percent(TARGET_UTILIZATION)} is a policy value from the course notes, with no published source: at "
         f"ρ = {number(TARGET_UTILIZATION)} an M/M/1 queue waits {number(wait_in_services)} service times.",
         "**Only the memory limit.** A pool can also be limited by token throughput: "
         f"{number(TOKENS_PER_S_DEMAND)} tokens/s of a 70B model at {number(H100_70B_TOKENS_PER_S)} tokens/s "

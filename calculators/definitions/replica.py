@@ -110,7 +110,7 @@ def notes() -> tuple[str, ...]:
     return (
         f"**Convention.** This follows vLLM: `gpu_memory_utilization` (default {UTILIZATION:.2f}) is a "
         "share of *total* GPU memory, and the weights come out of it. Activations are "
-        "ignored, so a real engine fits slightly fewer requests. The source's "
+        "ignored, so a real engine fits slightly fewer requests. The course notes' "
         f"convention, (memory − weights) × utilisation, gives {number(source_budget_gb)} GB and "
         f"{number(source_requests)} requests for the same replica.",
         f"**Why a 70B replica has four GPUs.** {number(WEIGHTS_GB)} GB of BF16 weights fit on two "

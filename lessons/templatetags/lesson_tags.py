@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from calculators.formatting import number, tolerance_text
+from calculators.formatting import amount, number, tolerance_text
 from lessons import diagram
 from lessons.markup import fill_prompt, render_inline, render_markdown
 
@@ -20,6 +20,7 @@ def md_inline(text: str) -> SafeString:
 
 # Numbers on lesson pages are written as the calculators write them: one formatter for the site.
 register.filter("number", number)
+register.filter("amount", amount)  # {{ value|amount:unit }}: "1 request", "3 requests"
 
 
 @register.filter

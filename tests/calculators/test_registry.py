@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import pytest
 
@@ -283,8 +284,16 @@ def test_seed_corrections_are_explained_in_notes():
     assert "68.9% idle" in notes["fleet"] and "71%" in notes["fleet"]
     assert "0.945" in notes["queue-wait"] and "97" in notes["queue-wait"]
     for slug in ("token-cost", "fleet"):
-        for assumption in ("S13", "S14", "S15", "S16", "S17"):
+        for assumption in (
+            "*Per-card throughput*",
+            "*B200 speed*",
+            "*Used A100 speed*",
+            "*Card prices*",
+            "*API prices*",
+        ):
             assert assumption in notes[slug]
+    every = " ".join(notes.values())
+    assert not re.search(r"\bS1\d\b|the source\b", every), "notes name assumptions and the course notes in words"
 
 
 def test_presets_include_the_model_shapes_and_chips():
