@@ -39,11 +39,13 @@ __all__ = [
     "erlang_c",
     "fleet",
     "fleet_breakdown",
+    "hpa_desired_replicas",
     "kingman_wait",
     "kv_bytes_per_token",
     "kv_cache",
     "mm1_wait",
     "mmc_wait",
+    "mmc_wait_quantile",
     "one_token_period",
     "pool",
     "queue_wait",
@@ -565,6 +567,21 @@ def mmc_wait(servers: int, offered_load: float, service_time: float) -> float:
     return erlang_c(servers, offered_load) * service_time / (servers - offered_load)
 
 
+def mmc_wait_quantile(servers: int, offered_load: float, service_time: float, quantile: float) -> float:
+    """Return the `quantile` of the time in queue of an M/M/c queue, in the unit of `service_time`.
+
+    F8: P(Wq > t) = C(c, A) x exp(-(c - A) t / S), so the q-quantile is
+    ln(C / (1 - q)) x S / (c - A), or 0 when at most 1 - q of arrivals wait.
+    M/M/1 at rho = 0.5, S = 1: C = 0.5, p99 = ln(50) / 0.5 = 7.824.
+    """
+    _require(0.0 < quantile < 1.0, "The quantile is a fraction in (0, 1).")
+    _require(service_time >= 0, "The service time cannot be negative.")
+    waiting = erlang_c(servers, offered_load)
+    if waiting <= 1.0 - quantile:
+        return 0.0
+    return math.log(waiting / (1.0 - quantile)) * service_time / (servers - offered_load)
+
+
 def kingman_wait(utilization: float, service_time: float, arrival_cv2: float = 1.0, service_cv2: float = 1.0) -> float:
     """Return Kingman's G/G/1 approximation of the mean time in queue.
 
@@ -724,3 +741,21 @@ def best_draft_tokens(acceptance: float, draft_cost: float, max_draft: int = 64)
     speedups = spec_decode_speedups(acceptance, draft_cost, max_draft)
     best = int(np.argmax(speedups[1:])) + 1
     return best, float(speedups[best])
+
+
+# --- Autoscaling ------------------------------------------------------------
+
+
+def hpa_desired_replicas(replicas: int, metric: float, target: float, tolerance: float = 0.1) -> int:
+    """Return the replicas the Kubernetes HPA asks for.
+
+    desired = ceil(replicas x metric / target), unchanged when
+    |metric / target - 1| <= tolerance (the HPA's default 10%). 12 replicas at
+    9 queued per replica against a target of 4 -> 27.
+    """
+    _require(replicas >= 0, "Replicas cannot be negative.", "replicas")
+    _require(target > 0, "The target must be positive.", "target")
+    ratio = metric / target
+    if abs(ratio - 1.0) <= tolerance:
+        return replicas
+    return whole_ceil(replicas * ratio)
