@@ -210,9 +210,13 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
     slots = [[0.0] * setup.slots_per_replica for _ in range(n_rep)]
     caches: list[OrderedDict] = [OrderedDict() for _ in range(n_rep)]
     holders: list[set[int]] = [set() for _ in range(setup.families)]
+    # Loads: prefix_aware needs every replica's count up to date (one heap of (finish, replica));
+    # least_loaded and bounded_load look at a few replicas, so each keeps its own heap of finish
+    # times and drops the finished ones only when asked (plus one heap for bounded_load's total).
     loads = [0] * n_rep
-    in_flight: list[tuple[float, int]] = []  # (finish time, replica)
-    track_load = policy in ("least_loaded", "bounded_load", "prefix_aware")
+    in_flight: list[tuple[float, int]] = []
+    finishing: list[list[float]] = [[] for _ in range(n_rep)]
+    ends: list[float] = []
     track_holders = policy == "prefix_aware"
     owner = start_pos = ring_owner = None
     if policy in ("hash", "bounded_load"):
@@ -222,46 +226,56 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
         start_pos = positions.tolist()
         ring_owner = owners.tolist()
     pairs = arrivals.pairs.tolist() if policy == "least_loaded" else None
+    code = ROUTING_POLICIES.index(policy)
     ring_size = n_rep * VIRTUAL_NODES
-    total = 0
+    slack = 1.0 + setup.epsilon
+    gap = setup.load_gap
     cap_exceeded = 0
     evictions = 0
     out_replica = [0] * len(times)
     out_hit = [False] * len(times)
     out_start = [0.0] * len(times)
-    out_service = [0.0] * len(times)
     pop, push, replace = heapq.heappop, heapq.heappush, heapq.heapreplace
     for i, t in enumerate(times):
         fam = families[i]
-        if track_load:
-            while in_flight and in_flight[0][0] <= t:
-                loads[pop(in_flight)[1]] -= 1
-                total -= 1
-        if policy == "round_robin":
+        if code == 0:  # round_robin
             r = i % n_rep
-        elif policy == "hash":
+        elif code == 2:  # hash
             r = owner[fam]
-        elif policy == "least_loaded":
+        elif code == 1:  # least_loaded: the lighter of two random replicas
             a, b = pairs[i]
-            r = a if loads[a] <= loads[b] else b
-        elif policy == "bounded_load":
-            cap = -(-(1.0 + setup.epsilon) * (total + 1) // n_rep)  # ceil((1 + eps)(m + 1) / n)
+            fa, fb = finishing[a], finishing[b]
+            while fa and fa[0] <= t:
+                pop(fa)
+            while fb and fb[0] <= t:
+                pop(fb)
+            r = a if len(fa) <= len(fb) else b
+        elif code == 3:  # bounded_load: first replica clockwise under ceil((1 + eps)(m + 1) / n)
+            while ends and ends[0] <= t:
+                pop(ends)
+            cap = -(-slack * (len(ends) + 1) // n_rep)
             pos = start_pos[fam]
             for step in range(ring_size):
                 r = ring_owner[(pos + step) % ring_size]
-                if loads[r] < cap:
+                fr = finishing[r]
+                while fr and fr[0] <= t:
+                    pop(fr)
+                if len(fr) < cap:
                     break
-            if loads[r] + 1 > cap:
+            else:
                 cap_exceeded += 1
-        else:  # prefix_aware
-            lightest = min(loads)
+        else:  # prefix_aware: the least-loaded holder, unless it is more than `gap` above the lightest
+            while in_flight and in_flight[0][0] <= t:
+                loads[pop(in_flight)[1]] -= 1
             held = holders[fam]
             if held:
-                r = min(held, key=loads.__getitem__)
-                if loads[r] - lightest > setup.load_gap:
-                    r = loads.index(lightest)
+                r = min(held, key=loads.__getitem__) if len(held) > 1 else next(iter(held))
+                if loads[r] > gap:
+                    lightest = min(loads)
+                    if loads[r] - lightest > gap:
+                        r = loads.index(lightest)
             else:
-                r = loads.index(lightest)
+                r = loads.index(min(loads))
         cache = caches[r]
         if fam in cache:
             cache.move_to_end(fam)
@@ -277,18 +291,20 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
                     evictions += 1
                     if track_holders:
                         holders[old].discard(r)
-        service = (hit_s if hit else miss_s) + decode[i]
         free = slots[r]
-        start = free[0] if free[0] > t else t
-        replace(free, start + service)
-        if track_load:
-            push(in_flight, (start + service, r))
+        begin = free[0] if free[0] > t else t
+        finish = begin + (hit_s if hit else miss_s) + decode[i]
+        replace(free, finish)
+        if code == 4:
+            push(in_flight, (finish, r))
             loads[r] += 1
-            total += 1
+        elif code == 1 or code == 3:
+            push(finishing[r], finish)
+            if code == 3:
+                push(ends, finish)
         out_replica[i] = r
         out_hit[i] = hit
-        out_start[i] = start
-        out_service[i] = service
+        out_start[i] = begin
     replica = np.array(out_replica, dtype=np.int64)
     hits = np.array(out_hit, dtype=bool)
     start = np.array(out_start)
@@ -300,7 +316,7 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
         hit=hits,
         wait_s=wait,
         ttft_s=wait + prefill,
-        finish_s=start + np.array(out_service),
+        finish_s=start + prefill + arrivals.decode_s,
         evictions=evictions,
         cap_exceeded=cap_exceeded,
     )

@@ -68,6 +68,7 @@ class Mode:
     presets: tuple[SimPreset, ...]
     run: Callable[[dict[str, Any]], dict[str, Any]]
     outputs: tuple[tuple[str, str, str], ...]  # (name, unit, help)
+    check: Callable[[dict[str, Any]], None]  # raises CalculatorError for inputs that contradict each other
 
     def parse(self, raw: Mapping[str, object]) -> dict[str, Any]:
         """Return every input from `raw` (query strings), defaults filled; CalculatorInputError lists each problem."""
@@ -86,6 +87,10 @@ class Mode:
             errors[self.choice.name] = [str(error)]
         if errors:
             raise CalculatorInputError(errors)
+        try:
+            self.check(values)
+        except CalculatorError as error:
+            raise CalculatorInputError({name: [error.message] for name in error.fields or ("__all__",)}) from error
         return values
 
     def compute(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -137,6 +142,10 @@ def _routing_setup(inputs: Mapping[str, Any], **changes: Any) -> simulation.Rout
     names = simulation.RoutingSetup.__dataclass_fields__
     values = {name: value for name, value in inputs.items() if name in names}
     return simulation.RoutingSetup(**{**values, **changes})
+
+
+def check_routing(inputs: Mapping[str, Any]) -> None:
+    _routing_setup(inputs).check()
 
 
 def run_routing(inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -255,17 +264,26 @@ ROUTING = Mode(
     ),
     run=run_routing,
     outputs=ROUTING_OUTPUTS,
+    check=check_routing,
 )
 
 
 # --- Autoscaling ---------------------------------------------------------------------
 
 
-def run_autoscaling(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """Return one policy's day: SLO-violating minutes, GPU-hours, cost and the minute-by-minute timeline."""
+def _autoscaling_setup(inputs: Mapping[str, Any]) -> simulation.AutoscalingSetup:
     names = simulation.AutoscalingSetup.__dataclass_fields__
     values = {name: value for name, value in inputs.items() if name in names and name != "policy"}
-    result = simulation.simulate_autoscaling(simulation.AutoscalingSetup(policy=inputs["policy"][0], **values))
+    return simulation.AutoscalingSetup(policy=inputs["policy"][0], **values)
+
+
+def check_autoscaling(inputs: Mapping[str, Any]) -> None:
+    _autoscaling_setup(inputs).check()
+
+
+def run_autoscaling(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Return one policy's day: SLO-violating minutes, GPU-hours, cost and the minute-by-minute timeline."""
+    result = simulation.simulate_autoscaling(_autoscaling_setup(inputs))
     return {
         "slo_violation_minutes": result.slo_violation_minutes,
         "gpu_hours": result.gpu_hours,
@@ -329,6 +347,7 @@ AUTOSCALING = Mode(
     ),  # fmt: skip
     run=run_autoscaling,
     outputs=AUTOSCALING_OUTPUTS,
+    check=check_autoscaling,
 )
 
 MODES = {mode.slug: mode for mode in (ROUTING, AUTOSCALING)}
