@@ -501,9 +501,19 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
             metric, target = busy, setup.kv_target
         else:
             metric, target = ttft, setup.ttft_target_ms
-        # Replicas still loading count as idle (the HPA's rule for pods not ready), so a
-        # cold start in progress does not make it ask again for the same load.
-        wanted = maths.hpa_desired_replicas(provisioned, metric * ready / max(provisioned, 1), target)
+        if setup.policy == "ttft":
+            # TTFT hardly moves until the queue saturates, so a ratio would cut deep on a quiet
+            # minute: scale up by the ratio when over the target, down a tenth below half of it.
+            if ttft > target:
+                wanted = maths.hpa_desired_replicas(provisioned, ttft * ready / max(provisioned, 1), target)
+            elif ttft < target / 2:
+                wanted = math.floor(provisioned * 0.9)
+            else:
+                wanted = provisioned
+        else:
+            # Replicas still loading count as idle (the HPA's rule for pods not ready), so a
+            # cold start in progress does not make it ask again for the same load.
+            wanted = maths.hpa_desired_replicas(provisioned, metric * ready / max(provisioned, 1), target)
         wanted = min(max(wanted, setup.min_replicas), setup.max_replicas)
         recent = (recent + [wanted])[-window:]
         now = begin + 60.0

@@ -89,15 +89,16 @@ def load_chart(results: Mapping[str, Mapping[str, Any]]) -> Chart:
     shares = {policy: results[policy]["replica_share"] for policy in policies}
     replicas = len(next(iter(shares.values())))
     fair = 1.0 / replicas
-    top = max(max(max(s) for s in shares.values()), fair) * 1.05
     description = (
         f"For each policy, one column per replica (replica 0 on the left), its height the replica's share "
-        f"of requests; the dashed line is the fair share 1/{replicas} = {percent(fair, 3)}."
+        f"of requests; the dashed line is the fair share 1/{replicas} = {percent(fair, 3)}. Each policy has "
+        "its own scale, from 0 to twice the fair share or its busiest replica, whichever is higher."
     )
     panel, gap, left, right = 62.0, 26.0, 8.0, WIDTH - 12.0
     svg = Svg("sim-load", title, description, len(policies) * (panel + gap) + 8)
     width = (right - left) / replicas
     for row, policy in enumerate(policies):
+        top = max(max(shares[policy]), 2 * fair) * 1.05
         base = 8 + row * (panel + gap) + gap + panel
         svg.text(
             left, base - panel - 8, f"{POLICY_LABELS[policy]}: busiest {percent(max(shares[policy]), 3)}", "chart-label"
@@ -130,6 +131,11 @@ def load_chart(results: Mapping[str, Mapping[str, Any]]) -> Chart:
     return Chart(svg.render(), title, description, table)
 
 
+def _duration(ms: float) -> str:
+    """Return a tick's time: "10 ms", "1 s", "1,000 s"."""
+    return f"{number(ms)} ms" if ms < 1000 else f"{number(ms / 1000)} s"
+
+
 def ttft_chart(results: Mapping[str, Mapping[str, Any]], percentiles: Sequence[int]) -> Chart:
     """Return each policy's TTFT distribution (share of requests at or under a TTFT), TTFT on a log axis."""
     title = "Time to first token: distribution"
@@ -148,9 +154,9 @@ def ttft_chart(results: Mapping[str, Mapping[str, Any]], percentiles: Sequence[i
         svg,
         decades,
         [0.0, 0.25, 0.5, 0.75, 1.0],
-        lambda t: f"{number(10**t)} ms",
+        lambda t: _duration(10**t) if len(decades) <= 6 or t % 2 == decades[0] % 2 else "",
         lambda t: percent(t),
-        "Time to first token (ms, log scale)",
+        "Time to first token (log scale)",
         "Requests at or under",
     )
     ends = []
