@@ -8,6 +8,7 @@ public contract (DESIGN.md, "Fleet simulator").
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,17 @@ from calculators import maths, simulation
 from calculators.calculator import Number, Parameter, parse_values
 from calculators.errors import CalculatorError, CalculatorInputError
 
-__all__ = ["AUTOSCALING", "MODES", "ROUTING", "Choice", "Mode", "SimPreset", "zipf_for_hot_share"]
+__all__ = [
+    "AUTOSCALING",
+    "MODES",
+    "REFERENCE_SLUGS",
+    "ROUTING",
+    "Choice",
+    "Mode",
+    "SimPreset",
+    "simulated_value",
+    "zipf_for_hot_share",
+]
 
 MAX_REQUESTS = 100_000
 MAX_REPLICAS = 256
@@ -351,3 +362,52 @@ AUTOSCALING = Mode(
 )
 
 MODES = {mode.slug: mode for mode in (ROUTING, AUTOSCALING)}
+
+
+# --- Lessons: numbers from a run, for {{calc simulator-routing.<policy>.<output> ...}} -----------------
+
+REFERENCE_SLUGS = {f"simulator-{mode.slug}": mode for mode in MODES.values()}
+
+
+@functools.lru_cache(maxsize=256)
+def _run_for_reference(slug: str, params: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    return REFERENCE_SLUGS[slug].evaluate(dict(params))["results"]
+
+
+def simulated_value(slug: str, output: str, params: Mapping[str, str]) -> float | int:
+    """Return one number of a simulator run, for a lesson's {{calc ...}} reference.
+
+    `slug` is `simulator-routing` (output `<policy>.<name>`, e.g.
+    `round_robin.hit_rate`) or `simulator-autoscaling` (output `<name>`, the
+    policy a parameter). `preset=<slug>` starts from one of the mode's presets;
+    other parameters override it. Raise ValueError with a message for an
+    author: an unknown preset, output or policy, or bad parameters.
+    """
+    mode = REFERENCE_SLUGS[slug]
+    values: dict[str, str] = {}
+    if "preset" in params:
+        try:
+            preset = mode.preset(params["preset"])
+        except StopIteration:
+            known = ", ".join(p.slug for p in mode.presets)
+            raise ValueError(f"{slug} has no preset '{params['preset']}' (presets: {known})") from None
+        values = {name: str(value) for name, value in preset.values.items()}
+    values |= {name: value for name, value in params.items() if name != "preset"}
+    if mode is ROUTING:
+        policy, _, name = output.partition(".")
+        if policy not in ROUTING.choice.options:
+            raise ValueError(f"'{output}' should be <policy>.<output>, e.g. round_robin.hit_rate")
+        values["policies"] = policy
+    else:
+        policy, name = "", output
+    try:
+        results = _run_for_reference(slug, tuple(sorted(values.items())))
+    except CalculatorInputError as error:
+        problems = "; ".join(f"{field}: {' '.join(messages)}" for field, messages in error.errors.items())
+        raise ValueError(f"bad inputs for {slug}: {problems}") from None
+    found = results[policy] if policy else results
+    value = found.get(name)
+    if not isinstance(value, (int, float)):
+        numbers = ", ".join(key for key, item in found.items() if isinstance(item, (int, float)))
+        raise ValueError(f"{slug} has no number '{output}' (numbers: {numbers})")
+    return value
