@@ -61,6 +61,7 @@ __all__ = [
     "mm1_wait",
     "mmc_wait",
     "modulo_moved_share",
+    "mmc_wait_quantile",
     "one_token_period",
     "pool",
     "prefill",
@@ -619,6 +620,21 @@ def mmc_wait(servers: int, offered_load: float, service_time: float) -> float:
     """
     _require(service_time >= 0, "The service time cannot be negative.")
     return erlang_c(servers, offered_load) * service_time / (servers - offered_load)
+
+
+def mmc_wait_quantile(servers: int, offered_load: float, service_time: float, quantile: float) -> float:
+    """Return the `quantile` of the time in queue of an M/M/c queue, in the unit of `service_time`.
+
+    F8: P(Wq > t) = C(c, A) x exp(-(c - A) t / S), so the q-quantile is
+    ln(C / (1 - q)) x S / (c - A), or 0 when at most 1 - q of arrivals wait.
+    M/M/1 at rho = 0.5, S = 1: C = 0.5, p99 = ln(50) / 0.5 = 7.824.
+    """
+    _require(0.0 < quantile < 1.0, "The quantile is a fraction in (0, 1).")
+    _require(service_time >= 0, "The service time cannot be negative.")
+    waiting = erlang_c(servers, offered_load)
+    if waiting <= 1.0 - quantile:
+        return 0.0
+    return math.log(waiting / (1.0 - quantile)) * service_time / (servers - offered_load)
 
 
 def kingman_wait(utilization: float, service_time: float, arrival_cv2: float = 1.0, service_cv2: float = 1.0) -> float:
