@@ -15,6 +15,7 @@ from pygments.token import STANDARD_TYPES
 
 from calculators.formatting import in_format, number
 from calculators.registry import CalculatorInputError, get_calculator
+from calculators.simulator import REFERENCE_SLUGS, simulated_value
 
 CALC_PATTERN = re.compile(r"\{\{\s*calc\s+(?P<ref>[^}|]*?)\s*(?:\|\s*(?P<format>[A-Za-z0-9]+)\s*)?\}\}")
 
@@ -87,6 +88,11 @@ def parse_reference(ref: str) -> tuple[str, str, dict[str, str]]:
 def calc_value(ref: str) -> float | int | bool | None:
     """Return the calculator output named by a reference such as ``routing.round_robin_share cards=64``."""
     slug, output, params = parse_reference(ref)
+    if slug in REFERENCE_SLUGS:  # a number from a fleet-simulator run (a preset or given inputs)
+        try:
+            return simulated_value(slug, output, params)
+        except ValueError as error:
+            raise MarkupError(str(error)) from None
     try:
         calculator = get_calculator(slug)
     except KeyError:
