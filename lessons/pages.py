@@ -28,7 +28,7 @@ from lessons.models import (
     Step,
     Walkthrough,
 )
-from lessons.scoring import HINT_RULE, Score, counts_toward_score, hint_cost
+from lessons.scoring import HINT_RULE, Score, counts_toward_score, hint_cost, reveal_earned
 from lessons.services import SESSION_KEY, challenge_draw, choice_order, ensure_session, expected_for, learner_identity
 
 
@@ -141,10 +141,7 @@ class DeepDiveView:
     @property
     def reveal_all(self) -> bool:
         """Whether every approach's verdict and feedback is shown: after a best answer, a second try, or on request."""
-        state = self.state
-        if not state.latest:
-            return False
-        return state.count > 1 or state.revealed or state.latest.outcome == "correct"
+        return show_working(self.state)
 
 
 @dataclass
@@ -169,10 +166,8 @@ class StepView:
 
 
 def show_working(state: ItemState) -> bool:
-    """Whether a number's answer and worked arithmetic are shown: once right, after a second try, or on request."""
-    if not state.latest:
-        return False
-    return state.count > 1 or state.revealed or state.latest.outcome == "correct"
+    """Whether the reveal is earned: the other approaches, or a number's answer and worked arithmetic."""
+    return reveal_earned(state.latest.outcome if state.latest else None, state.count, state.revealed)
 
 
 @dataclass
