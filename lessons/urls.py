@@ -9,6 +9,8 @@ urlpatterns = [
     path("results/", views.results, name="results"),
     path("results/reset/", views.reset_progress, name="reset-progress"),
     path("review/", views.review_queue, name="review"),
+    path("review/answer/", views.review_answer, name="review-answer"),
+    path("review/finish/", views.review_finish, name="review-finish"),
     path("lessons/<slug:slug>/", views.lesson_detail, name="lesson"),
     path(
         "lessons/<slug:slug>/walkthroughs/<slug:key>/<int:number>/",

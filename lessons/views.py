@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib import messages
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -11,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django.views.decorators.vary import vary_on_headers
 
 from interview.ratelimit import limit_per_visitor
+from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
 from lessons.models import ChallengeDraw, Lesson, Track
@@ -397,12 +400,84 @@ def results(request: HttpRequest) -> HttpResponse:
     return render(request, "lessons/results.html", {"results": compute_results(request, lessons), "due": due})
 
 
+LAST_REVIEW_KEY = "review_last"  # the graded answer shown once, after the redirect
+
+
 @require_safe
 def review_queue(request: HttpRequest) -> HttpResponse:
-    """List the items due for spaced review, most overdue first."""
+    """The review session: the most overdue item quizzed afresh, the last result, the session's summary."""
+    return render_review(request, hints=request.GET.get("hints"))
+
+
+def render_review(request, *, quiz=None, hints=None, error: str = "", written: str = "", status: int = 200):
     lookup = learner_filter(request)
-    items = review.due_items(lookup, list(Lesson.objects.visible_to(request.user))) if lookup is not None else []
-    return render(request, "lessons/review.html", {"items": items, "started": lookup is not None})
+    lessons = list(Lesson.objects.visible_to(request.user))
+    due = review.due_items(lookup, lessons) if lookup is not None else []
+    if quiz is None and due:
+        card = quiz_module.next_card(lookup, lessons)
+        quiz = quiz_module.present(card, services.learner_identity(request)) if card else None
+    shown = quiz_module.hints_shown(quiz, hints) if quiz else 0
+    summary = request.session.get(quiz_module.SUMMARY_KEY)
+    if summary:
+        summary = {**summary, "items": [{**i, "due": datetime.fromisoformat(i["due"])} for i in summary["items"]]}
+    last = request.session.pop(LAST_REVIEW_KEY, None)
+    if last:
+        last = {**last, "due": datetime.fromisoformat(last["due"])}
+    context = {
+        "quiz": quiz,
+        "hints": quiz.hints_html[:shown] if quiz else [],
+        "more_hints": bool(quiz) and shown < len(quiz.hints_html),
+        "error": error,
+        "written": written,
+        "last": last,
+        "summary": summary,
+        "due_count": len(due),
+        "upcoming": [item for item in due if not quiz or (item.kind, item.item_id) != (quiz.kind, quiz.item_id)],
+        "started": lookup is not None,
+    }
+    return render(request, "lessons/review.html", context, status=status)
+
+
+@require_POST
+@limit_per_visitor("answers")
+def review_answer(request: HttpRequest) -> HttpResponse:
+    """Grade a review answer, reschedule the item and show the next one; lesson scores never change."""
+    lookup = learner_filter(request)
+    lessons = list(Lesson.objects.visible_to(request.user))
+    try:
+        pk = int(request.POST.get("id", ""))
+    except ValueError:
+        pk = 0
+    card = quiz_module.card_for(lookup, lessons, request.POST.get("kind", ""), pk) if lookup is not None else None
+    if card is None:
+        return render_review(request, error="That item is not in your review queue.", status=404)
+    quiz = quiz_module.present(card, services.learner_identity(request))
+    hints = quiz_module.hints_shown(quiz, request.POST.get("hints"))
+    written = request.POST.get("text", "").strip()
+    if quiz.kind == "open_question" and request.POST.get("checked") != "yes":
+        if not written:
+            message = "Write your answer first: the checklist comes after."
+            return render_review(request, quiz=quiz, hints=hints, error=message, status=400)
+        return render_review(request, quiz=quiz, hints=hints, written=written[:5000])
+    data = {"choice": request.POST.get("choice"), "value": request.POST.get("value", ""),
+            "points": request.POST.getlist("points")}  # fmt: skip
+    try:
+        graded = quiz_module.grade(quiz, data, hints)
+    except quiz_module.QuizError as error:
+        return render_review(request, quiz=quiz, hints=hints, error=str(error), written=written, status=400)
+    quiz_module.tally(request.session, quiz, graded)
+    request.session[LAST_REVIEW_KEY] = {
+        "outcome": graded.outcome, "label": graded.outcome_label, "feedback_html": graded.feedback_html,
+        "answer_html": graded.answer_html, "due": graded.card.due.isoformat(), "title": quiz.title,
+    }  # fmt: skip
+    return HttpResponseRedirect(reverse("review") + "#review-result", status=303)
+
+
+@require_POST
+def review_finish(request: HttpRequest) -> HttpResponse:
+    """End the review session: its summary is cleared."""
+    request.session.pop(quiz_module.SUMMARY_KEY, None)
+    return redirect("review")
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
