@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interview.ratelimit import AnswersThrottle
+from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.markup import markdown_text as md
 from lessons.models import (
@@ -685,3 +686,82 @@ class ReviewView(APIView):
                 for item in items
             ]
         )
+
+
+def quiz_data(quiz: quiz_module.Quiz, hints: int) -> dict:
+    """A due item as a review session asks it: no verdict, no earlier answer, numbers drawn anew."""
+    data = {"type": quiz.kind, "id": quiz.item_id, "lesson": quiz.lesson.slug, "prompt_html": quiz.prompt_html,
+            "hints": quiz.hints_html[:hints], "hints_total": len(quiz.hints_html), "due": quiz.card.due}  # fmt: skip
+    if quiz.kind == "deep_dive":
+        data["choices"] = [{"id": c.pk, **text(c, "text")} for c in quiz.choices]
+    elif quiz.kind == "open_question":
+        data["answer_with"] = "text, then points (the checklist comes with the reply to text alone)"
+    else:
+        data.update(unit=quiz.unit, inputs=quiz.inputs)
+    return data
+
+
+class ReviewNextView(APIView):
+    @extend_schema(
+        summary="The next item of a review session, asked afresh",
+        description="Choices come in a new order, a challenge's numbers are drawn anew, no earlier verdict is "
+        "given. `?hints=N` shows the first N hints (a recall with a hint counts as hard).",
+        responses={200: OpenApiResponse(description='{"due": <count>, "item": {...} or null}')},
+    )
+    def get(self, request: Request) -> Response:
+        lookup = learner_filter(django_request(request))
+        lessons = list(Lesson.objects.visible_to(request.user))
+        card = quiz_module.next_card(lookup, lessons) if lookup is not None else None
+        if card is None:
+            return Response({"due": 0, "item": None})
+        quiz = quiz_module.present(card, services.learner_identity(django_request(request)))
+        hints = quiz_module.hints_shown(quiz, request.query_params.get("hints"))
+        return Response({"due": review.due_count(lookup, lessons), "item": quiz_data(quiz, hints)})
+
+
+class ReviewAnswerSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["deep_dive", "step", "challenge", "open_question"])
+    id = serializers.IntegerField()
+    choice = serializers.IntegerField(required=False)
+    value = serializers.CharField(required=False, max_length=40)
+    text = serializers.CharField(required=False, max_length=5000)
+    points = serializers.ListField(child=serializers.IntegerField(), required=False)
+    hints = serializers.IntegerField(required=False, min_value=0, default=0, help_text="Hints you were shown.")
+
+
+class ReviewAnswerView(AnswerView):
+    @extend_schema(
+        summary="Answer a review item",
+        description="Grades the answer and reschedules the item (FSRS); lesson scores never change.",
+        request=ReviewAnswerSerializer,
+        responses={
+            200: OpenApiResponse(description="outcome, recalled, next_due, feedback_html, answer_html"),
+            400: ErrorSerializer,
+            404: ErrorSerializer,
+        },  # fmt: skip
+    )
+    def post(self, request: Request) -> Response:
+        serializer = ReviewAnswerSerializer(data=request.data)
+        if not serializer.is_valid():
+            return first_errors(serializer)
+        data = serializer.validated_data
+        lookup = learner_filter(django_request(request))
+        lessons = list(Lesson.objects.visible_to(request.user))
+        card = quiz_module.card_for(lookup, lessons, data["type"], data["id"]) if lookup is not None else None
+        if card is None:
+            message = "That item is not in your review queue."
+            return Response({"detail": message, "errors": {"id": [message]}}, status=404)
+        quiz = quiz_module.present(card, services.learner_identity(django_request(request)))
+        if quiz.kind == "open_question":
+            if not data.get("text", "").strip():
+                return Response({"errors": {"text": ["Write your answer first: the checklist comes after."]}}, 400)
+            if "points" not in data:
+                return Response({"graded": False, "checklist": checklist_data(quiz.checklist)})
+        try:
+            graded = quiz_module.grade(quiz, data, quiz_module.hints_shown(quiz, data["hints"]))
+        except quiz_module.QuizError as error:
+            field = {"deep_dive": "choice", "open_question": "points"}.get(quiz.kind, "value")
+            return Response({"errors": {field: [str(error)]}}, status=400)
+        return Response({"graded": True, "outcome": graded.outcome, "recalled": graded.recalled,
+                         "next_due": graded.card.due, "feedback_html": graded.feedback_html,
+                         "answer_html": graded.answer_html})  # fmt: skip

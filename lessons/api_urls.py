@@ -20,4 +20,6 @@ urlpatterns = [
     path("open-questions/<int:pk>/answer/", api.OpenQuestionAnswerView.as_view(), name="api-open-question-answer"),
     path("results/", api.ResultsView.as_view(), name="api-results"),
     path("review/", api.ReviewView.as_view(), name="api-review"),
+    path("review/next/", api.ReviewNextView.as_view(), name="api-review-next"),
+    path("review/answer/", api.ReviewAnswerView.as_view(), name="api-review-answer"),
 ]

@@ -200,3 +200,32 @@ def test_home_page_points_a_returning_learner_at_what_is_due(client, lesson, clo
     assert "due for review" not in client.get("/").content.decode()
     clock.shift(timedelta(minutes=11))
     assert "1 due for review" in client.get("/").content.decode()
+
+
+def test_a_review_session_through_the_api(lesson, learner_user, clock):
+    from rest_framework.test import APIClient
+
+    from interview.accounts.tokens import create_token
+
+    _token, key = create_token(learner_user, "review")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    dd = DeepDive.objects.get(key="dd-1")
+    api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
+    assert api.get("/api/v1/review/next/").json() == {"due": 0, "item": None}
+    clock.shift(timedelta(minutes=11))
+    body = api.get("/api/v1/review/next/").json()
+    item = body["item"]
+    assert (body["due"], item["type"], item["id"]) == (1, "deep_dive", dd.pk)
+    assert sorted(c["id"] for c in item["choices"]) == sorted(dd.choices.values_list("pk", flat=True))
+    assert "verdict" not in str(item) and "Wastes" not in str(item)
+    bad = api.post("/api/v1/review/answer/", {"type": "deep_dive", "id": dd.pk, "choice": 0}, format="json")
+    assert bad.status_code == 400 and "choice" in bad.json()["errors"]
+    best = dd.choices.get(verdict="best").pk
+    body = api.post("/api/v1/review/answer/", {"type": "deep_dive", "id": dd.pk, "choice": best}, format="json").json()
+    assert (body["outcome"], body["recalled"]) == ("correct", True)
+    card = ReviewCard.objects.get()
+    assert body["next_due"].startswith(f"{card.due:%Y-%m-%dT%H:%M}") and card.due > START + timedelta(hours=1)
+    assert Answer.objects.get().points == 0  # the lesson score stands
+    missing = api.post("/api/v1/review/answer/", {"type": "step", "id": 1, "value": "3"}, format="json")
+    assert missing.status_code == 404
