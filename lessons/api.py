@@ -496,7 +496,7 @@ class RevealView(PracticeView):
         learner = services.current_learner(django_request(request))
         state = item_state(learner, self.kind, pk)
         if state.first is None:
-            message = "Answer first: your own answer comes before the reveal."
+            message = services.ANSWER_BEFORE_REVEAL
             return Response({"detail": message, "errors": {"answer": [message]}}, status=409)
         services.reveal(learner, {f"{self.kind}_id": pk})
         if self.kind == "deep_dive":
@@ -598,7 +598,7 @@ class OpenQuestionAnswerView(AnswerView):
             return Response({"errors": {"points": ["Tick only this question's checklist points."]}}, status=400)
         state = data.state("open_question", pk)
         if not state.draft:
-            message = "Write your answer first: the checklist comes after."
+            message = services.WRITE_BEFORE_CHECKLIST
             return Response({"detail": message, "errors": {"text": [message]}}, status=409)
         learner = services.current_learner(django_request(request), create=True)
         ticked = [p for p in checklist if p.pk in set(chosen)]
@@ -754,7 +754,7 @@ class ReviewAnswerView(AnswerView):
         quiz = quiz_module.present(card, services.learner_identity(django_request(request)))
         if quiz.kind == "open_question":
             if not data.get("text", "").strip():
-                return Response({"errors": {"text": ["Write your answer first: the checklist comes after."]}}, 400)
+                return Response({"errors": {"text": [services.WRITE_BEFORE_CHECKLIST]}}, 400)
             if "points" not in data:
                 return Response({"graded": False, "checklist": checklist_data(quiz.checklist)})
         try:

@@ -8,6 +8,7 @@ import re
 from django import forms
 
 from lessons.models import ChecklistPoint, Choice
+from lessons.services import WRITE_BEFORE_CHECKLIST
 
 NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 # Commas only as thousands separators: "5,436" and "1,200,000.5", never "1,5".
@@ -60,7 +61,7 @@ class WrittenAnswerForm(forms.Form):
         max_length=5000,
         strip=True,
         error_messages={
-            "required": "Write your answer first: the checklist comes after.",
+            "required": WRITE_BEFORE_CHECKLIST,
             "max_length": "Keep it under 5,000 characters, as you would in an interview.",
         },
     )

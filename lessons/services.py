@@ -33,6 +33,8 @@ SESSION_KEY = "learner_id"
 FOLLOW_UP_NOT_REACHED = (
     "Answer the question it follows first: this follow-up opens from one of that question's approaches."
 )
+ANSWER_BEFORE_REVEAL = "Answer first: your own answer comes before the reveal."
+WRITE_BEFORE_CHECKLIST = "Write your answer first: the checklist comes after."
 VERDICT_OUTCOME = {"best": Outcome.CORRECT, "acceptable": Outcome.PARTIAL, "weak": Outcome.INCORRECT}
 
 

@@ -240,6 +240,8 @@ def practice_item(request, lesson: Lesson, kind: str, pk: int):
     """Return (data, item) for a hint or a reveal on a deep dive, a numeric step or a challenge, else 404."""
     if kind not in PRACTICE_KINDS:
         raise Http404("No such kind of item.")
+    if kind == "challenge":
+        services.ensure_session(request)  # the numbers shown derive from it
     if kind == "deep_dive":
         data = load_lesson_data(request, lesson, only="deep_dive", deep_dive=pk)
         return data, find([c.deep_dive for c in data.choices], pk=pk)
@@ -273,8 +275,6 @@ def practice_response(request, data, kind: str, item, announce: str) -> HttpResp
 def take_hint(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponse:
     """Show the next hint of an item; taken before the first answer, it costs points (lessons.scoring)."""
     lesson = get_lesson(request, slug)
-    if kind == "challenge":
-        services.ensure_session(request)
     data, item = practice_item(request, lesson, kind, pk)
     if not item.hints:
         return answer_error(request, lesson, "This question has no hints.", practice_errors(kind, item), status=409)
@@ -292,11 +292,9 @@ def take_hint(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpRespon
 def reveal(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponse:
     """Show every approach of a deep dive, or a number's worked arithmetic, once the learner has answered it."""
     lesson = get_lesson(request, slug)
-    if kind == "challenge":
-        services.ensure_session(request)
     data, item = practice_item(request, lesson, kind, pk)
     if not data.state(kind, pk).first:
-        message = "Answer first: your own answer comes before the reveal."
+        message = services.ANSWER_BEFORE_REVEAL
         return answer_error(request, lesson, message, practice_errors(kind, item), status=409)
     services.reveal(services.current_learner(request, create=True), {f"{kind}_id": pk})
     data = reload(request, lesson, kind, pk)
@@ -351,7 +349,7 @@ def answer_open_question(request: HttpRequest, slug: str, pk: int) -> HttpRespon
         return answer_error(request, lesson, form_message(form), {"oq": question.pk})
     state = data.state("open_question", pk)
     if not state.draft:
-        message = "Write your answer first: the checklist comes after."
+        message = services.WRITE_BEFORE_CHECKLIST
         return answer_error(request, lesson, message, {"oq": question.pk}, status=409)
     learner = services.current_learner(request, create=True)
     with transaction.atomic():
@@ -456,7 +454,7 @@ def review_answer(request: HttpRequest) -> HttpResponse:
     written = request.POST.get("text", "").strip()
     if quiz.kind == "open_question" and request.POST.get("checked") != "yes":
         if not written:
-            message = "Write your answer first: the checklist comes after."
+            message = services.WRITE_BEFORE_CHECKLIST
             return render_review(request, quiz=quiz, hints=hints, error=message, status=400)
         return render_review(request, quiz=quiz, hints=hints, written=written[:5000])
     data = {"choice": request.POST.get("choice"), "value": request.POST.get("value", ""),
