@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('lessons', '0011_deep_dive_keep_choice_order'),
+        ('lessons', '0013_instructors_open_questions'),
     ]
 
     operations = [
