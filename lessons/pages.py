@@ -431,27 +431,26 @@ def first_points(state: ItemState) -> int | None:
 
 
 def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, int], ItemState]:
-    """Return each answered item's state in two queries, however many retries were recorded.
+    """Return each answered item's state in one query, however many retries were recorded.
 
-    ``items`` maps "deep_dive", "step" and "challenge" to the ids wanted. The first answers
-    come from Answer; the latest answer and the count of tries from the item's review card,
-    which every answer updates in the same transaction.
+    ``items`` maps "deep_dive", "step" and "challenge" to the ids wanted. Every answer updates
+    its item's review card in the same transaction: the card names the first answer (it
+    scores), the latest and the count of tries.
     """
-    # Unordered: with no ORDER BY the first answers are found through their partial unique
-    # indexes, so the cost does not grow with the learner's retries.
-    states = {
-        answer.item_key: ItemState(first=answer, latest=answer, count=1)
-        for answer in Answer.objects.filter(Answer.items_q(items), **lookup, is_first=True).order_by()
+    cards = (
+        ReviewCard.objects.filter(ReviewCard.items_q(items), **lookup, first_answer__isnull=False)
+        .select_related("first_answer", "latest_answer")
+        .order_by()
+    )
+    return {
+        card.item_key: ItemState(
+            first=card.first_answer,
+            latest=card.latest_answer or card.first_answer,
+            count=max(card.reviews, 1),
+            card=card,
+        )
+        for card in cards
     }
-    cards = ReviewCard.objects.filter(ReviewCard.items_q(items), **lookup).select_related("latest_answer").order_by()
-    for card in cards:
-        state = states.get(card.item_key)
-        if state is not None:
-            state.card = card
-            if card.latest_answer is not None:
-                state.latest = card.latest_answer
-                state.count = max(card.reviews, 1)
-    return states
 
 
 def first_unanswered(layers: list[LayerView]) -> str | None:
