@@ -69,6 +69,7 @@ def in_lessons(lessons) -> Q:
         Q(deep_dive__section__lesson__in=ids)
         | Q(step__walkthrough__section__lesson__in=ids)
         | Q(challenge__section__lesson__in=ids)
+        | Q(open_question__section__lesson__in=ids)
     )
 
 

@@ -8,7 +8,7 @@ from django.db.models import OuterRef, Subquery
 def backfill(apps, schema_editor):
     Answer = apps.get_model("lessons", "Answer")
     ReviewCard = apps.get_model("lessons", "ReviewCard")
-    for kind in ("deep_dive", "step", "challenge"):
+    for kind in ("deep_dive", "step", "challenge", "open_question"):
         first = Answer.objects.filter(
             learner_id=OuterRef("learner_id"), is_first=True, **{f"{kind}_id": OuterRef(f"{kind}_id")}
         ).values("pk")[:1]
@@ -17,7 +17,7 @@ def backfill(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("lessons", "0011_deep_dive_keep_choice_order"),
+        ("lessons", "0013_instructors_open_questions"),
     ]
 
     operations = [
