@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from operator import attrgetter
 
 from django.http import HttpRequest
@@ -468,8 +468,9 @@ def build_lesson_page(
     step_answer_url = url_maker("answer-step", lesson.slug)
     challenge_url = url_maker("answer-challenge", lesson.slug)
     calculator_url = url_maker("calculators:detail")
-    hint_url = {kind: url_maker("take-hint", lesson.slug, kind) for kind in ("deep_dive", "step", "challenge")}
-    reveal_url = {kind: url_maker("reveal", lesson.slug, kind) for kind in ("deep_dive", "step", "challenge")}
+    hint_url = url_maker("take-hint", lesson.slug, variables=2)  # (kind, pk)
+    reveal_url = url_maker("reveal", lesson.slug, variables=2)
+    step_url = url_maker("walkthrough-step", lesson.slug, variables=2)  # (walkthrough key, step order)
     deep_dives: dict[int, DeepDiveView] = {}
     targets: dict[int, DeepDive] = {}
     for choice in choices:
@@ -477,10 +478,10 @@ def build_lesson_page(
         if dd.pk not in deep_dives:
             state = by_item["deep_dive", dd.pk]
             view = DeepDiveView(
-                dd, [], state, False, True, answer_url=deep_dive_url(dd.pk), reveal_url=reveal_url["deep_dive"](dd.pk)
+                dd, [], state, False, True, answer_url=deep_dive_url(dd.pk), reveal_url=reveal_url("deep_dive", dd.pk)
             )
             if dd.hints_html:
-                view.hints = Hints.of(dd.hints_html, state, dd.points, hint_url["deep_dive"](dd.pk))
+                view.hints = Hints.of(dd.hints_html, state, dd.points, hint_url("deep_dive", dd.pk))
             deep_dives[dd.pk] = view
         deep_dives[dd.pk].choices.append(choice)
         if choice.follow_up_id:
@@ -506,14 +507,14 @@ def build_lesson_page(
     for step in steps:
         wt = step.walkthrough
         if wt.pk not in walkthroughs:
-            walkthroughs[wt.pk] = WalkthroughView(wt, [], url_maker("walkthrough-step", lesson.slug, wt.key))
+            walkthroughs[wt.pk] = WalkthroughView(wt, [], partial(step_url, wt.key))
         view = walkthroughs[wt.pk]
         state = by_item["step", step.pk]
         step_view = StepView(
-            step, len(view.steps) + 1, state, step_answer_url(step.pk), reveal_url=reveal_url["step"](step.pk)
+            step, len(view.steps) + 1, state, step_answer_url(step.pk), reveal_url=reveal_url("step", step.pk)
         )
         if step.hints_html and step.calculator:
-            step_view.hints = Hints.of(step.hints_html, state, step.points, hint_url["step"](step.pk))
+            step_view.hints = Hints.of(step.hints_html, state, step.points, hint_url("step", step.pk))
         view.steps.append(step_view)
     for view in walkthroughs.values():
         wanted = (positions or {}).get(view.walkthrough.key)
@@ -526,10 +527,10 @@ def build_lesson_page(
             challenge_draw(identity, ch, draws),
             challenge_url(ch.pk),
             calculator_url(ch.calculator),
-            hints=Hints.of(ch.hints_html, by_item["challenge", ch.pk], ch.points, hint_url["challenge"](ch.pk))
+            hints=Hints.of(ch.hints_html, by_item["challenge", ch.pk], ch.points, hint_url("challenge", ch.pk))
             if ch.hints_html
             else None,
-            reveal_url=reveal_url["challenge"](ch.pk),
+            reveal_url=reveal_url("challenge", ch.pk),
         )
         for ch in challenges
     }
