@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('lessons', '0013_instructors_open_questions'),
+        ('lessons', '0014_review_card_first_answer'),
     ]
 
     operations = [
