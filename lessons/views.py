@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -82,7 +83,7 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors()}
     # A history restore (Back after a cache miss) also carries HX-Request and needs the whole page.
     if request.htmx and not request.htmx.history_restore_request:
-        return render(request, "lessons/lesson.html#walkthrough", {**context, "as_fragment": True})
+        return render(request, "lessons/lesson.html#walkthrough", {**context, "as_fragment": True, "moved": True})
     return render(request, "lessons/lesson.html", context)
 
 
@@ -215,7 +216,12 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         "errors": item_errors(),
         "as_fragment": True,
     }
-    return render(request, f"lessons/lesson.html#{partial}", context)
+    response = render(request, f"lessons/lesson.html#{partial}", context)
+    if answer is not None:
+        # The lesson's counters and progress bar change with the answer: sent along, out of band.
+        score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
+        response.write(render_to_string("lessons/lesson.html#progress", {"score": score, "oob": True}, request))
+    return response
 
 
 def item_pk(view) -> int:

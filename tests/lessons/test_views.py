@@ -786,3 +786,21 @@ def test_a_challenge_says_its_tolerance_in_words(client, lesson):
     html = client.get(lesson.get_absolute_url()).content.decode()
     assert "Right answers are within 1% of the exact one." in html
     assert "with t = " not in html
+
+
+def test_an_htmx_answer_updates_the_lessons_counters_out_of_band(client, lesson):
+    before = client.get(lesson.get_absolute_url()).content.decode()
+    assert "0 of 4 answered · 0 of 40 points" in before
+    dd = DeepDive.objects.get(key="dd-1")
+    html = client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}, **HTMX).content.decode()
+    assert html.count('id="lesson-progress-line" hx-swap-oob="true"') == 1
+    assert "1 of 4 answered · 10 of 40 points" in html
+    assert '<progress id="lesson-progress" max="100" value="25">' in html
+    assert "1 of 4 answered · 10 of 40 points" in client.get(lesson.get_absolute_url()).content.decode()
+
+
+def test_next_and_back_in_a_walkthrough_put_focus_on_the_new_steps_heading(client, lesson):
+    url = reverse("walkthrough-step", args=[lesson.slug, "build", 2])
+    fragment = client.get(url, **HTMX).content.decode()
+    assert 'id="wt-build-step-title" class="interviewer" tabindex="-1" data-focus>' in fragment
+    assert "lesson-progress-line" not in fragment  # moving between steps answers nothing
