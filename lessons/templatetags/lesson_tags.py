@@ -51,4 +51,5 @@ def walkthrough_diagram(view) -> dict:
         every = diagram.normalize(*view.all_parts)
         layout = diagram.lay_out(*every)
     svg = diagram.render_svg(layout, components, connections, title, uid)
-    return {"svg": mark_safe(svg), "text": diagram.describe(components, connections), "uid": uid}  # noqa: S308
+    text = diagram.describe(components, connections)
+    return {"svg": mark_safe(svg), "text": text, "uid": uid, "title": title}  # noqa: S308
