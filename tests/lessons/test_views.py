@@ -262,7 +262,8 @@ def test_learners_get_their_own_numbers_and_no_shared_page(lesson):
 
 def test_resume_lands_on_the_item_last_answered(client, lesson):
     page = client.get(lesson.get_absolute_url()).content.decode()
-    assert 'href="#dd-dd-1"' in page  # nothing answered: start at the first item
+    # Nothing answered: "Start" is the beginning of the reading, not the first question.
+    assert '<a class="button" href="#layer-2">Start</a>' in page
     step = Step.objects.get(title="Preamble size")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
     page = client.get(lesson.get_absolute_url()).content.decode()
@@ -804,3 +805,14 @@ def test_next_and_back_in_a_walkthrough_put_focus_on_the_new_steps_heading(clien
     fragment = client.get(url, **HTMX).content.decode()
     assert 'id="wt-build-step-title" class="interviewer" tabindex="-1" data-focus>' in fragment
     assert "lesson-progress-line" not in fragment  # moving between steps answers nothing
+
+
+def test_the_outline_marks_each_section_and_each_layer_leads_to_the_next(client, lesson):
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert '<nav aria-label="Lesson outline">' in html
+    assert '<li class="mark-todo"><a href="#sec-core">Core</a>' in html
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert '<li class="mark-partial"><a href="#sec-core">Core</a>' in html
+    assert "1 of 4 answered</span>" in html
