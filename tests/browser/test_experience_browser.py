@@ -97,3 +97,35 @@ def test_the_biggest_diagram_is_readable_on_a_phone_and_a_desktop(live_server, p
     expect(details).to_contain_text("Connections already there")
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_outline_sits_beside_the_lesson_on_a_desktop_and_behind_a_button_on_a_phone(
+    live_server, page, content, axe_violations
+):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(live_server.url + SAMPLE)
+    outline = page.get_by_role("navigation", name="Lesson outline")
+    expect(outline).to_be_visible()  # no click needed on a wide screen
+    assert outline.bounding_box()["x"] < page.locator("#lesson-title").bounding_box()["x"]  # beside, on the left
+    expect(outline.get_by_role("link", name="Layer 1 · Skim")).to_be_visible()
+    expect(outline.locator("li.mark-todo").first).to_contain_text("not started")
+    # "Start" begins the reading, and each layer leads on to the next.
+    start = page.get_by_role("link", name="Start", exact=True)
+    expect(start).to_have_attribute("href", "#layer-1")
+    start.click()
+    expect(page.get_by_role("link", name="Continue to layer 2 · Core")).to_be_visible()
+    page.get_by_role("link", name="Continue to layer 2 · Core").click()
+    assert page.url.endswith("#layer-2")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(live_server.url + SAMPLE)
+    outline = page.get_by_role("navigation", name="Lesson outline")
+    expect(outline).to_be_hidden()
+    page.locator("details.outline > summary").click()
+    expect(outline).to_be_visible()
+    assert page.locator("#lesson-progress").bounding_box()["width"] >= 150  # the bar keeps its width on a phone
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
