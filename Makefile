@@ -10,7 +10,7 @@ PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test setup browser graphviz wrk lint format bench clean
+.PHONY: run test setup browser graphviz wrk lint format bench audit clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null || { \
@@ -66,5 +66,12 @@ test: $(STAMP) graphviz browser wrk lint
 bench: $(STAMP) wrk
 	$(PY) -m bench.run
 
+# Lighthouse from npm (pinned: 12.2.3 runs on Node 20) on home, lesson, calculator, results and review.
+LIGHTHOUSE_VERSION := 12.2.3
+audit: $(STAMP) graphviz browser
+	@command -v npm >/dev/null || { echo "make audit needs Node.js 18+ and npm: sudo apt-get install -y nodejs npm"; exit 1; }
+	@test -x .audit/node_modules/.bin/lighthouse || npm install --prefix .audit --no-audit --no-fund -E lighthouse@$(LIGHTHOUSE_VERSION)
+	CHROME_PATH=$(CHROMIUM) $(PY) -m bench.audit
+
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) staticfiles .audit .pytest_cache .ruff_cache
