@@ -90,7 +90,7 @@ def _tail_wait_section(client) -> str:
     from lessons.models import Lesson
 
     page = client.get(Lesson.objects.get(slug="design-chatgpt-tiers").get_absolute_url()).content.decode()
-    start = page.index("Why the tail punishes utilisation")
+    start = page.index("Why the tail punishes utilisation</h3>")  # the section, not its line in the outline
     return " ".join(re.sub(r"<[^>]+>", " ", page[start : page.index("Every knob is money or trust", start)]).split())
 
 
