@@ -754,12 +754,17 @@ class ReviewNextView(APIView):
 
 class ReviewAnswerSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["deep_dive", "step", "challenge", "open_question"])
-    id = serializers.IntegerField()
-    choice = serializers.IntegerField(required=False)
+    # Ids are bounded as the database's integers are (a larger one found by the fuzzer was a 500).
+    id = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
+    choice = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
     value = serializers.CharField(required=False, max_length=40)
     text = serializers.CharField(required=False, max_length=5000)
-    points = serializers.ListField(child=serializers.IntegerField(), required=False)
-    hints = serializers.IntegerField(required=False, min_value=0, default=0, help_text="Hints you were shown.")
+    points = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1), required=False, max_length=100
+    )
+    hints = serializers.IntegerField(
+        required=False, min_value=0, max_value=1000, default=0, help_text="Hints you were shown."
+    )
 
 
 class ReviewAnswerView(AnswerView):
