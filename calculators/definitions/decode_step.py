@@ -31,6 +31,29 @@ SHORT_CONTEXT = 256
 TABLE_BATCHES = (1, 8, 32, 64, 128, 256, 512, 1024)
 
 
+# Shared with the prefill calculator: the model's size and one GPU's compute rate.
+MODEL_SIZE = Parameter(
+    name="params_b",
+    type="float",
+    default=float(NOMINAL_70B),
+    min=0.001,
+    max=100_000.0,
+    unit="billion parameters",
+    help="Parameters each token passes through, in billions (for a mixture of experts, the active ones).",
+    label="Model size",
+)
+COMPUTE_PER_GPU = Parameter(
+    name="tflops",
+    type="float",
+    default=H100_BF16_TFLOPS,
+    min=0.01,
+    max=100_000.0,
+    unit="TFLOPS",
+    help="Dense tensor throughput of one GPU at the weights' precision (H100 SXM BF16: 989; FP8: about twice).",
+    label="Compute per GPU",
+)
+
+
 def _h100(**values: float) -> dict[str, float]:
     return {"hbm_tb_s": H100_HBM_TB_S, "tflops": H100_BF16_TFLOPS, **values}
 
@@ -250,16 +273,7 @@ CALCULATOR = Calculator(
         "arithmetic, where the ridge sits, and the tokens per second that follow."
     ),
     parameters=(
-        Parameter(
-            name="params_b",
-            type="float",
-            default=float(NOMINAL_70B),
-            min=0.001,
-            max=100_000.0,
-            unit="billion parameters",
-            help="Parameters the step reads and multiplies, in billions (for a mixture of experts, the active ones).",
-            label="Model size",
-        ),
+        MODEL_SIZE,
         Parameter(
             name="bytes_per_param",
             type="float",
@@ -320,16 +334,7 @@ CALCULATOR = Calculator(
             help="Memory bandwidth of one GPU in decimal TB/s (H100 SXM: 3.35).",
             label="Memory bandwidth per GPU",
         ),
-        Parameter(
-            name="tflops",
-            type="float",
-            default=H100_BF16_TFLOPS,
-            min=0.01,
-            max=100_000.0,
-            unit="TFLOPS",
-            help="Dense tensor throughput of one GPU at the weights' precision (H100 SXM BF16: 989; FP8: about twice).",
-            label="Compute per GPU",
-        ),
+        COMPUTE_PER_GPU,
     ),
     outputs=(
         Output(name="weights_ms", unit="ms", label="Time to read the weights"),

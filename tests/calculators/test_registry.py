@@ -524,3 +524,14 @@ def test_no_calculator_says_decode_turns_compute_bound_at_batch_128():
         text = " ".join(calculator.notes)
         assert "batch the target step becomes compute-bound" not in text, calculator.slug
     assert "still memory-bound" in " ".join(get_calculator("decode-step").notes)
+
+
+def test_fleet_notes_show_the_sensitivity_not_one_headline(client):
+    # $2,100 / 730 h / (700 tokens/s x 3,600 s) x 1e6 = $1.1416 per 1M: 45.7% of $2.50, 91.3% of $1.25.
+    notes = " ".join(get_calculator("fleet").notes)
+    assert "| 700 | 91.3% | 45.7% | 22.8% |" in notes
+    assert "| 350 | 183% | 91.3% | 45.7% |" in notes
+    # Sized for a daily peak twice the average: 2 x 5,436 cards, half of it idle over the month.
+    assert "10,872 cards instead of 5,436" in notes and "50% of that capacity idles" in notes
+    page = client.get("/calculators/fleet/").content.decode()
+    assert "<table>" in page and "API $1.25 per 1M" in page
