@@ -28,15 +28,21 @@ class ItemLink:
     lesson: Lesson
 
 
-def url_maker(name: str, *args) -> Callable[[object], str]:
-    """Reverse ``name`` once and return a function giving its URL for any value of the last argument.
+def url_maker(name: str, *args, variables: int = 1) -> Callable[..., str]:
+    """Reverse ``name`` once and return a function giving its URL for any values of the last arguments.
 
-    A page that links every item (a lesson, the results) would otherwise reverse each link:
-    that took more time than the rest of an item's rendering.
+    ``args`` are the fixed first arguments and ``variables`` how many follow them. A page that
+    links every item (a lesson, the results) would otherwise reverse each link: that took more
+    time than the rest of an item's rendering. The values must need no quoting (ids, keys).
     """
-    marker = "4242424242"  # fits both int and slug converters
-    head, tail = reverse(name, args=[*args, marker]).rsplit(marker, 1)
-    return lambda last: f"{head}{last}{tail}"
+    markers = [f"424242424{n}" for n in range(variables)]  # each fits the int, slug and str converters
+    rest = reverse(name, args=[*args, *markers])
+    parts = []
+    for marker in reversed(markers):
+        rest, tail = rest.rsplit(marker, 1)
+        parts.insert(0, tail)
+    head = rest
+    return lambda *values: head + "".join(f"{value}{tail}" for value, tail in zip(values, parts, strict=True))
 
 
 def item_links(rows: Iterable[dict], lessons: Iterable[Lesson]) -> Iterator[tuple[dict, ItemLink]]:

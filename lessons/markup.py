@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+import threading
 from collections.abc import Collection, Mapping
 
 import markdown as markdown_lib
@@ -137,15 +138,29 @@ def sanitize(html: str) -> str:
     )
 
 
+_converters = threading.local()
+
+
+def converter() -> markdown_lib.Markdown:
+    """Return this thread's Markdown converter, made once: building one (loading its extensions)
+    cost more than converting an answer's message. Python-Markdown's own advice for many
+    documents; ``reset()`` clears what the last conversion left, and it is never shared between threads.
+    """
+    md = getattr(_converters, "md", None)
+    if md is None:
+        md = _converters.md = markdown_lib.Markdown(
+            extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG, output_format="html"
+        )
+    return md
+
+
 def render_markdown(text: str) -> SafeString:
     """Return sanitised HTML for authored Markdown, with its {{calc ...}} numbers computed."""
     if not text:
         return mark_safe("")
     expanded = markdown_text(text)
     # smarty's curly quotes are inline patterns, which never run inside code spans or fenced code.
-    html = markdown_lib.markdown(
-        expanded, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG, output_format="html"
-    )
+    html = converter().reset().convert(expanded)
     # Wide tables and code scroll inside a keyboard-focusable region instead of widening the page.
     html = wrap_tables(sanitize(html)).replace(CODE_BLOCK, FOCUSABLE_CODE_BLOCK)
     return mark_safe(html)  # noqa: S308 - sanitised just above; the wrapper is ours

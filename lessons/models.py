@@ -639,6 +639,8 @@ class ReviewCard(AboutItem):
     last_outcome = models.CharField(max_length=12, choices=Outcome.choices)
     reviews = models.PositiveIntegerField(default=1, help_text="Answers given to the item, retries included.")
     latest_answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The item's scoring answer, so a page reads a learner's state from the cards alone (one query).
+    first_answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         ordering = ["due"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
@@ -35,6 +35,8 @@ def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | Non
     state = Card.from_dict(row.card) if row else Card(due=now)
     state, _log = SCHEDULER.review_card(state, RATING[answer.outcome], review_datetime=now)
     values = {"card": state.to_dict(), "due": state.due, "last_outcome": answer.outcome, "latest_answer": answer}
+    if answer.is_first:
+        values["first_answer"] = answer
     if row is None:
         try:
             with transaction.atomic():
@@ -115,15 +117,11 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, 
     ]
 
 
-def due_count(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> int:
-    """Return how many of the learner's items in ``lessons`` are due (the review page lists the same)."""
-    return ReviewCard.objects.filter(**lookup, due__lte=now or timezone.now()).filter(in_lessons(lessons)).count()
-
-
 def merge_cards(source_id: int, target_id: int) -> None:
     """Move a learner's cards to another learner; where both have one, keep the target's schedule.
 
-    The kept card counts both learners' tries.
+    The kept card counts both learners' tries. Call it once the answers are merged: each card
+    then names the target's first answer to its item.
     """
     targets = {card.item_key: card for card in ReviewCard.objects.filter(learner_id=target_id)}
     for card in ReviewCard.objects.filter(learner_id=source_id):
@@ -135,3 +133,10 @@ def merge_cards(source_id: int, target_id: int) -> None:
         latest = kept.latest_answer_id or card.latest_answer_id
         ReviewCard.objects.filter(pk=kept.pk).update(reviews=kept.reviews + card.reviews, latest_answer_id=latest)
         card.delete()
+    for kind in ReviewCard.ITEM_KINDS:
+        first = Answer.objects.filter(
+            learner_id=target_id, is_first=True, **{f"{kind}_id": OuterRef(f"{kind}_id")}
+        ).values("pk")[:1]
+        ReviewCard.objects.filter(learner_id=target_id, **{f"{kind}__isnull": False}).update(
+            first_answer_id=Subquery(first)
+        )

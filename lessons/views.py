@@ -35,9 +35,7 @@ def home_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
         rows = [(lesson, results.score_for(lesson)) for lesson in lessons if lesson.track_id == track.pk]
         if rows:
             tracks.append((track, rows))
-    lookup = learner_filter(request)
-    due = review.due_count(lookup, lessons) if lookup is not None and results.total.answered else 0
-    return {"tracks": tracks, "total": results.total, "due": due}
+    return {"tracks": tracks, "total": results.total, "due": results.due}
 
 
 def get_lesson(request: HttpRequest, slug: str) -> Lesson:
@@ -393,9 +391,8 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
 def results(request: HttpRequest) -> HttpResponse:
     """Show the learner's results: totals, lessons, topics and misses to retry."""
     lessons = list(Lesson.objects.visible_to(request.user))
-    lookup = learner_filter(request)
-    due = review.due_count(lookup, lessons) if lookup is not None else 0
-    return render(request, "lessons/results.html", {"results": compute_results(request, lessons), "due": due})
+    results = compute_results(request, lessons)
+    return render(request, "lessons/results.html", {"results": results, "due": results.due})
 
 
 LAST_REVIEW_KEY = "review_last"  # the graded answer shown once, after the redirect

@@ -1,4 +1,4 @@
-"""Data migrations: answers given before review cards existed get one, with their history."""
+"""Data migrations: answers given before review cards existed get one, with their history and first answer."""
 
 import pytest
 from django.db import connection
@@ -28,4 +28,5 @@ def test_backfill_builds_cards_from_earlier_answers():
     card = ReviewCard.objects.get()
     assert card.reviews == 3
     assert card.latest_answer_id == answers[-1].pk
+    assert card.first_answer_id == answers[0].pk  # 0012 names the scoring answer on the card
     assert card.last_outcome == "correct"
