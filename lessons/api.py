@@ -7,7 +7,13 @@ import math
 from django.db import transaction
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,6 +34,7 @@ from lessons.models import (
     OpenQuestion,
     Step,
 )
+from lessons.number_entry import EntryError, read_number
 from lessons.pages import (
     ChallengeView,
     DeepDiveView,
@@ -107,18 +114,43 @@ class ChoiceAnswerSerializer(serializers.Serializer):
     choice = serializers.IntegerField(help_text="The id of one of the deep dive's choices.")
 
 
-class NumberAnswerSerializer(serializers.Serializer):
-    value = serializers.FloatField(help_text="The learner's number, in the item's unit.")
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "number"}, {"type": "string", "maxLength": 40}],
+        "example": "375 MiB",
+    }
+)
+class AnswerValueField(serializers.Field):
+    """A number in the item's unit, or text as a learner types it ("375 MiB", "$1.14"), converted to it."""
 
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and isinstance(data.get("value"), bool):
-            raise serializers.ValidationError({"value": ["Enter a number, not true or false."]})
-        return super().to_internal_value(data)
+    default_error_messages = {
+        "invalid": "Enter a number, or text such as “393 MB”.",
+        "finite": "Enter a finite number.",
+    }
 
-    def validate_value(self, value: float) -> float:
-        if not math.isfinite(value):
-            raise serializers.ValidationError("Enter a finite number.")
+    def to_internal_value(self, data) -> float:
+        if isinstance(data, bool) or not isinstance(data, (int, float, str)):
+            self.fail("invalid")
+        if isinstance(data, str):
+            if len(data) > 40:
+                raise serializers.ValidationError("That is too long for a number.")
+            try:
+                return read_number(data, self.context.get("unit", ""))
+            except EntryError as error:
+                raise serializers.ValidationError(str(error)) from None
+        if not math.isfinite(data):
+            self.fail("finite")
+        return float(data)
+
+    def to_representation(self, value):
         return value
+
+
+class NumberAnswerSerializer(serializers.Serializer):
+    value = AnswerValueField(
+        help_text="The learner's number: a JSON number in the item's unit, or text with a unit "
+        '("375 MiB", "$1.14", "1.2k"), converted to the item\'s unit.'
+    )
 
 
 def progress_data(score) -> dict:
@@ -409,7 +441,7 @@ class NumberAnswerView(AnswerView):
 
     def post(self, request: Request, pk: int) -> Response:
         item = get_object_or_404(self.items(request), pk=pk)
-        serializer = NumberAnswerSerializer(data=request.data)
+        serializer = NumberAnswerSerializer(data=request.data, context={"unit": item.unit})
         if not serializer.is_valid():
             return first_errors(serializer)
         learner = services.current_learner(django_request(request), create=True)

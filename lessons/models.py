@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from lessons import diagram
 from lessons.markup import MarkupError, check_prompt, render_stored_markup
 
 KEY_VALIDATOR = RegexValidator(
@@ -312,6 +313,12 @@ class Walkthrough(RenderedMarkdown, Item):
     intro = models.TextField(blank=True)
     intro_html = models.TextField(blank=True, editable=False)
     topic = models.CharField(max_length=40, choices=Topic.choices, blank=True)
+    diagram = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="The diagram's layout by Graphviz, made when steps are saved.",
+    )
 
     class Meta(Item.Meta):
         constraints = [
@@ -336,6 +343,18 @@ class Walkthrough(RenderedMarkdown, Item):
     def has_diagram(self) -> bool:
         return self.kind in (self.Kind.BUILD_UP, self.Kind.REQUEST_FLOW)
 
+    def lay_out_diagram(self) -> None:
+        """Store the layout of every step's components and connections (see lessons/diagram.py)."""
+        if not self.has_diagram and not self.diagram:
+            return
+        components, connections = [], []
+        for step in self.steps.order_by("order").only("components", "connections"):
+            components += step.components if isinstance(step.components, list) else []
+            connections += step.connections if isinstance(step.connections, list) else []
+        components, connections = diagram.normalize(components, connections)
+        self.diagram = diagram.lay_out(components, connections) if self.has_diagram and components else {}
+        Walkthrough.objects.filter(pk=self.pk).update(diagram=self.diagram)
+
 
 class Step(RenderedMarkdown, GradedNumber):
     walkthrough = models.ForeignKey(Walkthrough, on_delete=models.CASCADE, related_name="steps")
@@ -359,6 +378,17 @@ class Step(RenderedMarkdown, GradedNumber):
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args, **kwargs):
+        # As stored HTML is rendered on save (RenderedMarkdown), the diagram is laid out on save:
+        # pages then draw it without layout work.
+        super().save(*args, **kwargs)
+        self.walkthrough.lay_out_diagram()
+
+    def delete(self, *args, **kwargs):
+        result = super().delete(*args, **kwargs)
+        self.walkthrough.lay_out_diagram()
+        return result
 
     @property
     def topic(self) -> str:

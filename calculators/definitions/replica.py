@@ -123,7 +123,7 @@ def notes() -> tuple[str, ...]:
         f"**Convention.** This follows vLLM: `gpu_memory_utilization` (default {UTILIZATION:.2f}) is a "
         "share of *total* GPU memory, and the weights and the activations measured at start-up both come "
         "out of it; the rest is held back. Activations are ignored here, so a real engine fits slightly "
-        "fewer requests. The source's convention, (memory − weights) × utilisation, gives "
+        "fewer requests. The course notes' convention, (memory − weights) × utilisation, gives "
         f"{number(source_budget_gb, 4)} GB and {number(source_requests)} requests for the same replica.",
         f"**Why a 70B replica has four GPUs.** {number(WEIGHTS_GB)} GB of BF16 weights fit on two H100s, "
         f"but at {number(UTILIZATION)} utilisation that leaves {number(two.kv_budget_bytes / 1e9, 3)} GB for "

@@ -279,6 +279,7 @@ def write_walkthrough(report, lesson, section, order, fields, file: str = "", pr
                 report.unchanged += 1
             save_fields(row, order=number, **values)
     delete_missing(report, Step.objects.filter(walkthrough=walkthrough, order__gt=ORDER_BUMP), file=file, prune=prune)
+    walkthrough.lay_out_diagram()  # again: deleted steps take their parts with them
     return walkthrough
 
 
