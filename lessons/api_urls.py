@@ -12,4 +12,8 @@ urlpatterns = [
     path("challenges/<int:pk>/answer/", api.ChallengeAnswerView.as_view(), name="api-challenge-answer"),
     path("results/", api.ResultsView.as_view(), name="api-results"),
     path("review/", api.ReviewView.as_view(), name="api-review"),
+    path("interviews/", api.InterviewListView.as_view(), name="api-interview-list"),
+    path("interviews/<int:pk>/", api.InterviewDetailView.as_view(), name="api-interview-detail"),
+    path("interviews/<int:pk>/answer/", api.InterviewAnswerView.as_view(), name="api-interview-answer"),
+    path("interviews/<int:pk>/finish/", api.InterviewFinishView.as_view(), name="api-interview-finish"),
 ]

@@ -40,14 +40,19 @@ class NumberForm(forms.Form):
     )
 
     def clean_value(self) -> float:
-        raw = self.cleaned_data["value"].replace("_", "").replace(" ", "").replace("\u202f", "")
-        if "," in raw:
-            if not GROUPED_RE.match(raw):
-                raise forms.ValidationError("Use a dot for decimals (1.5); commas only separate thousands (5,436).")
-            raw = raw.replace(",", "")
-        if not NUMBER_RE.match(raw):
-            raise forms.ValidationError("Enter a plain number such as 110, 393.2 or 1.5e9 (no units).")
-        value = float(raw)
-        if not math.isfinite(value):
-            raise forms.ValidationError("Enter a finite number.")
-        return value
+        return parse_number(self.cleaned_data["value"])
+
+
+def parse_number(text: str) -> float:
+    """Return the number a learner typed ("5,436", "1.5e9"); raise ValidationError with a plain message."""
+    raw = text.strip().replace("_", "").replace(" ", "").replace("\u202f", "")
+    if "," in raw:
+        if not GROUPED_RE.match(raw):
+            raise forms.ValidationError("Use a dot for decimals (1.5); commas only separate thousands (5,436).")
+        raw = raw.replace(",", "")
+    if not NUMBER_RE.match(raw):
+        raise forms.ValidationError("Enter a plain number such as 110, 393.2 or 1.5e9 (no units).")
+    value = float(raw)
+    if not math.isfinite(value):
+        raise forms.ValidationError("Enter a finite number.")
+    return value
