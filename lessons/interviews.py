@@ -649,7 +649,9 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
 
 def history(learner_interviews) -> list[tuple[Interview, Scorecard]]:
     """Return every finished interview, oldest first, with its scorecard (two queries in all)."""
-    interviews = list(learner_interviews.filter(finished_at__isnull=False).order_by("started_at", "pk"))
+    interviews = list(
+        learner_interviews.filter(finished_at__isnull=False).select_related("lesson").order_by("started_at", "pk")
+    )
     rows: dict[int, list[InterviewItem]] = defaultdict(list)
     fields = ("interview", "position", "phase", "kind", "answered_at", "late", "score")
     for item in InterviewItem.objects.filter(interview__in=[i.pk for i in interviews]).only(*fields):
