@@ -456,7 +456,15 @@ class InterviewAnswerSerializer(serializers.Serializer):
     value = serializers.CharField(
         required=False, max_length=60, help_text='For a number: "393.2", or with its unit, "393.2 MB".'
     )
-    text = serializers.CharField(required=False, max_length=5000, help_text="For an open question.")
+    text = serializers.CharField(
+        required=False, max_length=5000, help_text="An open question's written answer (its first step)."
+    )
+    ticked = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        max_length=50,
+        help_text="Then the ids of the checklist points the written answer covered (its second step).",
+    )
     item = serializers.IntegerField(
         required=False, help_text="Optional: the id of the item answered; a 409 if it is no longer the current one."
     )
@@ -473,6 +481,9 @@ INTERVIEW_ITEM = inline_serializer(
         "prompt_html": serializers.CharField(),
         "choices": serializers.ListField(child=serializers.DictField(), required=False),
         "unit": serializers.CharField(required=False),
+        "stage": serializers.ChoiceField(choices=["write", "tick"], required=False),
+        "text": serializers.CharField(required=False),
+        "checklist": serializers.ListField(child=serializers.DictField(), required=False),
     },
     allow_null=True,
 )
@@ -524,6 +535,11 @@ def interview_item_data(view) -> dict | None:
     }
     if view.unit:
         data["unit"] = view.unit
+    elif item.kind == "open":
+        data["stage"] = view.stage
+        if view.stage == "tick":
+            data["text"] = view.written
+            data["checklist"] = [{"id": pk, "text": strip_tags(text), "text_html": text} for pk, text in view.checklist]
     else:
         data["choices"] = [{"id": pk, "text": strip_tags(text), "text_html": text} for pk, text in view.choices]
     return data

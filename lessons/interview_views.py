@@ -89,6 +89,8 @@ def timer_context(interview: Interview, seconds: float, mark: int | None, announ
 def interview_answer(request: HttpRequest, pk: int) -> HttpResponse:
     interview = get_interview(request, pk)
     payload = {name: request.POST[name] for name in ("choice", "value", "text") if name in request.POST}
+    if "ticking" in request.POST:  # an open question's checklist: no box ticked sends no "ticked" at all
+        payload["ticked"] = [int(t) if t.isdigit() and len(t) < 18 else t for t in request.POST.getlist("ticked")]
     try:
         interviews.answer(interview, payload, request.POST.get("item"))
     except InterviewError as error:

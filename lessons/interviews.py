@@ -25,11 +25,13 @@ from lessons import services
 from lessons.forms import parse_number
 from lessons.models import (
     Challenge,
+    ChecklistPoint,
     Choice,
     DeepDive,
     Interview,
     InterviewItem,
     Lesson,
+    OpenQuestion,
     Step,
     Walkthrough,
 )
@@ -63,7 +65,7 @@ DIMENSION_MEASURES = {
     "estimation": "how close your numbers were, and whether their units were right",
     "design": "picking the component the design needs next",
     "trade_offs": "the approaches you chose in the deep dives",
-    "communication": "the points of the checklist your open answer covered",
+    "communication": "the points of the open question's checklist your answer covered",
     "time_management": "each phase's time against its budget, and answering before the deadline",
 }
 SCENARIO_KINDS = (Lesson.Kind.CASE_STUDY, Lesson.Kind.SIMULATION)
@@ -112,6 +114,7 @@ class Pool:
     follow_ups: dict[int, list[int]]  # deep dive id -> the follow-ups its choices lead to
     numbers: list[Step | Challenge]
     build_ups: dict[int, list[Step]]  # walkthrough id -> its steps in order
+    open_questions: list[OpenQuestion]
 
     @classmethod
     def read(cls, lessons: list[Lesson]) -> Pool:
@@ -138,7 +141,13 @@ class Pool:
             if step.walkthrough.kind == Walkthrough.Kind.BUILD_UP:
                 build_ups[step.walkthrough_id].append(step)
         numbers = [s for s in steps if s.calculator] + challenges
-        return cls(deep_dives, follow_ups, numbers, build_ups)
+        open_questions = list(
+            OpenQuestion.objects.filter(section__lesson__in=ids, checklist__isnull=False)
+            .distinct()
+            .select_related("section")
+            .order_by("section__order", "order")
+        )
+        return cls(deep_dives, follow_ups, numbers, build_ups, open_questions)
 
 
 def lesson_of(item) -> int:
@@ -220,6 +229,11 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
 
     for dd in picked:
         items.append({"phase": "deep_dives", "kind": "deep_dive", "deep_dive": dd})
+
+    # Wrap-up: one open question (no phase when the lab has none).
+    open_rows = [(q.section.lesson_id, q.topic, q) for q in pool.open_questions]
+    for _lesson, _topic, question in prefer_scenario(open_rows, PHASES[4][3], rng, weight, scenario.pk):
+        items.append({"phase": "wrap_up", "kind": "open", "open_question": question})
     return items
 
 
@@ -318,6 +332,7 @@ class ItemView:
     derivation: list = field(default_factory=list)
     expected: float | None = None
     lesson_url: str = ""
+    checklist: list[tuple[int, str]] = field(default_factory=list)  # an open question's points, once written
     verdict: str = ""  # a deep dive's chosen approach: best, acceptable or weak
     chosen_feedback_html: str = ""  # why that approach holds up or breaks
 
@@ -332,15 +347,20 @@ class ItemView:
         return "correct" if item.score >= 1 else "partial" if item.score > 0 else "incorrect"
 
     @property
-    def answer_text(self) -> str:
-        answer = self.item.answer
-        if answer is None:
-            return ""
-        if "choice" in answer:
-            return next((text for pk, text in self.choices if pk == answer["choice"]), "")
-        if "value" in answer:
-            return str(answer["value"])
-        return answer.get("text", "")
+    def stage(self) -> str:
+        """Return an open question's stage: "write" the answer, then "tick" the points it covered."""
+        return "tick" if self.item.answer and "text" in self.item.answer else "write"
+
+    @property
+    def written(self) -> str:
+        """Return an open question's written answer (plain text, escaped by the page)."""
+        return (self.item.answer or {}).get("text", "")
+
+    @property
+    def chosen_html(self) -> str:
+        """Return the chosen approach's text (sanitised HTML) of a deep dive or design question."""
+        answer = self.item.answer or {}
+        return next((text for pk, text in self.choices if pk == answer.get("choice")), "")
 
 
 def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
@@ -353,10 +373,16 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
 
     items = list(
         interview.items.select_related(
-            "deep_dive__section__lesson", "step__walkthrough__section__lesson", "challenge__section__lesson"
+            "deep_dive__section__lesson",
+            "step__walkthrough__section__lesson",
+            "challenge__section__lesson",
+            "open_question__section__lesson",
         )
     )
     choices = {c.pk: c for c in Choice.objects.filter(deep_dive__in=[i.deep_dive_id for i in items if i.deep_dive_id])}
+    checklists: dict[int, list[ChecklistPoint]] = defaultdict(list)
+    for point in ChecklistPoint.objects.filter(question__in=[i.open_question_id for i in items if i.open_question_id]):
+        checklists[point.question_id].append(point)
     design_walkthroughs = {i.step.walkthrough_id for i in items if i.kind == InterviewItem.Kind.DESIGN}
     build_steps: dict[int, list[Step]] = defaultdict(list)
     for step in Step.objects.filter(walkthrough__in=design_walkthroughs).order_by("order"):
@@ -388,6 +414,20 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
             if reveal and following is not None:
                 view.worked_html = f"<p><strong>{escape(following.title)}</strong></p>{following.body_html}"
             view.lesson_url = item.step.walkthrough.get_absolute_url()
+        elif item.kind == InterviewItem.Kind.OPEN:
+            question = item.open_question
+            view = ItemView(item, question.prompt_html, "")
+            points = [(p.pk, p.text_html) for p in checklists[question.pk]]
+            if reveal or view.stage == "tick":  # shown once the answer is written, never before
+                view.checklist = points
+            if reveal:
+                ticked = set((item.answer or {}).get("ticked", []))
+                view.worked_html = (
+                    "<ul>"
+                    + "".join(f"<li>{text}{' (you ticked it)' if pk in ticked else ''}</li>" for pk, text in points)
+                    + "</ul>"
+                )
+            view.lesson_url = question.get_absolute_url()
         else:
             number = item.step or item.challenge
             if item.challenge_id:
@@ -480,6 +520,8 @@ def grade(view: ItemView, payload: dict) -> tuple[dict, float, str]:
         right = following is not None and following.pk == choice
         feedback = "Right: that is the next thing this design needs." if right else "Not yet: another need comes first."
         return {"choice": choice}, 1.0 if right else 0.0, feedback
+    if item.kind == InterviewItem.Kind.OPEN:
+        return grade_open(view, payload)
     if "value" not in payload:
         raise InterviewError('This question asks for a number (send "value", e.g. "393.2 MB").', "value")
     raw = payload["value"]
@@ -498,6 +540,29 @@ def grade(view: ItemView, payload: dict) -> tuple[dict, float, str]:
     return {"value": raw.strip(), "number": value, "unit": unit, "units_ok": units_ok}, score, feedback
 
 
+MAX_TEXT = 5000
+
+
+def grade_open(view: ItemView, payload: dict) -> tuple[dict, float | None, str]:
+    """Grade an open question in two steps: the written answer (kept, not graded), then the ticks."""
+    if view.stage == "write":
+        text = payload.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise InterviewError('Write your answer first (send "text"); then tick what it covered.', "text")
+        if len(text) > MAX_TEXT:
+            raise InterviewError(f"Keep the answer within {MAX_TEXT:,} characters.", "text")
+        return {"text": text.strip()}, None, ""
+    ticked = payload.get("ticked")
+    points = {pk for pk, _text in view.checklist}
+    if not isinstance(ticked, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in ticked):
+        raise InterviewError('Tick the checklist points your answer covered (send "ticked": a list of ids).', "ticked")
+    if not set(ticked) <= points:
+        raise InterviewError("Those are not all points of this question's checklist.", "ticked")
+    share = len(set(ticked)) / len(points) if points else 0.0
+    feedback = f"You covered {len(set(ticked))} of the {len(points)} points a strong answer makes."
+    return {"text": view.written, "ticked": sorted(set(ticked))}, share, feedback
+
+
 def answer(interview: Interview, payload: dict, item_id=None, now: datetime | None = None) -> InterviewItem:
     """Record the answer to the interview's current item; late when past the deadline. Nothing is revealed."""
     if interview.finished_at is not None:
@@ -513,9 +578,14 @@ def answer(interview: Interview, payload: dict, item_id=None, now: datetime | No
     stored, score, feedback = grade(view, payload)
     now = now or timezone.now()
     late = now > interview.deadline
-    updated = InterviewItem.objects.filter(pk=view.item.pk, answered_at=None).update(
-        answer=stored, answered_at=now, late=late, score=score, feedback=feedback
-    )
+    rows = InterviewItem.objects.filter(pk=view.item.pk, answered_at=None)
+    if score is None:  # an open question's written answer: the item stays current until it is ticked
+        updated = rows.filter(answer__isnull=True).update(answer=stored)
+        view.item.answer = stored
+        if not updated:
+            raise InterviewError("That answer was already written; tick what it covered.", "item", status=409)
+        return view.item
+    updated = rows.update(answer=stored, answered_at=now, late=late, score=score, feedback=feedback)
     if not updated:  # another tab answered it first
         raise InterviewError("That question was already answered; here is the next one.", "item", status=409)
     view.item.answer, view.item.answered_at, view.item.late = stored, now, late

@@ -12,7 +12,18 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from lessons import interviews, services
-from lessons.models import Choice, DeepDive, Interview, InterviewItem, Learner, Lesson, Step, Walkthrough
+from lessons.models import (
+    ChecklistPoint,
+    Choice,
+    DeepDive,
+    Interview,
+    InterviewItem,
+    Learner,
+    Lesson,
+    OpenQuestion,
+    Step,
+    Walkthrough,
+)
 from tests.lessons.factories import make_deep_dive, make_lesson
 
 START = datetime(2026, 11, 30, 12, 0, 15, tzinfo=UTC)
@@ -31,6 +42,10 @@ def scenario(db):
     build = Walkthrough.objects.get(section=section, key="build")
     Step.objects.create(walkthrough=build, order=3, title="Prefix index", body="Route by prefix.",
                         components=[{"key": "index", "label": "Prefix index", "col": 3, "row": 0}])  # fmt: skip
+    question = OpenQuestion.objects.create(section=section, key="wrap", order=60, topic="routing",
+                                           prompt="A replica dies mid-stream. Walk me through it.")  # fmt: skip
+    for n, text in enumerate(["Detect the broken stream", "Drain the replica", "Re-run elsewhere"], start=1):
+        ChecklistPoint.objects.create(question=question, order=n, text=text)
     make_lesson("other", deep_dives=2)
     return Lesson.objects.get(pk=lesson.pk)
 
@@ -67,6 +82,12 @@ def start(api, slug="case"):
 
 def right_answer(item_row: InterviewItem) -> dict:
     """Return the payload that earns full credit on a stored item (read from the content)."""
+    if item_row.kind == "open":  # written first, then every point ticked
+        if item_row.answer is None:
+            return {"text": "Detect, drain, re-run."}
+        return {
+            "ticked": list(ChecklistPoint.objects.filter(question=item_row.open_question).values_list("pk", flat=True))
+        }
     if item_row.kind == "deep_dive":
         return {"choice": Choice.objects.get(deep_dive=item_row.deep_dive, verdict="best").pk}
     if item_row.kind == "design":
@@ -77,6 +98,8 @@ def right_answer(item_row: InterviewItem) -> dict:
 
 
 def wrong_answer(item_row: InterviewItem) -> dict:
+    if item_row.kind == "open":
+        return {"text": "No idea."} if item_row.answer is None else {"ticked": []}
     if item_row.kind == "deep_dive":
         return {"choice": Choice.objects.get(deep_dive=item_row.deep_dive, verdict="weak").pk}
     if item_row.kind == "design":
@@ -101,13 +124,14 @@ def answer_all(api, interview_id: int, answer=right_answer, clock=None, step_sec
 
 def test_an_interview_is_drawn_in_phases_and_stored(api, scenario, clock):
     data = start(api)
-    assert [p["key"] for p in data["phases"]] == ["requirements", "estimate", "design", "deep_dives"]
+    assert [p["key"] for p in data["phases"]] == ["requirements", "estimate", "design", "deep_dives", "wrap_up"]
     rows = list(InterviewItem.objects.filter(interview_id=data["id"]).order_by("position"))
     phases = [r.phase for r in rows]
-    assert phases == sorted(phases, key=["requirements", "estimate", "design", "deep_dives"].index)
+    assert phases == sorted(phases, key=["requirements", "estimate", "design", "deep_dives", "wrap_up"].index)
     assert 2 <= phases.count("requirements") <= 3
     assert 2 <= phases.count("estimate") <= 3 and all(r.kind == "number" for r in rows if r.phase == "estimate")
     assert 4 <= phases.count("deep_dives") <= 6
+    assert [r.open_question.key for r in rows if r.phase == "wrap_up"] == ["wrap"]
     # Each requirement and deep dive is a different moment; a follow-up comes right after its parent.
     dives = [r.deep_dive for r in rows if r.deep_dive_id]
     assert len({d.pk for d in dives}) == len(dives)
@@ -124,7 +148,18 @@ def test_an_interview_is_drawn_in_phases_and_stored(api, scenario, clock):
         assert low <= row.drawn_inputs["cache_gb"] <= high and (row.drawn_inputs["cache_gb"] - low) % step == 0
     interview = Interview.objects.get(pk=data["id"])
     assert interview.deadline - interview.started_at == timedelta(seconds=sum(p["seconds"] for p in data["phases"]))
-    assert interview.deadline == START + timedelta(minutes=40)  # no wrap-up phase while there is no open question
+    assert interview.deadline == START + timedelta(minutes=45)
+
+
+def test_without_open_questions_the_wrap_up_is_left_out_and_communication_not_assessed(api, scenario, clock):
+    OpenQuestion.objects.all().delete()
+    data = start(api)
+    assert [p["key"] for p in data["phases"]] == ["requirements", "estimate", "design", "deep_dives"]
+    assert Interview.objects.get().deadline == START + timedelta(minutes=40)
+    answer_all(api, data["id"], right_answer, clock, step_seconds=5)
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    assert card["dimensions"]["communication"] is None and card["overall"] == 1.0
+    assert card["explanations"]["communication"].startswith("Not assessed")
 
 
 def test_the_same_seed_draws_the_same_interview_and_another_seed_may_differ(rf, scenario):
@@ -168,16 +203,22 @@ def test_starting_gives_the_first_item_without_any_verdict(api, scenario, clock)
 def test_answers_are_recorded_silently_until_the_last_then_current_is_null(api, scenario, clock):
     data = start(api)
     interview_id = data["id"]
-    for n in range(1, data["total"] + 1):
+    while data["current"] is not None:
         row = InterviewItem.objects.filter(interview_id=interview_id, answered_at=None).order_by("position").first()
         assert row.pk == data["current"]["id"]
+        answered = data.get("answered", 0)
         response = api.post(f"/api/v1/interviews/{interview_id}/answer/", right_answer(row), format="json")
         assert response.status_code == 200
         data = response.json()
         assert set(data) == {"current", "answered", "total", "late", "deadline", "remaining_seconds"}
-        assert data["answered"] == n and data["late"] is False
+        assert data["late"] is False
         assert not LEAKS & set(walk(data))
-    assert data["current"] is None
+        if row.kind == "open" and row.answer is None:  # written: the same question asks for its checklist
+            assert data["answered"] == answered and data["current"]["stage"] == "tick"
+            assert [p["text"] for p in data["current"]["checklist"]][0] == "Detect the broken stream"
+        else:
+            assert data["answered"] == answered + 1
+    assert data["answered"] == data["total"]
     again = api.post(f"/api/v1/interviews/{interview_id}/answer/", {"choice": 1}, format="json")
     assert again.status_code == 409 and "finish the interview" in again.json()["detail"]
 
@@ -243,6 +284,30 @@ def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, clock
     assert stale.status_code == 409 and InterviewItem.objects.get(pk=row.pk).answered_at is None
 
 
+def test_the_open_question_is_written_then_ticked_and_bad_ticks_are_400s(api, scenario, clock):
+    data = start(api)
+    url = f"/api/v1/interviews/{data['id']}/answer/"
+    while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
+           .first()).kind != "open":  # fmt: skip
+        api.post(url, right_answer(row), format="json")
+    assert api.post(url, {"ticked": []}, format="json").json()["errors"]["text"] == [
+        'Write your answer first (send "text"); then tick what it covered.'
+    ]
+    assert api.post(url, {"text": "   "}, format="json").status_code == 400
+    assert api.post(url, {"text": "Detect it, drain it."}, format="json").status_code == 200
+    points = list(ChecklistPoint.objects.filter(question=row.open_question).values_list("pk", flat=True))
+    for body, field in [({"ticked": [points[0], 999999]}, "ticked"), ({"ticked": "all"}, "ticked"),
+                        ({"text": "again"}, "ticked")]:  # fmt: skip
+        response = api.post(url, body, format="json")
+        assert response.status_code == 400 and field in response.json()["errors"], response.json()
+    done = api.post(url, {"ticked": points[:2]}, format="json").json()
+    assert done["current"] is None
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    assert card["dimensions"]["communication"] == pytest.approx(2 / 3, abs=1e-4)
+    wrap = card["items"][-1]
+    assert wrap["answer"]["text"] == "Detect it, drain it." and "2 of the 3 points" in wrap["feedback"]
+
+
 def test_another_learners_interview_is_not_found(api, scenario, clock):
     data = start(api)
     other = APIClient()
@@ -268,7 +333,7 @@ def test_the_scorecard_recomputes_from_stored_answers(api, scenario, clock):
     answer_all(api, data["id"], right_answer, clock, step_seconds=5)
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     assert card["dimensions"] == {"requirements": 1.0, "estimation": 1.0, "design": 1.0, "trade_offs": 1.0,
-                                  "communication": None, "time_management": 1.0}  # fmt: skip
+                                  "communication": 1.0, "time_management": 1.0}  # fmt: skip
     assert card["band"] == "strong" and card["overall"] == 1.0
     assert all(item["outcome"] == "correct" for item in card["items"])
     assert {item["verdict"] for item in card["items"] if item["kind"] == "deep_dive"} == {"best"}
@@ -280,8 +345,8 @@ def test_the_scorecard_recomputes_from_stored_answers(api, scenario, clock):
     assert interviews.scorecard(interview, rows).as_dict() == card["dimensions"]
     views = interviews.load(interview)
     for view in views:
-        _stored, score, _feedback = interviews.grade(view, {k: v for k, v in view.item.answer.items()
-                                                            if k in ("choice", "value")})  # fmt: skip
+        payload = {k: v for k, v in view.item.answer.items() if k in ("choice", "value", "ticked")}
+        _stored, score, _feedback = interviews.grade(view, payload)
         assert score == view.item.score
 
 
@@ -294,7 +359,7 @@ def test_weak_answers_and_a_wrong_unit_score_low_with_plain_explanations(api, sc
     assert dims["time_management"] == 1.0  # quick, if wrong
     assert card["band"] == "not_yet"
     assert card["explanations"]["trade_offs"].startswith("0% on the approaches you chose")
-    assert card["explanations"]["communication"].startswith("Not assessed")
+    assert card["explanations"]["communication"].startswith("0% on the points of the open question's checklist")
     assert "Practise this" not in card and card["practise"][-1]["url"].endswith("/review/")
 
     # A right number in the wrong unit earns half.
@@ -333,8 +398,8 @@ def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client,
     url = started["Location"]
     interview = Interview.objects.get()
     deadline = interview.deadline
-    assert "Time left: <strong>40:00</strong>" in client.get(url).content.decode()
-    clock.shift(timedelta(minutes=30))
+    assert "Time left: <strong>45:00</strong>" in client.get(url).content.decode()
+    clock.shift(timedelta(minutes=35))
     page = client.get(url).content.decode()  # a reload
     assert "Time left: <strong>10:00</strong>" in page and deadline.strftime("%H:%M:%S") in page
     interview.refresh_from_db()
@@ -391,6 +456,12 @@ def form_answer(html: str, row: InterviewItem) -> dict:
     if row.kind == "number":
         assert 'name="value"' in html
         return {"item": row.pk, **right_answer(row)}
+    if row.kind == "open" and row.answer is None:
+        assert '<textarea id="answer-text" name="text"' in html and 'name="ticked"' not in html
+        return {"item": row.pk, "text": "Detect it <script>alert(1)</script>, drain it, re-run."}
+    if row.kind == "open":  # the checklist, with the answer written shown escaped; tick the first point
+        assert "Detect it &lt;script&gt;" in html and "Drain the replica" in html
+        return {"item": row.pk, "ticking": "1", "ticked": re.search(r'name="ticked" value="(\d+)"', html).group(1)}
     choice = re.search(r'name="choice" value="(\d+)"', html).group(1)
     return {"item": row.pk, "choice": choice}
 
@@ -405,6 +476,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, clock):
     while (row := interview.items.filter(answered_at=None).order_by("position").first()) is not None:
         html = client.get(url).content.decode()
         assert f"question {row.position} of" in html and "Best" not in html
+        assert ("Drain the replica" in html) == (row.kind == "open" and row.answer is not None)
         clock.shift(3)
         response = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
         assert response.status_code == 303
@@ -423,6 +495,9 @@ def test_a_whole_interview_through_the_pages(client, scenario, clock):
     for label in ("Requirements", "Estimation", "Design", "Trade-offs", "Communication", "Time management"):
         assert f'<th scope="row">{label}</th>' in card
     assert "How the scorecard is worked out" in card and "The worked answer" in card and "Overall:" in card
+    assert (
+        "You covered 1 of the 3 points" in card and "Detect it &lt;script&gt;" in card and "<script>alert" not in card
+    )
     # The history: the attempt, a chart per dimension with a text alternative, practise links.
     history = client.get(reverse("interviews")).content.decode()
     assert history.count('role="img"') == 6 and "Every attempt, scores by dimension" in history
