@@ -626,7 +626,7 @@ class Dimension:
         measures = DIMENSION_MEASURES[self.key]
         if self.score is None:
             return f"Not assessed: this interview had nothing that measures {measures}."
-        return f"{self.percent}% on {measures}. {BANDS[self.band]}"
+        return f"{self.percent}% on {measures}. {BANDS[self.band].split(': ', 1)[1].capitalize()}"
 
 
 @dataclass
