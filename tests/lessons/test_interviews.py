@@ -25,6 +25,7 @@ from lessons.models import (
     Walkthrough,
 )
 from tests.lessons.factories import make_deep_dive, make_lesson
+from tests.lessons.test_api import walk
 
 START = datetime(2026, 11, 30, 12, 0, 15, tzinfo=UTC)
 LEAKS = {"verdict", "feedback", "feedback_html", "points", "score", "expected", "outcome", "worked_html"}
@@ -59,19 +60,6 @@ def api():
 def clock(time_machine):
     time_machine.move_to(START, tick=False)
     return time_machine
-
-
-def walk(data):
-    """Yield every key and value in a JSON document."""
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield key
-            yield from walk(value)
-    elif isinstance(data, list):
-        for value in data:
-            yield from walk(value)
-    else:
-        yield data
 
 
 def start(api, slug="case"):
