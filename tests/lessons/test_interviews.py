@@ -564,3 +564,15 @@ def test_the_history_page_reads_a_constant_number_of_queries(client, scenario, c
         client.get(Interview.objects.first().get_absolute_url())
     with django_assert_num_queries(len(queries)):
         client.get(Interview.objects.last().get_absolute_url())
+
+
+def test_staff_can_audit_an_interviews_draw_and_answers_in_the_admin(client, api, scenario, clock, admin_user):
+    data = start(api)
+    row = InterviewItem.objects.filter(interview_id=data["id"]).order_by("position").first()
+    api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
+    client.force_login(admin_user)
+    page = client.get(reverse("admin:lessons_interview_change", args=[data["id"]]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "requirements" in html and "deep_dives" in html and str(right_answer(row)["choice"]) in html
+    assert client.get(reverse("admin:lessons_interview_add")).status_code == 403
