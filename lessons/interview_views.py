@@ -16,8 +16,12 @@ from lessons.models import Interview
 
 
 @require_safe
-def interview_list(request: HttpRequest, error: str = "", status: int = 200) -> HttpResponse:
+def interview_list(request: HttpRequest) -> HttpResponse:
     """Start an interview; see the ones in progress and every finished one, with trends per dimension."""
+    return render_list(request)
+
+
+def render_list(request: HttpRequest, error: str = "", status: int = 200) -> HttpResponse:
     mine = interviews.for_learner(request)
     attempts = interviews.history(mine)
     latest = attempts[-1] if attempts else None
@@ -41,8 +45,7 @@ def interview_start(request: HttpRequest) -> HttpResponse:
     try:
         interview = interviews.start(request, request.POST.get("scenario", ""))
     except InterviewError as error:
-        request.method = "GET"  # the list page answers GET and HEAD only
-        return interview_list(request, error=error.message, status=error.status)
+        return render_list(request, error=error.message, status=error.status)
     return see_other(interview.get_absolute_url())
 
 
@@ -52,9 +55,12 @@ def get_interview(request: HttpRequest, pk: int) -> Interview:
 
 
 @require_safe
-def interview_detail(request: HttpRequest, pk: int, error: str = "", status: int = 200) -> HttpResponse:
+def interview_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """An interview in progress (the current question, the clock), or its scorecard once finished."""
-    interview = get_interview(request, pk)
+    return render_interview(request, get_interview(request, pk))
+
+
+def render_interview(request: HttpRequest, interview: Interview, error: str = "", status: int = 200) -> HttpResponse:
     finished = interview.finished_at is not None
     views = interviews.load(interview, reveal=finished)
     context = {"interview": interview, "views": views, "error": error}
@@ -69,6 +75,7 @@ def interview_detail(request: HttpRequest, pk: int, error: str = "", status: int
             answered=sum(1 for v in views if v.item.answered_at is not None),
             timer=timer_context(interview, seconds, interviews.time_mark(seconds)),
             current_phase=now_view.item.phase if now_view else None,
+            total_seconds=sum(phase["seconds"] for phase in interview.phases),
         )
     return render(request, "lessons/interview.html", context, status=status)
 
@@ -97,8 +104,7 @@ def interview_answer(request: HttpRequest, pk: int) -> HttpResponse:
         if error.status == 409:
             messages.info(request, error.message)
             return see_other(interview.get_absolute_url())
-        request.method = "GET"
-        return interview_detail(request, pk, error=error.message, status=error.status)
+        return render_interview(request, interview, error=error.message, status=error.status)
     return see_other(f"{interview.get_absolute_url()}#question")
 
 

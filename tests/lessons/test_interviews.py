@@ -386,7 +386,8 @@ def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client,
     url = started["Location"]
     interview = Interview.objects.get()
     deadline = interview.deadline
-    assert "Time left: <strong>45:00</strong>" in client.get(url).content.decode()
+    first = client.get(url).content.decode()
+    assert "Time left: <strong>45:00</strong>" in first and "Total budget: 45 minutes, in 5 phases" in first
     clock.shift(timedelta(minutes=35))
     page = client.get(url).content.decode()  # a reload
     assert "Time left: <strong>10:00</strong>" in page and deadline.strftime("%H:%M:%S") in page
