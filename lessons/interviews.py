@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.html import escape
 
 from lessons import services
 from lessons.forms import parse_number
@@ -44,6 +45,7 @@ PHASES = (
     ("deep_dives", "Deep dives", 17, 6),
     ("wrap_up", "Wrap-up", 5, 1),
 )
+PHASE_ITEMS = {key: count for key, _label, _minutes, count in PHASES}  # at most; deep dives at least:
 MIN_DEEP_DIVES = 4
 DIMENSIONS = (
     ("requirements", "Requirements"),
@@ -174,11 +176,16 @@ def prefer_scenario(rows: list, count: int, rng: random.Random, weight, scenario
     return chosen + weighted_sample(others, count - len(chosen), rng, weight)
 
 
+def weakness(mastery: dict[str, float], topic: str) -> float:
+    """Return how much a topic weighs in a draw: 0.5 when mastered, 1.5 when never answered or all missed."""
+    return 1.5 - mastery.get(topic, 0.0)
+
+
 def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Random) -> list[dict]:
     """Return the interview's items as InterviewItem fields, phase by phase (see PHASES)."""
 
-    def weight(row) -> float:  # weaker topics weigh more: 0.5 for a mastered topic, 1.5 for an unknown one
-        return 1.5 - mastery.get(row[1], 0.0)
+    def weight(row) -> float:
+        return weakness(mastery, row[1])
 
     items: list[dict] = []
     follow_up_ids = {child for children in pool.follow_ups.values() for child in children}
@@ -191,7 +198,7 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
         openings.setdefault(dd.section.lesson_id, dd)
     opening_rows = [(lesson, dd.topic, dd) for lesson, dd in openings.items()]
     used = set()
-    for _lesson, _topic, dd in prefer_scenario(opening_rows, PHASES[0][3], rng, weight, scenario.pk):
+    for _lesson, _topic, dd in prefer_scenario(opening_rows, PHASE_ITEMS["requirements"], rng, weight, scenario.pk):
         items.append({"phase": "requirements", "kind": "deep_dive", "deep_dive": dd})
         used.add(dd.pk)
 
@@ -202,12 +209,12 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
         group = [dd] + [by_id[c] for c in pool.follow_ups.get(dd.pk, []) if c in by_id and c not in used]
         if len(picked) >= MIN_DEEP_DIVES:
             break
-        if len(picked) + len(group) <= PHASES[3][3]:
+        if len(picked) + len(group) <= PHASE_ITEMS["deep_dives"]:
             picked += group
             used.update(d.pk for d in group)
 
     number_rows = [(lesson_of(n), topic_of(n), n) for n in pool.numbers]
-    for _lesson, _topic, item in prefer_scenario(number_rows, PHASES[1][3], rng, weight, scenario.pk):
+    for _lesson, _topic, item in prefer_scenario(number_rows, PHASE_ITEMS["estimate"], rng, weight, scenario.pk):
         if isinstance(item, Challenge):
             inputs = services.draw_inputs(item, rng.randrange(2**31)) if item.ranges else {}
             items.append({"phase": "estimate", "kind": "number", "challenge": item, "drawn_inputs": inputs})
@@ -220,7 +227,7 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
         for index in range(len(steps) - 2):  # at least two later steps to choose among
             lesson = steps[index].walkthrough.section.lesson_id
             moments.append((lesson, steps[index].walkthrough.topic, (steps, index)))
-    chosen = prefer_scenario(moments, PHASES[2][3], rng, weight, scenario.pk)
+    chosen = prefer_scenario(moments, PHASE_ITEMS["design"], rng, weight, scenario.pk)
     for _lesson, _topic, (steps, index) in sorted(chosen, key=lambda row: (row[2][0][0].pk, row[2][1])):
         later = steps[index + 1 :]
         offered = [later[0], *rng.sample(later[1:], min(len(later) - 1, MAX_DESIGN_OPTIONS - 1))]
@@ -232,7 +239,7 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
 
     # Wrap-up: one open question (no phase when the lab has none).
     open_rows = [(q.section.lesson_id, q.topic, q) for q in pool.open_questions]
-    for _lesson, _topic, question in prefer_scenario(open_rows, PHASES[4][3], rng, weight, scenario.pk):
+    for _lesson, _topic, question in prefer_scenario(open_rows, PHASE_ITEMS["wrap_up"], rng, weight, scenario.pk):
         items.append({"phase": "wrap_up", "kind": "open", "open_question": question})
     return items
 
@@ -255,11 +262,11 @@ def choose_scenario(choices: list[Lesson], pool: Pool, mastery: dict[str, float]
     for dd in pool.deep_dives:
         topics[dd.section.lesson_id].append(dd.topic)
 
-    def weakness(lesson: Lesson) -> float:
+    def weight(lesson: Lesson) -> float:
         found = topics.get(lesson.pk) or [""]
-        return sum(1.5 - mastery.get(t, 0.0) for t in found) / len(found)
+        return sum(weakness(mastery, t) for t in found) / len(found)
 
-    return weighted_sample(choices, 1, rng, weakness)[0]
+    return weighted_sample(choices, 1, rng, weight)[0]
 
 
 def start(request: HttpRequest, scenario: str, now: datetime | None = None, seed: int | None = None) -> Interview:
@@ -364,13 +371,11 @@ class ItemView:
 
 
 def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
-    """Return every item of ``interview`` with its content, in three queries.
+    """Return every item of ``interview`` with its content, in four queries however many items.
 
     ``reveal`` adds the worked answers (the scorecard); without it nothing a learner could use to
     tell a right answer from a wrong one is read.
     """
-    from lessons.templatetags.lesson_tags import drawn_prompt
-
     items = list(
         interview.items.select_related(
             "deep_dive__section__lesson",
@@ -379,7 +384,9 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
             "open_question__section__lesson",
         )
     )
-    choices = {c.pk: c for c in Choice.objects.filter(deep_dive__in=[i.deep_dive_id for i in items if i.deep_dive_id])}
+    choices: dict[int, list[Choice]] = defaultdict(list)
+    for choice in Choice.objects.filter(deep_dive__in=[i.deep_dive_id for i in items if i.deep_dive_id]):
+        choices[choice.deep_dive_id].append(choice)
     checklists: dict[int, list[ChecklistPoint]] = defaultdict(list)
     for point in ChecklistPoint.objects.filter(question__in=[i.open_question_id for i in items if i.open_question_id]):
         checklists[point.question_id].append(point)
@@ -390,64 +397,77 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     views = []
     for item in items:
         if item.kind == InterviewItem.Kind.DEEP_DIVE:
-            dd = item.deep_dive
-            offered = [c for c in choices.values() if c.deep_dive_id == dd.pk]
-            order = services.choice_order(f"interview:{item.interview_id}", dd, offered)
-            view = ItemView(item, dd.prompt_html, dd.context_html, [(c.pk, c.text_html) for c in order])
-            if reveal:
-                best = max(offered, key=lambda c: c.points)
-                view.worked_html = f"{best.text_html}{best.feedback_html}"
-                picked = choices.get((item.answer or {}).get("choice"))
-                if picked is not None:
-                    view.verdict, view.chosen_feedback_html = picked.verdict, picked.feedback_html
-            view.lesson_url = dd.get_absolute_url()
+            views.append(deep_dive_view(item, choices[item.deep_dive_id], reveal))
         elif item.kind == InterviewItem.Kind.DESIGN:
-            steps = build_steps[item.step.walkthrough_id]
-            so_far = [s for s in steps if s.order <= item.step.order]
-            parts = [c.get("label", "") for s in so_far for c in s.components if isinstance(c, dict)]
-            by_pk = {s.pk: s for s in steps}
-            heading = f"{escape(item.step.walkthrough.title)}: which need does the design take on next?"
-            body = f"<p>The design so far has: {', '.join(map(escape, parts))}.</p>"
-            offered = [(pk, escape(by_pk[pk].title)) for pk in item.options if pk in by_pk]
-            view = ItemView(item, heading, body, offered)
-            following = next_step(steps, item.step)
-            if reveal and following is not None:
-                view.worked_html = f"<p><strong>{escape(following.title)}</strong></p>{following.body_html}"
-            view.lesson_url = item.step.walkthrough.get_absolute_url()
+            views.append(design_view(item, build_steps[item.step.walkthrough_id], reveal))
         elif item.kind == InterviewItem.Kind.OPEN:
-            question = item.open_question
-            view = ItemView(item, question.prompt_html, "")
-            points = [(p.pk, p.text_html) for p in checklists[question.pk]]
-            if reveal or view.stage == "tick":  # shown once the answer is written, never before
-                view.checklist = points
-            if reveal:
-                ticked = set((item.answer or {}).get("ticked", []))
-                view.worked_html = (
-                    "<ul>"
-                    + "".join(f"<li>{text}{' (you ticked it)' if pk in ticked else ''}</li>" for pk, text in points)
-                    + "</ul>"
-                )
-            view.lesson_url = question.get_absolute_url()
+            views.append(open_view(item, checklists[item.open_question_id], reveal))
         else:
-            number = item.step or item.challenge
-            if item.challenge_id:
-                heading, body = escape(item.challenge.title), str(drawn_prompt(item.challenge, item.drawn_inputs))
-            else:
-                heading, body = escape(item.step.title), item.step.body_html
-            view = ItemView(item, heading, body, unit=number.unit)
-            if reveal:
-                expected = services.expected_for(number, item.drawn_inputs)
-                view.expected, view.derivation = expected.value, expected.steps
-                view.worked_html = number.explanation_html if not item.challenge_id or not item.challenge.ranges else ""
-            view.lesson_url = (item.step.walkthrough if item.step_id else item.challenge).get_absolute_url()
-        views.append(view)
+            views.append(number_view(item, reveal))
     return views
 
 
-def escape(text: str) -> str:
-    from django.utils.html import escape as html_escape
+def deep_dive_view(item: InterviewItem, offered: list[Choice], reveal: bool) -> ItemView:
+    dd = item.deep_dive
+    order = services.choice_order(f"interview:{item.interview_id}", dd, offered)  # shuffled per interview
+    view = ItemView(item, dd.prompt_html, dd.context_html, [(c.pk, c.text_html) for c in order])
+    view.lesson_url = dd.get_absolute_url()
+    if reveal:
+        best = max(offered, key=lambda c: c.points)
+        view.worked_html = f"{best.text_html}{best.feedback_html}"
+        picked = next((c for c in offered if c.pk == (item.answer or {}).get("choice")), None)
+        if picked is not None:
+            view.verdict, view.chosen_feedback_html = picked.verdict, picked.feedback_html
+    return view
 
-    return str(html_escape(text))
+
+def design_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemView:
+    """The design built up to ``item.step``: which of the offered later steps comes next?"""
+    parts = [
+        c.get("label", "") for s in steps if s.order <= item.step.order for c in s.components if isinstance(c, dict)
+    ]
+    by_pk = {s.pk: s for s in steps}
+    heading = f"{escape(item.step.walkthrough.title)}: which need does the design take on next?"
+    body = f"<p>The design so far has: {', '.join(escape(part) for part in parts)}.</p>"
+    view = ItemView(item, heading, body, [(pk, escape(by_pk[pk].title)) for pk in item.options if pk in by_pk])
+    view.lesson_url = item.step.walkthrough.get_absolute_url()
+    following = next_step(steps, item.step)
+    if reveal and following is not None:
+        view.worked_html = f"<p><strong>{escape(following.title)}</strong></p>{following.body_html}"
+    return view
+
+
+def open_view(item: InterviewItem, checklist: list[ChecklistPoint], reveal: bool) -> ItemView:
+    question = item.open_question
+    view = ItemView(item, question.prompt_html, "")
+    view.lesson_url = question.get_absolute_url()
+    points = [(p.pk, p.text_html) for p in checklist]
+    if reveal or view.stage == "tick":  # shown once the answer is written, never before
+        view.checklist = points
+    if reveal:
+        ticked = set((item.answer or {}).get("ticked", []))
+        marks = "".join(f"<li>{text}{' (you ticked it)' if pk in ticked else ''}</li>" for pk, text in points)
+        view.worked_html = f"<ul>{marks}</ul>"
+    return view
+
+
+def number_view(item: InterviewItem, reveal: bool) -> ItemView:
+    from lessons.templatetags.lesson_tags import drawn_prompt
+
+    number = item.step or item.challenge
+    if item.challenge_id:
+        heading, body = escape(item.challenge.title), str(drawn_prompt(item.challenge, item.drawn_inputs))
+        view = ItemView(item, heading, body, unit=number.unit)
+        view.lesson_url = item.challenge.get_absolute_url()
+    else:
+        view = ItemView(item, escape(item.step.title), item.step.body_html, unit=number.unit)
+        view.lesson_url = item.step.walkthrough.get_absolute_url()
+    if reveal:
+        expected = services.expected_for(number, item.drawn_inputs)
+        view.expected, view.derivation = expected.value, expected.steps
+        # A drawn challenge's explanation speaks of its default numbers; the derivation has this draw's.
+        view.worked_html = "" if item.challenge_id and item.challenge.ranges else number.explanation_html
+    return view
 
 
 def next_step(steps: list[Step], reached: Step) -> Step | None:
