@@ -213,8 +213,13 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
             picked += group
             used.update(d.pk for d in group)
 
+    # Estimate: the scenario's numbers first, and at least one challenge with freshly drawn inputs.
     number_rows = [(lesson_of(n), topic_of(n), n) for n in pool.numbers]
-    for _lesson, _topic, item in prefer_scenario(number_rows, PHASE_ITEMS["estimate"], rng, weight, scenario.pk):
+    numbers = prefer_scenario(number_rows, PHASE_ITEMS["estimate"], rng, weight, scenario.pk)
+    fresh = [row for row in number_rows if isinstance(row[2], Challenge) and row[2].ranges]
+    if fresh and not any(row in fresh for row in numbers):
+        numbers = numbers[: PHASE_ITEMS["estimate"] - 1] + weighted_sample(fresh, 1, rng, weight)
+    for _lesson, _topic, item in numbers:
         if isinstance(item, Challenge):
             inputs = services.draw_inputs(item, rng.randrange(2**31)) if item.ranges else {}
             items.append({"phase": "estimate", "kind": "number", "challenge": item, "drawn_inputs": inputs})

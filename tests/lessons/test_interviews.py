@@ -130,8 +130,10 @@ def test_an_interview_is_drawn_in_phases_and_stored(api, scenario, clock):
     for row in (r for r in rows if r.kind == "design"):
         later = list(Step.objects.filter(walkthrough=row.step.walkthrough, order__gt=row.step.order))
         assert set(row.options) <= {s.pk for s in later} and later[0].pk in row.options and len(row.options) >= 2
-    # A challenge's numbers are drawn afresh within its ranges, and stored.
-    for row in (r for r in rows if r.challenge_id and r.challenge.ranges):
+    # At least one challenge's numbers are drawn afresh within its ranges, and stored.
+    drawn = [r for r in rows if r.challenge_id and r.challenge.ranges]
+    assert drawn
+    for row in drawn:
         low, high, step = row.challenge.ranges["cache_gb"]
         assert low <= row.drawn_inputs["cache_gb"] <= high and (row.drawn_inputs["cache_gb"] - low) % step == 0
     interview = Interview.objects.get(pk=data["id"])
