@@ -238,6 +238,22 @@ def answer_open_question(
     return answer
 
 
+def hints_to_pay(learner: Learner | None, item_fields: dict) -> int:
+    """Return the hints the learner took on an item they have not answered yet (what its first answer pays)."""
+    if learner is None or Answer.objects.filter(learner=learner, is_first=True, **item_fields).exists():
+        return 0
+    row = ItemPractice.objects.filter(learner=learner, **item_fields).only("hints_taken").first()
+    return row.hints_taken if row else 0
+
+
+def reveal_earned(learner: Learner, answer: Answer) -> bool:
+    """Return whether ``answer`` (just stored) earns the reveal: right, a second try, or asked for."""
+    fields = answer.item_fields
+    tries = Answer.objects.filter(learner=learner, **fields).count()
+    asked = ItemPractice.objects.filter(learner=learner, revealed=True, **fields).exists()
+    return scoring.reveal_earned(answer.outcome, tries, asked)
+
+
 def practice_row(learner: Learner, item_fields: dict) -> ItemPractice:
     """Return the learner's practice row for the item (``item_fields`` e.g. {"step_id": 3}), made if missing."""
     row = ItemPractice.objects.filter(learner=learner, **item_fields).first()

@@ -9,6 +9,8 @@ urlpatterns = [
     path("results/", views.results, name="results"),
     path("results/reset/", views.reset_progress, name="reset-progress"),
     path("review/", views.review_queue, name="review"),
+    path("review/answer/", views.review_answer, name="review-answer"),
+    path("review/finish/", views.review_finish, name="review-finish"),
     path("lessons/<slug:slug>/", views.lesson_detail, name="lesson"),
     path(
         "lessons/<slug:slug>/walkthroughs/<slug:key>/<int:number>/",
@@ -24,4 +26,10 @@ urlpatterns = [
     path("interviews/<int:pk>/answer/", interview_views.interview_answer, name="interview-answer"),
     path("interviews/<int:pk>/finish/", interview_views.interview_finish, name="interview-finish"),
     path("interviews/<int:pk>/timer/", interview_views.interview_timer, name="interview-timer"),
+    path("lessons/<slug:slug>/open-questions/<int:pk>/write/", views.write_open_question, name="write-open-question"),
+    path(
+        "lessons/<slug:slug>/open-questions/<int:pk>/answer/", views.answer_open_question, name="answer-open-question"
+    ),
+    path("lessons/<slug:slug>/hint/<str:kind>/<int:pk>/", views.take_hint, name="take-hint"),
+    path("lessons/<slug:slug>/reveal/<str:kind>/<int:pk>/", views.reveal, name="reveal"),
 ]
