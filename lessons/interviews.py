@@ -417,7 +417,7 @@ def deep_dive_view(item: InterviewItem, offered: list[Choice], reveal: bool) -> 
     order = services.choice_order(f"interview:{item.interview_id}", dd, offered)  # shuffled per interview
     view = ItemView(item, dd.prompt_html, dd.context_html, [(c.pk, c.text_html) for c in order])
     view.lesson_url = dd.get_absolute_url()
-    if reveal:
+    if reveal and offered:
         best = max(offered, key=lambda c: c.points)
         view.worked_html = f"{best.text_html}{best.feedback_html}"
         picked = next((c for c in offered if c.pk == (item.answer or {}).get("choice")), None)
