@@ -579,3 +579,24 @@ def test_staff_can_audit_an_interviews_draw_and_answers_in_the_admin(client, api
     html = page.content.decode()
     assert "requirements" in html and "deep_dives" in html and str(right_answer(row)["choice"]) in html
     assert client.get(reverse("admin:lessons_interview_add")).status_code == 403
+
+
+def test_loading_content_will_not_silently_drop_an_item_drawn_in_an_interview(content_copy, db):
+    import yaml
+    from django.core.management import CommandError, call_command
+
+    call_command("load_content", dir=content_copy, verbosity=0)
+    dd = DeepDive.objects.get(key="kv-heads-sanity")
+    interview = Interview.objects.create(learner=Learner.objects.create(), seed=1, phases=[], started_at=START,
+                                         deadline=START + timedelta(minutes=45))  # fmt: skip
+    InterviewItem.objects.create(interview=interview, position=1, phase="deep_dives", kind="deep_dive", deep_dive=dd)
+    path = content_copy / "lessons" / "how-the-lab-works.yaml"
+    data = yaml.safe_load(path.read_text())
+    items = data["sections"][0]["items"]
+    items[:] = [i for i in items if i.get("deep_dive", {}).get("key") != "kv-heads-sanity"]
+    for choice in items[0]["deep_dive"]["choices"]:
+        choice.pop("follow_up", None)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    with pytest.raises(CommandError, match="kv-heads-sanity.*1 answer.*mock interviews included"):
+        call_command("load_content", dir=content_copy, verbosity=0)
+    assert interview.items.count() == 1
