@@ -230,9 +230,14 @@ RATE_LIMITS = {
 if DEBUG:
     REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append("rest_framework.renderers.BrowsableAPIRenderer")
 
+# Mock interviews (lessons/interviews.py): every phase budget is multiplied by this factor (the
+# tests shrink it to run a whole interview in seconds), and the page's htmx timer polls this often.
+INTERVIEW_BUDGET_SCALE = 1.0
+INTERVIEW_TIMER_POLL_SECONDS = 15
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Serving Interview Lab API",
-    "DESCRIPTION": "Lessons, answers, results and the calculators of Serving Interview Lab.",
+    "DESCRIPTION": "Lessons, answers, results, mock interviews and the calculators of Serving Interview Lab.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
