@@ -47,6 +47,7 @@ __all__ = [
     "best_draft_tokens",
     "bounded_load",
     "bounded_load_cap",
+    "bounded_load_spill_most",
     "compute_bound_batch",
     "consistent_moved_share",
     "decode_step",
@@ -996,6 +997,25 @@ def bounded_load(replicas: int, in_flight: int, epsilon: float, family_in_flight
         "family_in_flight",
     )
     return BoundedLoadResult(cap, whole_ceil(family_in_flight / cap))
+
+
+def bounded_load_spill_most(replicas: int, in_flight: int, epsilon: float, family_in_flight: int) -> int:
+    """Return how many replicas a family spreads over when its replicas also keep their own share of other keys.
+
+    `bounded_load` assumes the family fills each replica to the cap. The rest
+    of the traffic, (in_flight - family) / replicas per replica on average,
+    also hashes onto those replicas; where it got there first, the family finds
+    only cap - that much room on each and spreads over ceil(family / (cap -
+    others)) replicas. The true spread lies between the two, depending on who
+    arrives first. 48 replicas, 1,200 in flight, eps 0.2, a 600 family: cap 30,
+    others 12.5 a replica, ceil(600 / 17.5) = 35 against 20; F5's case
+    (64, 1,000, 0.25, 800): ceil(800 / 16.875) = 48 against 40.
+    """
+    cap = bounded_load(replicas, in_flight, epsilon, family_in_flight).cap_per_replica
+    if family_in_flight == 0:
+        return 0
+    room = cap - (in_flight - family_in_flight) / replicas  # >= family / replicas > 0: cap >= the average
+    return whole_ceil(family_in_flight / room)
 
 
 class RehashResult(NamedTuple):

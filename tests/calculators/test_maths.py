@@ -1,5 +1,6 @@
 """Every formula of calculators.maths against the worked figures of reference/serving-math.md."""
 
+import random
 from fractions import Fraction
 
 import pytest
@@ -654,3 +655,36 @@ def test_request_cost_by_hand():
     assert r.usd_per_request == pytest.approx((1200 * 0.6 + 1800 * 0.3 + 300 * 2.4) / 1e6) == pytest.approx(0.00198)
     assert r.usd_total == pytest.approx(1.98)
     assert maths.request_cost_parts(3000, 0.6, 300, 0.6, 0.3, 2.4) == pytest.approx((0.00072, 0.00054, 0.00072))
+
+
+def _bounded_load_fill(replicas, in_flight, epsilon, family, seed):
+    """Place requests in random order on a bounded-load ring; return the replicas the family lands on."""
+    rng = random.Random(seed)
+    cap = maths.bounded_load_cap(replicas, in_flight, epsilon)
+    keys = [True] * family + [False] * (in_flight - family)
+    rng.shuffle(keys)
+    load, used = [0] * replicas, set()
+    for is_family in keys:
+        home = 0 if is_family else rng.randrange(replicas)
+        while load[home] >= cap:
+            home = (home + 1) % replicas
+        load[home] += 1
+        if is_family:
+            used.add(home)
+    return len(used)
+
+
+@pytest.mark.parametrize(("case", "floor", "most"), [((48, 1200, 0.2, 600), 20, 35), ((64, 1000, 0.25, 800), 40, 48)])
+def test_bounded_load_spill_floor_and_the_spread_with_other_keys(case, floor, most):
+    # Review fix: ceil(F / cap) is a floor; with the others' (in_flight - F) / n per replica already there,
+    # ceil(F / (cap - others)): 600 / (30 - 12.5) -> 35; 800 / (20 - 3.125) -> 48.
+    assert maths.bounded_load(*case).replicas_for_family == floor
+    assert maths.bounded_load_spill_most(*case) == most
+    spreads = [_bounded_load_fill(*case, seed) for seed in range(20)]
+    assert abs(sum(spreads) / len(spreads) - most) <= 1.5  # random arrival order lands near the higher figure
+    assert min(spreads) > floor
+
+
+def test_bounded_load_spill_most_edges():
+    assert maths.bounded_load_spill_most(10, 100, 0.0, 0) == 0
+    assert maths.bounded_load_spill_most(10, 100, 0.0, 5) == 10  # cap = average: the family gets F / n a replica

@@ -543,3 +543,10 @@ def test_spec_decode_notes_price_verification_on_the_roofline_not_as_g_plus_1_st
     notes = " ".join(get_calculator("spec-decode").notes)
     assert "E ÷ (γ + 1 + γc) = 0.65×" in notes and "(γ + 1)(1 + γc)" not in notes
     assert "2.18× at batch 128" in notes and "context length" in notes
+
+
+def test_bounded_load_notes_and_derivation_show_the_spill_is_a_floor():
+    calculator = get_calculator("bounded-load")
+    assert "reaches 35 replicas instead of 20 (48 instead of 40" in " ".join(calculator.notes)
+    steps = calculator.evaluate({}).steps
+    assert any(s.value == 35 and "other keys" in s.label for s in steps)
