@@ -550,3 +550,15 @@ def test_bounded_load_notes_and_derivation_show_the_spill_is_a_floor():
     assert "reaches 35 replicas instead of 20 (48 instead of 40" in " ".join(calculator.notes)
     steps = calculator.evaluate({}).steps
     assert any(s.value == 35 and "other keys" in s.label for s in steps)
+
+
+def test_replica_notes_say_125_is_a_ceiling_from_the_total_cuda_reports():
+    # Review fix: vLLM multiplies torch.cuda.mem_get_info's total, 79.11 GiB = 84.94 GB on an H100:
+    # 0.9 x 4 x 84.94 - 140 = 165.79 GB / 1.342 GB -> 123 requests, below the 125 from nvidia-smi's figure.
+    from calculators.definitions.assumptions import H100_CUDA_GB
+
+    replica = get_calculator("replica")
+    assert pytest.approx(79.11 * 2**30 / 1e9, abs=0.005) == H100_CUDA_GB
+    assert replica.evaluate({"gpu_memory_gb": str(H100_CUDA_GB)}).outputs["requests_per_replica"] == 123
+    notes = " ".join(replica.notes)
+    assert "holds 123" in notes and "125 is a ceiling" in notes
