@@ -562,3 +562,9 @@ def test_replica_notes_say_125_is_a_ceiling_from_the_total_cuda_reports():
     assert replica.evaluate({"gpu_memory_gb": str(H100_CUDA_GB)}).outputs["requests_per_replica"] == 123
     notes = " ".join(replica.notes)
     assert "holds 123" in notes and "125 is a ceiling" in notes
+
+
+def test_headroom_counts_spares_in_whole_servers():
+    # Review fix: an 8-GPU H100 server holds two TP-4 replicas, so N + 1 server is N + 2 replicas.
+    notes = " ".join(get_calculator("headroom").notes)
+    assert "holds 2 replicas of 4 GPUs" in notes and "N + 1 replicas does not cover it" in notes
