@@ -568,3 +568,13 @@ def test_headroom_counts_spares_in_whole_servers():
     # Review fix: an 8-GPU H100 server holds two TP-4 replicas, so N + 1 server is N + 2 replicas.
     notes = " ".join(get_calculator("headroom").notes)
     assert "holds 2 replicas of 4 GPUs" in notes and "N + 1 replicas does not cover it" in notes
+
+
+def test_prefill_notes_warn_that_short_prompts_are_bound_by_the_weight_read():
+    # Review fix: 2 x P x N / (g x 989e12 x 0.5) equals P x 2 B / (g x 3.35e12) at N = 989 x 0.5 x 2 / (2 x 3.35)
+    # = 147.6 tokens; a 100-token prompt's formula time (7.1 ms at TP 4) is below the 10.4 ms weight read.
+    prefill = get_calculator("prefill")
+    short = prefill.evaluate({"prompt_tokens": "100"}).outputs["ttft_s"]
+    assert short * 1e3 < 70e9 * 2 / 4 / 3.35e12 * 1e3
+    notes = " ".join(prefill.notes)
+    assert "below about 148 prompt tokens" in notes and "10.4 ms" in notes
