@@ -578,3 +578,10 @@ def test_prefill_notes_warn_that_short_prompts_are_bound_by_the_weight_read():
     assert short * 1e3 < 70e9 * 2 / 4 / 3.35e12 * 1e3
     notes = " ".join(prefill.notes)
     assert "below about 148 prompt tokens" in notes and "10.4 ms" in notes
+
+
+def test_decode_step_ridge_note_separates_fp8_weights_from_fp8_arithmetic():
+    # Review fix: W8 at BF16 rates: 989 x 1 / (2 x 3.35) = 148; FP8 tensor cores (1,979 TFLOPS): 295 again.
+    notes = " ".join(get_calculator("decode-step").notes)
+    assert "148 with 1-byte FP8 weights computed at BF16 rates, but 295 again" in notes
+    assert "{CLAIMED_COMPUTE_BOUND}" not in notes and "datasheet peaks" in notes
