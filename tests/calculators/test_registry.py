@@ -585,3 +585,10 @@ def test_decode_step_ridge_note_separates_fp8_weights_from_fp8_arithmetic():
     notes = " ".join(get_calculator("decode-step").notes)
     assert "148 with 1-byte FP8 weights computed at BF16 rates, but 295 again" in notes
     assert "{CLAIMED_COMPUTE_BOUND}" not in notes and "datasheet peaks" in notes
+
+
+def test_request_cost_notes_name_the_cache_write_premium_it_leaves_out():
+    # Review addition: Anthropic's prompt cache reads at 0.1x input and writes (5-minute TTL) at 1.25x.
+    notes = " ".join(get_calculator("request-cost").notes)
+    assert "0.1 × the input price" in notes and "1.25 ×" in notes and "leaves out" in notes
+    assert "shared only with the other sequences in the batch" in notes
