@@ -241,7 +241,10 @@ def notes() -> tuple[str, ...]:
         "parameter per token. Whichever takes longer sets the step time (the roofline). All-reduces between "
         "the tensor-parallel GPUs, attention's own FLOPs and kernel launch gaps are left out, so real steps "
         f"are slower. Defaults: a {NOMINAL_70B}B model in BF16 on {TP} H100 SXM ({number(H100_HBM_TB_S)} TB/s, "
-        f"{number(H100_BF16_TFLOPS)} dense BF16 TFLOPS each).",
+        f"{number(H100_BF16_TFLOPS)} dense BF16 TFLOPS each). The KV is divided evenly by tp, which holds "
+        f"only up to the model's KV heads ({LLAMA_3_70B['kv_heads']} for Llama-3-70B): past that each head "
+        "is replicated (see the kv-cache calculator), so one GPU's KV read stops shrinking and this "
+        "calculator understates it.",
         f"**Where the ridge sits.** An H100 does {number(H100_BF16_TFLOPS / H100_HBM_TB_S, 3)} FLOPs in the "
         "time it reads one byte. A decode step does 2 FLOPs per parameter per sequence and reads each BF16 "
         f"parameter's 2 bytes once, so it reaches the ridge only at a batch of about "

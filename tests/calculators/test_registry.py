@@ -592,3 +592,9 @@ def test_request_cost_notes_name_the_cache_write_premium_it_leaves_out():
     notes = " ".join(get_calculator("request-cost").notes)
     assert "0.1 × the input price" in notes and "1.25 ×" in notes and "leaves out" in notes
     assert "shared only with the other sequences in the batch" in notes
+
+
+def test_decode_step_notes_warn_that_kv_stops_splitting_past_the_kv_heads():
+    # Review fix: the contract divides KV by tp, true only while tp <= kv_heads (8 for Llama-3-70B).
+    notes = " ".join(get_calculator("decode-step").notes)
+    assert "only up to the model's KV heads (8 for Llama-3-70B)" in notes and "understates" in notes
