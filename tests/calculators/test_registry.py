@@ -598,3 +598,7 @@ def test_decode_step_notes_warn_that_kv_stops_splitting_past_the_kv_heads():
     # Review fix: the contract divides KV by tp, true only while tp <= kv_heads (8 for Llama-3-70B).
     notes = " ".join(get_calculator("decode-step").notes)
     assert "only up to the model's KV heads (8 for Llama-3-70B)" in notes and "understates" in notes
+
+
+def test_rehash_cites_consistent_hashing():
+    assert "(Karger et al.)" in get_calculator("rehash").notes[0]
