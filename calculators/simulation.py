@@ -210,10 +210,13 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
     slots = [[0.0] * setup.slots_per_replica for _ in range(n_rep)]
     caches: list[OrderedDict] = [OrderedDict() for _ in range(n_rep)]
     holders: list[set[int]] = [set() for _ in range(setup.families)]
-    # Loads: prefix_aware needs every replica's count up to date (one heap of (finish, replica));
+    # Loads: prefix_aware needs every replica's count up to date (one heap of (finish, replica),
+    # and the replicas grouped by load so the lightest holder is found without scanning them all);
     # least_loaded and bounded_load look at a few replicas, so each keeps its own heap of finish
     # times and drops the finished ones only when asked (plus one heap for bounded_load's total).
     loads = [0] * n_rep
+    levels: list[set[int]] = [set(range(n_rep))]  # prefix_aware: levels[k] = the replicas with load k
+    lowest = 0  # the lightest load
     in_flight: list[tuple[float, int]] = []
     finishing: list[list[float]] = [[] for _ in range(n_rep)]
     ends: list[float] = []
@@ -266,16 +269,23 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
                 cap_exceeded += 1
         else:  # prefix_aware: the least-loaded holder, unless it is more than `gap` above the lightest
             while in_flight and in_flight[0][0] <= t:
-                loads[pop(in_flight)[1]] -= 1
+                q = pop(in_flight)[1]
+                level = loads[q]
+                levels[level].discard(q)
+                levels[level - 1].add(q)
+                loads[q] = level - 1
+                if level - 1 < lowest:
+                    lowest = level - 1
             held = holders[fam]
             if held:
-                r = min(held, key=loads.__getitem__) if len(held) > 1 else next(iter(held))
-                if loads[r] > gap:
-                    lightest = min(loads)
-                    if loads[r] - lightest > gap:
-                        r = loads.index(lightest)
+                level = lowest
+                while levels[level].isdisjoint(held):
+                    level += 1
+                r = min(levels[level] & held)  # ties: the lowest-numbered replica
+                if level - lowest > gap:
+                    r = loads.index(lowest)
             else:
-                r = loads.index(min(loads))
+                r = loads.index(lowest)
         cache = caches[r]
         if fam in cache:
             cache.move_to_end(fam)
@@ -297,7 +307,14 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
         replace(free, finish)
         if code == 4:
             push(in_flight, (finish, r))
-            loads[r] += 1
+            level = loads[r]
+            levels[level].discard(r)
+            if level + 1 == len(levels):
+                levels.append(set())
+            levels[level + 1].add(r)
+            loads[r] = level + 1
+            if level == lowest and not levels[level]:
+                lowest += 1
         elif code == 1 or code == 3:
             push(finishing[r], finish)
             if code == 3:
