@@ -17,7 +17,7 @@ from django.views.decorators.vary import vary_on_headers
 from calculators.charts import Chart
 from calculators.errors import CalculatorInputError
 from calculators.formatting import input_text, money, number, percent
-from calculators.forms import ParameterField
+from calculators.forms import ParameterField, parameter_rows
 from calculators.simulation import PERCENTILES
 from calculators.simulator import AUTOSCALING, ROUTING, SWEEP_REQUESTS, Mode, routing_sweep
 from calculators.simulator_api import run_mode
@@ -93,25 +93,6 @@ class SimulatorForm(forms.Form):
         return values | {"policies": ",".join(known or self.mode.choice.options)}
 
 
-def _rows(form: SimulatorForm) -> list[dict[str, Any]]:
-    rows = []
-    for parameter in form.mode.parameters:
-        field = form[parameter.name]
-        rows.append(
-            {
-                "field": field,
-                "id": field.auto_id,
-                "errors": field.errors,
-                "label": parameter.label,
-                "unit": parameter.unit_label,
-                "help": parameter.help,
-                "name": parameter.name,
-                "range": f"{number(parameter.min)} to {number(parameter.max)}",
-            }
-        )
-    return rows
-
-
 def _chart(chart: Chart) -> dict[str, Any]:
     return {
         "chart": chart,
@@ -180,7 +161,7 @@ def _page(request: HttpRequest, mode: Mode, url_name: str) -> HttpResponse:
     context = {
         "mode": mode,
         "form": form,
-        "rows": _rows(form),
+        "rows": parameter_rows(form, mode.parameters),
         "policy_field": form["policies"],
         "result": result,
         "presets": [
