@@ -51,6 +51,9 @@ AUTOSCALING_POLICIES = ("queue_depth", "kv_use", "ttft")
 VIRTUAL_NODES = 160  # points per replica on the consistent-hashing ring
 PERCENTILES = tuple(range(0, 101, 5))  # the TTFT distribution, as quantiles
 MINUTES_PER_DAY = 1440
+# Past this offered load (every request a miss) the fleet's queues only grow: the run would say no more,
+# and its cost (loads in the thousands) would blow the time budget.
+MAX_FLEET_LOAD = 1.5
 
 
 # --- Deterministic hashing (the ring must not depend on the seed) ------------------
@@ -133,6 +136,23 @@ class RoutingSetup:
             raise CalculatorError("Needs at least one request.", ("requests",))
         if self.prefill_tokens_per_s <= 0:
             raise CalculatorError("The prefill rate must be positive.", ("prefill_tokens_per_s",))
+        if self.fleet_load > MAX_FLEET_LOAD:
+            raise CalculatorError(
+                f"The fleet would be {self.fleet_load:.3g} times over capacity even with every preamble "
+                f"computed once ({self.arrival_rps:g} requests/s × {self.miss_prefill_s + self.decode_s:.3g} s "
+                f"÷ {self.replicas * self.slots_per_replica} slots): every queue would only grow. "
+                f"Keep it at most {MAX_FLEET_LOAD:g}: lower the arrival rate or add replicas or slots.",
+                ("arrival_rps",),
+            )
+
+    @property
+    def decode_s(self) -> float:
+        return self.output_tokens * self.decode_ms_per_token / 1000.0
+
+    @property
+    def fleet_load(self) -> float:
+        """Return the offered load over all slots, every request paying a miss: arrival_rps x service / slots."""
+        return self.arrival_rps * (self.miss_prefill_s + self.decode_s) / (self.replicas * self.slots_per_replica)
 
     @property
     def hit_prefill_s(self) -> float:
@@ -166,7 +186,7 @@ def draw_arrivals(setup: RoutingSetup) -> RoutingArrivals:
     times = np.cumsum(rng.exponential(1.0 / setup.arrival_rps, n))
     cdf = np.cumsum(family_shares(setup.families, setup.zipf))
     family = np.minimum(np.searchsorted(cdf, rng.random(n), side="right"), setup.families - 1)
-    decode_s = np.full(n, setup.output_tokens * setup.decode_ms_per_token / 1000.0)
+    decode_s = np.full(n, setup.decode_s)
     if setup.exponential_service:
         decode_s = decode_s * rng.exponential(1.0, n)
     pairs = rng.integers(0, setup.replicas, size=(n, 2))

@@ -115,6 +115,16 @@ def test_inputs_that_contradict_each_other_are_400(client):
     assert response.json()["errors"]["min_replicas"] == ["The minimum replicas cannot exceed the maximum."]
 
 
+def test_a_fleet_far_over_capacity_is_refused(client):
+    # 64 replicas x 16 slots, each request 0.22 s of prefill + 5 s of decode: about 196 requests/s fill them.
+    assert _routing(client, arrival_rps=250).status_code == 200
+    response = _routing(client, arrival_rps=400)
+    assert response.status_code == 400
+    message = response.json()["errors"]["arrival_rps"][0]
+    assert message.startswith("The fleet would be 2.04 times over capacity")
+    assert "lower the arrival rate or add replicas or slots" in message
+
+
 def test_every_policy_is_accepted(client):
     for policy in AUTOSCALING_POLICIES:
         assert _autoscaling(client, policy=policy).status_code == 200
