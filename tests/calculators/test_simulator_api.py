@@ -12,7 +12,7 @@ ROUTING_NAMES = {"policies", "replicas", "slots_per_replica", "cache_copies", "f
                  "requests", "preamble_tokens", "output_tokens", "seed"}  # fmt: skip
 POLICY_OUTPUTS = {"hit_rate", "busiest_share", "ttft_p50_ms", "ttft_p99_ms", "prefill_tokens", "evictions",
                   "replica_share"}  # fmt: skip
-SMALL = {"replicas": 8, "requests": 2000}
+SMALL = {"replicas": 8, "requests": 2000, "arrival_rps": 10}
 
 
 def _routing(client, **params):

@@ -10,7 +10,7 @@ from calculators.simulator import AUTOSCALING, ROUTING
 from calculators.simulator_charts import POLICY_LABELS
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-SMALL = {"replicas": "8", "requests": "1500"}
+SMALL = {"replicas": "8", "requests": "1500", "arrival_rps": "10"}
 
 
 def _routing(client, params=None, **headers):
@@ -63,7 +63,9 @@ def test_parameters_in_the_url_change_the_run(client):
     assert _cell(eight, "busiest_share")[0] == "12.5%"
     assert '<th scope="col">Hash affinity</th>' not in four
     # Both ways of naming several policies work: repeated keys (checkboxes) and a comma list (links).
-    repeated = client.get("/simulator/?replicas=8&requests=1500&policies=hash&policies=round_robin").content.decode()
+    repeated = client.get(
+        "/simulator/?replicas=8&requests=1500&arrival_rps=10&policies=hash&policies=round_robin"
+    ).content.decode()
     listed = _routing(client, {**SMALL, "policies": "hash,round_robin"}).content.decode()
     assert _cell(repeated, "hit_rate") == _cell(listed, "hit_rate")
 
