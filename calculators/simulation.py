@@ -259,8 +259,7 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
     out_hit = [False] * len(times)
     out_start = [0.0] * len(times)
     pop, push, replace = heapq.heappop, heapq.heappush, heapq.heapreplace
-    for i, t in enumerate(times):
-        fam = families[i]
+    for i, (t, fam, decode_s) in enumerate(zip(times, families, decode)):
         if code == 0:  # round_robin
             r = i % n_rep
         elif code == 2:  # hash
@@ -322,8 +321,10 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
                     if track_holders:
                         holders[old].discard(r)
         free = slots[r]
-        begin = free[0] if free[0] > t else t
-        finish = begin + (hit_s if hit else miss_s) + decode[i]
+        begin = free[0]
+        if begin < t:
+            begin = t
+        finish = begin + (hit_s if hit else miss_s) + decode_s
         replace(free, finish)
         if code == 4:
             push(in_flight, (finish, r))
