@@ -123,6 +123,9 @@ def test_autoscaling_page_compares_the_three_policies(client):
         assert f'<th scope="col">{POLICY_LABELS[policy]}</th>' in html
     assert len(_cell(html, "slo_violation_minutes")) == 3
     assert _cell(html, "cost_usd")[0].startswith("$")
+    # API names label the measures the API returns, and only those.
+    assert '<span class="api-name">slo_violation_minutes</span>' in html
+    assert "Most replicas at once" in html and '<span class="api-name">peak_replicas</span>' not in html
     assert "Replicas and demand over the day" in html
     assert 'name="spike_minutes" value="20"' in html
     assert 'href="/api/v1/simulator/autoscaling/?' in html and "policy=queue_depth" in html
