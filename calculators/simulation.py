@@ -518,7 +518,8 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
         ttft = setup.prefill_ms + 1000.0 * (drain_s + (wait_p99 if math.isfinite(wait_p99) else 0.0))
         if not math.isfinite(ttft):
             ttft = 3_600_000.0  # no replica ready: report an hour
-        violations += ttft > setup.slo_ttft_ms
+        quiet = rate == 0 and before == 0  # no request this minute: nothing to measure or violate
+        violations += not quiet and ttft > setup.slo_ttft_ms
         provisioned = len(ready_at)
         replica_minutes += provisioned + len(warm_ready_at)
         timeline.append(
@@ -528,7 +529,7 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
                 "arrival_rps": rate,
                 "replicas": provisioned,
                 "ready_replicas": round(ready, 3),
-                "ttft_p99_ms": ttft,
+                "ttft_p99_ms": None if quiet else ttft,
             }
         )
         if setup.policy == "queue_depth":
@@ -539,6 +540,8 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
             metric, target = busy, setup.kv_target
         else:
             metric, target = ttft, setup.ttft_target_ms
+        if quiet:
+            ttft = setup.prefill_ms  # for the policy: an idle minute reads as an unqueued one
         if setup.policy == "ttft":
             # TTFT hardly moves until the queue saturates, so a ratio would cut deep on a quiet
             # minute: scale up by the ratio when over the target, down a tenth below half of it.

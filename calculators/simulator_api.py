@@ -87,7 +87,7 @@ class MinuteSerializer(serializers.Serializer):
     arrival_rps = serializers.FloatField(help_text="Requests that arrived in the minute, per second.")
     replicas = serializers.IntegerField(help_text="Replicas provisioned (serving or loading).")
     ready_replicas = serializers.FloatField(help_text="Replicas serving, averaged over the minute.")
-    ttft_p99_ms = serializers.FloatField()
+    ttft_p99_ms = serializers.FloatField(allow_null=True, help_text="Null in a minute without requests.")
 
 
 class AutoscalingResultSerializer(serializers.Serializer):

@@ -221,6 +221,13 @@ def test_a_day_is_reproducible_and_billed_for_every_replica():
     assert day.slo_violation_minutes == sum(entry["ttft_p99_ms"] > setup.slo_ttft_ms for entry in day.timeline)
 
 
+def test_a_minute_without_requests_measures_and_violates_nothing():
+    day = simulate_autoscaling(AutoscalingSetup(base_rps=0, peak_rps=0, min_replicas=0))
+    assert day.slo_violation_minutes == 0
+    assert {entry["ttft_p99_ms"] for entry in day.timeline} == {None}
+    assert day.gpu_hours == 0  # nothing provisioned for no demand
+
+
 def test_cold_starts_cost_minutes_that_a_warm_pool_saves():
     cold = simulate_autoscaling(AutoscalingSetup(policy="kv_use", cold_start_s=600))
     warm = simulate_autoscaling(AutoscalingSetup(policy="kv_use", cold_start_s=600, warm_replicas=32))
