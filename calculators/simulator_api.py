@@ -20,6 +20,7 @@ from calculators.errors import CalculatorInputError
 from calculators.formatting import input_text
 from calculators.simulator import AUTOSCALING, ROUTING, Mode
 from calculators.simulator_cache import cached_run
+from interview.ratelimit import SimulationsThrottle
 
 
 def run_mode(mode: Mode, raw: dict[str, object]) -> dict:
@@ -112,6 +113,7 @@ _BAD = OpenApiExample(
 
 class _SimulatorView(APIView):
     mode: Mode
+    throttle_classes = [SimulationsThrottle]  # one budget with the simulator pages
 
     def get(self, request: Request) -> Response:
         raw = {name: request.query_params[name] for name in request.query_params}

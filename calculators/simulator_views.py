@@ -23,6 +23,7 @@ from calculators.simulator import AUTOSCALING, ROUTING, SWEEP_REQUESTS, Mode, ro
 from calculators.simulator_api import run_mode
 from calculators.simulator_cache import cached_run
 from calculators.simulator_charts import POLICY_LABELS, day_chart, hit_rate_chart, load_chart, ttft_chart
+from interview.ratelimit import limit_per_visitor
 
 # What the routing table shows of each policy, in order: (output, label, how to write it).
 ROUTING_ROWS = (
@@ -183,11 +184,13 @@ def _page(request: HttpRequest, mode: Mode, url_name: str) -> HttpResponse:
 
 @require_safe
 @vary_on_headers("HX-Request")
+@limit_per_visitor("simulations")
 def routing(request: HttpRequest) -> HttpResponse:
     return _page(request, ROUTING, "simulator:routing")
 
 
 @require_safe
 @vary_on_headers("HX-Request")
+@limit_per_visitor("simulations")
 def autoscaling(request: HttpRequest) -> HttpResponse:
     return _page(request, AUTOSCALING, "simulator:autoscaling")

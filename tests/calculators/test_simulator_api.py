@@ -1,8 +1,10 @@
 """The simulator API: contract names, same seed same numbers, 400s for bad or oversized values, the cache."""
 
+from datetime import UTC, datetime
 from unittest import mock
 
 import pytest
+import time_machine
 from django.urls import reverse
 
 from calculators import simulation
@@ -169,3 +171,16 @@ def test_schema_documents_every_parameter_and_output(client):
         components["AutoscalingResult"]["properties"]
     )
     assert {"minute", "demand_rps", "replicas", "ttft_p99_ms"} <= set(components["Minute"]["properties"])
+
+
+def test_runs_are_limited_per_visitor_across_pages_and_api(client, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "simulations": "2/min"}
+    with time_machine.travel(datetime(2026, 3, 2, 12, 0, 15, tzinfo=UTC), tick=False):
+        assert _routing(client, **SMALL).status_code == 200
+        assert client.get(reverse("simulator:routing"), SMALL).status_code == 200
+        refused = _routing(client, **SMALL)
+        assert refused.status_code == 429
+        assert refused["Retry-After"] == "45"
+        page = client.get(reverse("simulator:autoscaling"))
+        assert page.status_code == 429
+        assert "Too many simulation runs in a short time." in page.content.decode()
