@@ -54,6 +54,7 @@ MINUTES_PER_DAY = 1440
 # Past this offered load (every request a miss) the fleet's queues only grow: the run would say no more,
 # and its cost (loads in the thousands) would blow the time budget.
 MAX_FLEET_LOAD = 1.5
+HPA_TOLERANCE = 0.1  # the Kubernetes HPA's default: no change while metric/target is within 10%
 
 
 # --- Deterministic hashing (the ring must not depend on the seed) ------------------
@@ -546,7 +547,9 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
             # TTFT hardly moves until the queue saturates, so a ratio would cut deep on a quiet
             # minute: scale up by the ratio when over the target, down a tenth below half of it.
             if ttft > target:
-                wanted = maths.hpa_desired_replicas(provisioned, ttft * ready / max(provisioned, 1), target)
+                wanted = maths.autoscale(
+                    provisioned, ttft * ready / max(provisioned, 1), target, HPA_TOLERANCE
+                ).desired_replicas
             elif ttft < target / 2:
                 wanted = math.floor(provisioned * 0.9)
             else:
@@ -554,7 +557,9 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
         else:
             # Replicas still loading count as idle (the HPA's rule for pods not ready), so a
             # cold start in progress does not make it ask again for the same load.
-            wanted = maths.hpa_desired_replicas(provisioned, metric * ready / max(provisioned, 1), target)
+            wanted = maths.autoscale(
+                provisioned, metric * ready / max(provisioned, 1), target, HPA_TOLERANCE
+            ).desired_replicas
         wanted = min(max(wanted, setup.min_replicas), setup.max_replicas)
         recent = (recent + [wanted])[-window:]
         now = begin + 60.0

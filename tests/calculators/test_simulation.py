@@ -112,20 +112,12 @@ def test_bounded_load_never_exceeds_its_cap():
     assert hashed.summary["busiest_share"] > run.summary["busiest_share"] * 1.5
 
 
-def _rehash_share(before: int, after: int) -> float:
-    """The rehash calculator's consistent-hashing share: |after - before| / max(before, after) (DESIGN.md)."""
-    calculator = getattr(maths, "rehash", None)
-    if calculator is not None:  # the `rehash` calculator, once merged
-        return calculator(before, after).consistent_moved
-    return abs(after - before) / max(before, after)
-
-
 @pytest.mark.parametrize(("before", "after"), [(40, 50), (50, 40), (100, 150), (10, 8)])
 def test_consistent_hashing_moves_the_share_rehash_predicts(before, after):
     keys = np.arange(200_000)
     old, new = ring_owners(before, keys), ring_owners(after, keys)
     moved = old != new
-    assert moved.mean() == pytest.approx(_rehash_share(before, after), rel=0.05)
+    assert moved.mean() == pytest.approx(maths.rehash(before, after).consistent_moved, rel=0.05)
     if after > before:  # growing only moves keys onto the new replicas
         assert np.all(new[moved] >= before)
     else:  # shrinking only moves the removed replicas' keys
@@ -205,9 +197,9 @@ def test_mmc_wait_quantile_matches_the_simulated_p99():
 
 
 def test_hpa_rule():
-    assert maths.hpa_desired_replicas(12, 9, 4) == 27
-    assert maths.hpa_desired_replicas(12, 4.3, 4) == 12  # within 10%: unchanged
-    assert maths.hpa_desired_replicas(10, 1, 4) == 3
+    assert maths.autoscale(12, 9, 4, 0.1).desired_replicas == 27
+    assert maths.autoscale(12, 4.3, 4, 0.1).desired_replicas == 12  # within 10%: unchanged
+    assert maths.autoscale(10, 1, 4, 0.1).desired_replicas == 3
 
 
 def test_a_day_is_reproducible_and_billed_for_every_replica():
