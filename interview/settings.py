@@ -220,6 +220,7 @@ RATE_LIMITS = {
     "api_anon": envstr("THROTTLE_ANON", "600/min"),  # API requests per address, anonymous
     "api_user": envstr("THROTTLE_USER", "1200/min"),  # API requests per account
     "answers": envstr("THROTTLE_ANSWERS", "120/min"),  # answers per visitor, pages and API together
+    "simulations": envstr("THROTTLE_SIMULATIONS", "60/min"),  # simulator runs per visitor, pages and API together
     "login": envstr("THROTTLE_LOGIN", "10/min"),  # log-in attempts per address
     "login_account_address": envstr("THROTTLE_LOGIN_ACCOUNT_ADDRESS", "5/15min"),  # failures per account and address
     "login_account": envstr("THROTTLE_LOGIN_ACCOUNT", "100/h"),  # failures per account, all addresses
