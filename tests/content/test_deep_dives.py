@@ -1,0 +1,79 @@
+"""The "Deep dives" track: one lesson per mission topic, each with the counts and the coverage issue 13 asks for."""
+
+import re
+
+import pytest
+
+from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
+from tests.content.test_curriculum import follow_ups, items, lessons, texts
+
+# slug: (order in the track, the topic its interview moments probe)
+DEEP_DIVES = {
+    "kv-allocation": (1, "kv_allocation"),
+}
+# What each lesson must at least cover (issue 13): a pattern per idea, found somewhere in its text.
+COVERAGE = {
+    "kv-allocation": {
+        "bytes per token": r"bytes per token",
+        "grouped-query attention": r"grouped-query attention",
+        "paging and block tables": r"block table",
+        "fragmentation": r"PagedAttention paper measured",
+        "prefix caching in the same pool": r"no separate prefix store",
+        "recompute": r"\*\*Recompute\*\*",
+        "swap": r"\*\*Swap\*\*",
+        "a CPU or SSD tier": r"host memory or SSD",
+        "FP8 KV": r"FP8 KV",
+        "4-bit KV": r"4-bit KV",
+        "KV heads replicated past the head count": r"heads are\s+\*replicated\*",
+        "128K tokens on an 8B model": r"128K-token \(131,072\) request on Llama-3-8B",
+        "80 GB reads 81,559 MiB": r"81,559 MiB",
+    },
+}
+
+
+def lesson_text(slug: str) -> str:
+    return " ".join(" ".join(texts(lessons()[slug])).split())
+
+
+def test_the_track_has_one_lesson_per_topic_in_order():
+    found = {slug: data["order"] for slug, data in lessons().items() if data["track"] == "deep-dives"}
+    assert found == {slug: order for slug, (order, _) in DEEP_DIVES.items()}
+
+
+@pytest.mark.parametrize("slug", sorted(DEEP_DIVES))
+def test_each_lesson_has_three_layers_six_moments_and_two_branches(slug):
+    lesson = lessons()[slug]
+    assert {section["layer"] for section in lesson["sections"]} == {1, 2, 3}
+    dives = items(lesson, "deep_dive")
+    assert len(dives) >= 6
+    assert len({d["key"] for d in dives if any(c.get("follow_up") for c in d["choices"])}) >= 2
+    leading = [d for d in dives if d["key"] not in follow_ups(lesson)]
+    assert {d["topic"] for d in leading} == {DEEP_DIVES[slug][1]}
+
+
+@pytest.mark.parametrize("slug", sorted(DEEP_DIVES))
+def test_each_lesson_has_an_envelope_of_three_graded_steps_and_three_drawn_challenges(slug):
+    lesson = lessons()[slug]
+    (envelope,) = [w for w in items(lesson, "walkthrough") if w["kind"] == "envelope"]
+    assert sum(1 for step in envelope["steps"] if step.get("ask", {}).get("calculator")) >= 3
+    challenges = items(lesson, "challenge")
+    assert len(challenges) == 3
+    assert all(challenge["ask"].get("ranges") for challenge in challenges)
+
+
+@pytest.mark.parametrize("slug", sorted(DEEP_DIVES))
+def test_each_lesson_covers_what_the_issue_lists(slug):
+    text = lesson_text(slug)
+    missing = [idea for idea, pattern in COVERAGE[slug].items() if not re.search(pattern, text)]
+    assert missing == []
+
+
+@pytest.mark.django_db
+def test_every_deep_dive_lesson_loads_with_its_items(content):
+    for slug in DEEP_DIVES:
+        lesson = Lesson.objects.get(slug=slug)
+        assert lesson.track.slug == "deep-dives" and lesson.published
+        assert DeepDive.objects.filter(section__lesson=lesson).count() == len(items(lessons()[slug], "deep_dive"))
+        assert Choice.objects.filter(deep_dive__section__lesson=lesson, follow_up__isnull=False).count() >= 2
+        assert Step.objects.filter(walkthrough__section__lesson=lesson).exclude(calculator="").count() >= 3
+        assert Challenge.objects.filter(section__lesson=lesson).exclude(ranges={}).count() == 3
