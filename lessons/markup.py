@@ -248,11 +248,13 @@ def prompt_value(value, spec: str) -> str:
 STORED_MARKDOWN = {
     "Lesson": {"summary": "block"},
     "Section": {"body": "block"},
-    "DeepDive": {"prompt": "inline", "context": "block"},
+    "DeepDive": {"prompt": "inline", "context": "block", "hints": "list"},
     "Choice": {"text": "inline", "feedback": "block"},
     "Walkthrough": {"intro": "block"},
     "Step": {"body": "block", "hints": "list", "explanation": "block"},
     "Challenge": {"prompt": "prompt", "hints": "list", "explanation": "block"},
+    "OpenQuestion": {"prompt": "inline"},
+    "ChecklistPoint": {"text": "inline"},
 }
 
 
