@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
+from lessons.models import Challenge, Choice, DeepDive, Lesson, OpenQuestion, Step
 from tests.content.test_curriculum import follow_ups, items, lessons, texts
 
 # slug: (order in the track, the topic its interview moments probe)
@@ -52,13 +52,15 @@ def test_each_lesson_has_three_layers_six_moments_and_two_branches(slug):
 
 
 @pytest.mark.parametrize("slug", sorted(DEEP_DIVES))
-def test_each_lesson_has_an_envelope_of_three_graded_steps_and_three_drawn_challenges(slug):
+def test_each_lesson_has_an_envelope_of_three_graded_steps_three_drawn_challenges_and_an_open_question(slug):
     lesson = lessons()[slug]
     (envelope,) = [w for w in items(lesson, "walkthrough") if w["kind"] == "envelope"]
     assert sum(1 for step in envelope["steps"] if step.get("ask", {}).get("calculator")) >= 3
     challenges = items(lesson, "challenge")
     assert len(challenges) == 3
     assert all(challenge["ask"].get("ranges") for challenge in challenges)
+    (question,) = items(lesson, "open_question")
+    assert len(question["checklist"]) >= 5
 
 
 @pytest.mark.parametrize("slug", sorted(DEEP_DIVES))
@@ -77,3 +79,4 @@ def test_every_deep_dive_lesson_loads_with_its_items(content):
         assert Choice.objects.filter(deep_dive__section__lesson=lesson, follow_up__isnull=False).count() >= 2
         assert Step.objects.filter(walkthrough__section__lesson=lesson).exclude(calculator="").count() >= 3
         assert Challenge.objects.filter(section__lesson=lesson).exclude(ranges={}).count() == 3
+        assert OpenQuestion.objects.filter(section__lesson=lesson).count() == 1
