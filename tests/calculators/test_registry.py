@@ -12,8 +12,16 @@ from calculators.registry import CALCULATORS, DerivationStep, Result, get_calcul
 # The calculator table of DESIGN.md, verbatim: slug -> ([(parameter, default)], [outputs]).
 CONTRACT = {
     "kv-cache": (
-        [("layers", 80), ("kv_heads", 8), ("head_dim", 128), ("bytes_per_value", 2), ("tokens", 1200), ("cache_gb", 8)],
-        ["bytes_per_token", "copy_bytes", "copies_per_cache"],
+        [
+            ("layers", 80),
+            ("kv_heads", 8),
+            ("head_dim", 128),
+            ("bytes_per_value", 2),
+            ("tokens", 1200),
+            ("cache_gb", 8),
+            ("tp", 1),
+        ],
+        ["bytes_per_token", "copy_bytes", "copies_per_cache", "bytes_per_token_per_gpu"],
     ),
     "routing": (
         [("cards", 64), ("hot_share", 0.8), ("family_fleet_share", 0.3), ("shards", 1)],
@@ -84,6 +92,60 @@ CONTRACT = {
     "spec-decode": (
         [("acceptance", 0.8), ("draft_tokens", 4), ("draft_cost", 0.05)],
         ["expected_tokens", "speedup"],
+    ),
+    "decode-step": (
+        [
+            ("params_b", 70),
+            ("bytes_per_param", 2),
+            ("kv_bytes_per_token", 327680),
+            ("batch", 64),
+            ("mean_context", 2048),
+            ("tp", 4),
+            ("hbm_tb_s", 3.35),
+            ("tflops", 989),
+        ],
+        [
+            "weights_ms",
+            "kv_ms",
+            "compute_ms",
+            "step_ms",
+            "tokens_per_s_per_stream",
+            "tokens_per_s",
+            "ridge_batch",
+            "memory_bound",
+        ],
+    ),
+    "prefill": (
+        [("params_b", 70), ("prompt_tokens", 4000), ("gpus", 4), ("tflops", 989), ("mfu", 0.5)],
+        ["flops", "ttft_s"],
+    ),
+    "bounded-load": (
+        [("replicas", 48), ("in_flight", 1200), ("epsilon", 0.2), ("family_in_flight", 600)],
+        ["cap_per_replica", "replicas_for_family"],
+    ),
+    "rehash": ([("replicas_before", 40), ("replicas_after", 50)], ["consistent_moved", "modulo_moved"]),
+    "autoscale": ([("replicas", 12), ("metric", 9), ("target", 4), ("tolerance", 0.1)], ["desired_replicas"]),
+    "headroom": (
+        [
+            ("concurrency", 2000),
+            ("slots_per_replica", 110),
+            ("max_occupancy", 0.9),
+            ("spare_replicas", 2),
+            ("gpus_per_replica", 4),
+        ],
+        ["replicas", "gpus"],
+    ),
+    "request-cost": (
+        [
+            ("input_tokens", 3000),
+            ("cached_fraction", 0.6),
+            ("output_tokens", 300),
+            ("input_usd_per_million", 0.6),
+            ("cached_usd_per_million", 0.3),
+            ("output_usd_per_million", 2.4),
+            ("requests", 1000),
+        ],
+        ["usd_per_request", "usd_total"],
     ),
 }
 
@@ -228,7 +290,12 @@ def test_evaluate_returns_the_api_shape():
     assert isinstance(result, Result)
     body = result.as_dict()
     assert list(body) == ["slug", "inputs", "outputs", "steps"]
-    assert body["outputs"] == {"bytes_per_token": 327680, "copy_bytes": 393216000, "copies_per_cache": 20}
+    assert body["outputs"] == {
+        "bytes_per_token": 327680,
+        "copy_bytes": 393216000,
+        "copies_per_cache": 20,
+        "bytes_per_token_per_gpu": 327680,
+    }
     assert body["inputs"]["cache_gb"] == 8.0
     assert set(body["steps"][0]) == {"label", "expression", "value", "unit"}
     json.dumps(body, allow_nan=False)
@@ -306,7 +373,7 @@ def test_kv_cache_derivation_reads_like_the_worked_example():
         ("Copy size in decimal megabytes", 393.216, "MB"),
         ("Copy size in binary mebibytes", 375.0, "MiB"),
     ]
-    assert steps[-1].expression == "⌊8,000,000,000 B ÷ 393,216,000 B⌋ = ⌊20.35⌋"
+    assert steps[6].expression == "⌊8,000,000,000 B ÷ 393,216,000 B⌋ = ⌊20.35⌋"
 
 
 def test_replica_derivation_ends_with_the_floor():
