@@ -10,6 +10,7 @@ from tests.content.test_curriculum import follow_ups, items, lessons, texts
 # slug: (order in the track, the topic its interview moments probe)
 DEEP_DIVES = {
     "kv-allocation": (1, "kv_allocation"),
+    "routing": (5, "routing"),
 }
 # What each lesson must at least cover (issue 13): a pattern per idea, found somewhere in its text.
 COVERAGE = {
@@ -27,6 +28,16 @@ COVERAGE = {
         "KV heads replicated past the head count": r"heads are\s+\*replicated\*",
         "128K tokens on an 8B model": r"128K-token \(131,072\) request on Llama-3-8B",
         "80 GB reads 81,559 MiB": r"81,559 MiB",
+    },
+    "routing": {
+        "round robin": r"\*\*Round robin\*\*",
+        "least loaded": r"\*\*Least loaded\*\*",
+        "hash affinity": r"\*\*Hash affinity\*\*",
+        "consistent hashing against mod N": r"rehash\.modulo_moved.*rehash\.consistent_moved",
+        "bounded loads": r"\*\*bounded loads\*\*",
+        "SGLang's imbalance rule": r"balance_abs_threshold.*balance_rel_threshold",
+        "per-tenant fairness": r"Virtual Token Counter",
+        "round robin keeps popular openings resident": r"its hits survive",
     },
 }
 
