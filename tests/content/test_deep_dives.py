@@ -10,6 +10,7 @@ from tests.content.test_curriculum import follow_ups, items, lessons, texts
 # slug: (order in the track, the topic its interview moments probe)
 DEEP_DIVES = {
     "kv-allocation": (1, "kv_allocation"),
+    "speculative-decoding": (4, "speculative_decoding"),
     "routing": (5, "routing"),
 }
 # What each lesson must at least cover (issue 13): a pattern per idea, found somewhere in its text.
@@ -28,6 +29,17 @@ COVERAGE = {
         "KV heads replicated past the head count": r"heads are\s+\*replicated\*",
         "128K tokens on an 8B model": r"128K-token \(131,072\) request on Llama-3-8B",
         "80 GB reads 81,559 MiB": r"81,559 MiB",
+    },
+    "speculative-decoding": {
+        "acceptance rate": r"accepted with probability α",
+        "draft length": r"proposes γ tokens",
+        "draft cost of an 8B draft": r"8B sibling",
+        "vLLM's 1.5x came from a 0.5B draft": r"0\.5B draft",
+        "EAGLE": r"\*\*EAGLE\*\*",
+        "Medusa": r"\*\*Medusa\*\*",
+        "multi-token prediction": r"\*\*Multi-token prediction\*\*",
+        "verification crosses the ridge at large batch": r"what crosses the ridge is the speculative batch",
+        "gating by batch size": r"disable_by_batch_size",
     },
     "routing": {
         "round robin": r"\*\*Round robin\*\*",
