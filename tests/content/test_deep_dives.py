@@ -12,6 +12,7 @@ DEEP_DIVES = {
     "kv-allocation": (1, "kv_allocation"),
     "speculative-decoding": (4, "speculative_decoding"),
     "routing": (5, "routing"),
+    "autoscaling": (6, "autoscaling"),
 }
 # What each lesson must at least cover (issue 13): a pattern per idea, found somewhere in its text.
 COVERAGE = {
@@ -50,6 +51,19 @@ COVERAGE = {
         "SGLang's imbalance rule": r"balance_abs_threshold.*balance_rel_threshold",
         "per-tenant fairness": r"Virtual Token Counter",
         "round robin keeps popular openings resident": r"its hits survive",
+    },
+    "autoscaling": {
+        "queue depth": r"\*\*Queue depth\*\*",
+        "KV use": r"\*\*KV cache use\*\*",
+        "TTFT": r"\*\*Time to first token\*\*",
+        "why not GPU utilisation": r"\*\*GPU utilisation\*\* is the number",
+        "the HPA formula": r"current metric ÷ target⌉",
+        "the HPA tolerance": r"\*\*tolerance\*\*",
+        "cold start of 140 GB": r"load 140 GB of weights",
+        "warm pools": r"\*\*Warm pools\*\*",
+        "N+1 headroom": r"\*\*N \+ 1\*\*",
+        "scale to zero": r"\*\*Scale to zero\*\*",
+        "an offline batch tier": r"\*\*offline batch tier\*\*",
     },
 }
 
