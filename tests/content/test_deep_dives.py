@@ -10,6 +10,7 @@ from tests.content.test_curriculum import follow_ups, items, lessons, texts
 # slug: (order in the track, the topic its interview moments probe)
 DEEP_DIVES = {
     "kv-allocation": (1, "kv_allocation"),
+    "batching": (2, "batching"),
     "speculative-decoding": (4, "speculative_decoding"),
     "routing": (5, "routing"),
     "autoscaling": (6, "autoscaling"),
@@ -30,6 +31,17 @@ COVERAGE = {
         "KV heads replicated past the head count": r"heads are\s+\*replicated\*",
         "128K tokens on an 8B model": r"128K-token \(131,072\) request on Llama-3-8B",
         "80 GB reads 81,559 MiB": r"81,559 MiB",
+    },
+    "batching": {
+        "static batching": r"\*\*Static batching\*\*",
+        "continuous batching": r"\*\*Continuous batching\*\*",
+        "the roofline and its ridge": r"the \*\*ridge\*\* of\s+the roofline",
+        "step time from weight and KV reads": r"decode-step\.weights_ms.*decode-step\.kv_ms",
+        "TTFT": r"time to first token",
+        "TPOT": r"time per output token",
+        "goodput under SLOs": r"\*\*Goodput\*\*",
+        "chunked prefill": r"\*\*Chunked prefill\*\*",
+        "disaggregation and shipping KV": r"The shipping is the bill",
     },
     "speculative-decoding": {
         "acceptance rate": r"accepted with probability α",
