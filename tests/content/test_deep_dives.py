@@ -11,6 +11,7 @@ from tests.content.test_curriculum import follow_ups, items, lessons, texts
 DEEP_DIVES = {
     "kv-allocation": (1, "kv_allocation"),
     "batching": (2, "batching"),
+    "tensor-parallelism": (3, "tensor_parallel"),
     "speculative-decoding": (4, "speculative_decoding"),
     "routing": (5, "routing"),
     "autoscaling": (6, "autoscaling"),
@@ -42,6 +43,16 @@ COVERAGE = {
         "goodput under SLOs": r"\*\*Goodput\*\*",
         "chunked prefill": r"\*\*Chunked prefill\*\*",
         "disaggregation and shipping KV": r"The shipping is the bill",
+    },
+    "tensor-parallelism": {
+        "tensor parallelism": r"\*\*Tensor parallelism \(TP\)\*\*",
+        "pipeline parallelism": r"\*\*Pipeline parallelism \(PP\)\*\*",
+        "expert parallelism": r"\*\*Expert parallelism \(EP\)\*\*",
+        "NVLink against InfiniBand": r"NVLink against InfiniBand",
+        "all-reduce cost": r"Its cost is mostly\s+latency",
+        "TP8 in a node, PP across nodes for 405B": r"\*\*TP8 inside each node, PP2 across two nodes\.\*\*",
+        "FP8 weights on fewer GPUs": r"\*\*FP8 weights on one node\.\*\*",
+        "MoE active against total": r"\*\*Memory\*\* is set by the total",
     },
     "speculative-decoding": {
         "acceptance rate": r"accepted with probability α",
