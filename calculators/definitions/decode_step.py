@@ -31,11 +31,35 @@ SHORT_CONTEXT = 256
 TABLE_BATCHES = (1, 8, 32, 64, 128, 256, 512, 1024)
 
 
+# Shared with the prefill calculator: the model's size and one GPU's compute rate.
+MODEL_SIZE = Parameter(
+    name="params_b",
+    type="float",
+    default=float(NOMINAL_70B),
+    min=0.001,
+    max=100_000.0,
+    unit="billion parameters",
+    help="Parameters each token passes through, in billions (for a mixture of experts, the active ones).",
+    label="Model size",
+)
+COMPUTE_PER_GPU = Parameter(
+    name="tflops",
+    type="float",
+    default=H100_BF16_TFLOPS,
+    min=0.01,
+    max=100_000.0,
+    unit="TFLOPS",
+    help="Dense tensor throughput of one GPU at the weights' precision (H100 SXM BF16: 989; FP8: about twice).",
+    label="Compute per GPU",
+)
+
+
 def _h100(**values: float) -> dict[str, float]:
     return {"hbm_tb_s": H100_HBM_TB_S, "tflops": H100_BF16_TFLOPS, **values}
 
 
-def _case(**changes: float) -> maths.DecodeStepResult:
+def roofline_case(**changes: float) -> maths.DecodeStepResult:
+    """Return the decode-step maths for the default 70B replica with `changes` applied."""
     inputs = {
         "params_b": float(NOMINAL_70B),
         "bytes_per_param": float(BF16_BYTES),
@@ -200,13 +224,13 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
 
 def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
-    base = _case()
-    at_claim = _case(batch=CLAIMED_COMPUTE_BOUND)
+    base = roofline_case()
+    at_claim = roofline_case(batch=CLAIMED_COMPUTE_BOUND)
     ridge_fp8 = maths.ridge_batch(1, H100_HBM_TB_S, H100_BF16_TFLOPS)
     never = maths.compute_bound_batch(NOMINAL_70B, BF16_BYTES, KV_70B, MEAN_CONTEXT, H100_HBM_TB_S, H100_BF16_TFLOPS)
     short = maths.compute_bound_batch(NOMINAL_70B, BF16_BYTES, KV_70B, SHORT_CONTEXT, H100_HBM_TB_S, H100_BF16_TFLOPS)
     gamma = SPEC_DRAFT_TOKENS
-    verify = _case(batch=CLAIMED_COMPUTE_BOUND * (gamma + 1), mean_context=0)  # compute of the verified tokens
+    verify = roofline_case(batch=CLAIMED_COMPUTE_BOUND * (gamma + 1), mean_context=0)  # compute of the verified tokens
     verify_reads = at_claim.weights_ms + at_claim.kv_ms  # weights and KV are still read once per step
     crossing = "never catches up" if never is None else f"catches up at batch {number(never, 4)}"
     short_text = "never" if short is None else f"at batch {number(short, 4)}"
@@ -249,16 +273,7 @@ CALCULATOR = Calculator(
         "arithmetic, where the ridge sits, and the tokens per second that follow."
     ),
     parameters=(
-        Parameter(
-            name="params_b",
-            type="float",
-            default=float(NOMINAL_70B),
-            min=0.001,
-            max=100_000.0,
-            unit="billion parameters",
-            help="Parameters the step reads and multiplies, in billions (for a mixture of experts, the active ones).",
-            label="Model size",
-        ),
+        MODEL_SIZE,
         Parameter(
             name="bytes_per_param",
             type="float",
@@ -319,16 +334,7 @@ CALCULATOR = Calculator(
             help="Memory bandwidth of one GPU in decimal TB/s (H100 SXM: 3.35).",
             label="Memory bandwidth per GPU",
         ),
-        Parameter(
-            name="tflops",
-            type="float",
-            default=H100_BF16_TFLOPS,
-            min=0.01,
-            max=100_000.0,
-            unit="TFLOPS",
-            help="Dense tensor throughput of one GPU at the weights' precision (H100 SXM BF16: 989; FP8: about twice).",
-            label="Compute per GPU",
-        ),
+        COMPUTE_PER_GPU,
     ),
     outputs=(
         Output(name="weights_ms", unit="ms", label="Time to read the weights"),

@@ -8,6 +8,7 @@ from typing import Any
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
 from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
+from calculators.definitions import decode_step
 from calculators.definitions.assumptions import (
     H100_BF16_TFLOPS,
     LLAMA_3_8B_PARAMS_B,
@@ -116,16 +117,7 @@ CALCULATOR = Calculator(
         "How many FLOPs a prompt costs to prefill and how long the first token waits for them on a group of GPUs."
     ),
     parameters=(
-        Parameter(
-            name="params_b",
-            type="float",
-            default=float(NOMINAL_70B),
-            min=0.001,
-            max=100_000.0,
-            unit="billion parameters",
-            help="Parameters each token passes through, in billions (for a mixture of experts, the active ones).",
-            label="Model size",
-        ),
+        decode_step.MODEL_SIZE,
         Parameter(
             name="prompt_tokens",
             type="int",
@@ -146,16 +138,7 @@ CALCULATOR = Calculator(
             help="GPUs that prefill the prompt together (the replica's tensor-parallel group).",
             label="GPUs",
         ),
-        Parameter(
-            name="tflops",
-            type="float",
-            default=H100_BF16_TFLOPS,
-            min=0.01,
-            max=100_000.0,
-            unit="TFLOPS",
-            help="Dense peak of one GPU at the model's precision (H100 SXM BF16: 989).",
-            label="Compute per GPU",
-        ),
+        decode_step.COMPUTE_PER_GPU,
         Parameter(
             name="mfu",
             type="float",
