@@ -8,19 +8,20 @@ from dataclasses import dataclass
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from lessons.models import Challenge, DeepDive, Lesson, Walkthrough, item_key_of
+from lessons.models import Challenge, DeepDive, Lesson, OpenQuestion, Walkthrough, item_key_of
 
 # The fields item_link() reads; add them to a values() query over Answer or ReviewCard.
 ITEM_FIELDS = (
     "deep_dive_id", "deep_dive__prompt_html", "deep_dive__key", "deep_dive__section__lesson_id",
     "step_id", "step__title", "step__order", "step__walkthrough__key", "step__walkthrough__section__lesson_id",
     "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id",
+    "open_question_id", "open_question__prompt_html", "open_question__key", "open_question__section__lesson_id",
 )  # fmt: skip
 
 
 @dataclass(frozen=True)
 class ItemLink:
-    kind: str  # "deep_dive" | "step" | "challenge"
+    kind: str  # one of AboutItem.ITEM_KINDS
     item_id: int
     title: str  # plain text
     url: str
@@ -60,10 +61,14 @@ def item_link(row: dict, visible: dict[int, Lesson], lesson_url: Callable[[objec
         title = row["step__title"]
         key = row["step__walkthrough__key"]
         anchor = f"walkthroughs/{key}/{row['step__order']}/#{Walkthrough.anchor_for(key)}"
-    else:
+    elif kind == "challenge":
         lesson = visible.get(row["challenge__section__lesson_id"])
         title = row["challenge__title"]
         anchor = "#" + Challenge.anchor_for(row["challenge__key"])
+    else:
+        lesson = visible.get(row["open_question__section__lesson_id"])
+        title = strip_tags(row["open_question__prompt_html"])
+        anchor = "#" + OpenQuestion.anchor_for(row["open_question__key"])
     if lesson is None:
         return None
     return ItemLink(kind, pk, title, lesson_url(lesson.slug) + anchor, lesson)

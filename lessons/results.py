@@ -16,6 +16,7 @@ from lessons.models import (
     Choice,
     DeepDive,
     Lesson,
+    OpenQuestion,
     Outcome,
     Step,
     Topic,
@@ -57,6 +58,9 @@ def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int
         )
     for ch in Challenge.objects.filter(section__lesson__in=ids).values("pk", "topic", "points", "section__lesson_id"):
         items[ch["section__lesson_id"]].append((("challenge", ch["pk"]), ch["topic"], ch["points"], False))
+    questions = OpenQuestion.objects.filter(section__lesson__in=ids)
+    for oq in questions.values("pk", "topic", "points", "section__lesson_id"):
+        items[oq["section__lesson_id"]].append((("open_question", oq["pk"]), oq["topic"], oq["points"], False))
     return items
 
 

@@ -1,7 +1,9 @@
 """Spaced review: every answer reschedules its item for the learner with FSRS (py-fsrs).
 
-A miss comes back within minutes, a right answer after days and then weeks; the
-review page lists what is due.
+A miss comes back within minutes, a right answer after days and then weeks. A review
+session (the review page, the API) quizzes each due item afresh (see ``present``): its
+outcome, less any hints taken, sets the FSRS rating (``review_rating``); it never writes an
+Answer, so lesson scores never change.
 """
 
 from __future__ import annotations
@@ -46,6 +48,22 @@ def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | Non
     return row
 
 
+def review_rating(outcome: str, hints: int) -> Rating:
+    """Return the FSRS rating of a review answer: a hint turns a recall into a hard one."""
+    if outcome == Outcome.CORRECT and hints:
+        return Rating.Hard
+    return RATING[Outcome(outcome)]
+
+
+def record_review(card: ReviewCard, outcome: str, hints: int = 0, now: datetime | None = None) -> ReviewCard:
+    """Reschedule ``card`` from a review-session answer (no Answer row: scores never change)."""
+    now = now or timezone.now()
+    state, _log = SCHEDULER.review_card(Card.from_dict(card.card), review_rating(outcome, hints), review_datetime=now)
+    card.card, card.due, card.last_outcome = state.to_dict(), state.due, outcome
+    card.save(update_fields=["card", "due", "last_outcome"])
+    return card
+
+
 @dataclass(frozen=True)
 class DueItem:
     title: str
@@ -54,6 +72,8 @@ class DueItem:
     due: datetime
     last_outcome: str
     reviews: int
+    kind: str = ""
+    item_id: int = 0
 
     @property
     def outcome_label(self) -> str:
@@ -67,6 +87,7 @@ def in_lessons(lessons) -> Q:
         Q(deep_dive__section__lesson__in=ids)
         | Q(step__walkthrough__section__lesson__in=ids)
         | Q(challenge__section__lesson__in=ids)
+        | Q(open_question__section__lesson__in=ids)
     )
 
 
@@ -80,7 +101,16 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, 
         .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:limit]
     )
     return [
-        DueItem(link.title, link.lesson.title, link.url, row["due"], row["last_outcome"], row["reviews"])
+        DueItem(
+            link.title,
+            link.lesson.title,
+            link.url,
+            row["due"],
+            row["last_outcome"],
+            row["reviews"],
+            link.kind,
+            link.item_id,
+        )
         for row, link in item_links(rows, lessons)
     ]
 

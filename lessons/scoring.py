@@ -17,6 +17,16 @@ OPEN_CORRECT_SHARE = 0.8  # an open question whose ticked share reaches this cou
 OPEN_PARTIAL_SHARE = 0.4
 
 
+def reveal_earned(latest_outcome: str | None, tries: int, asked: bool) -> bool:
+    """Return whether the other approaches (or a number's worked arithmetic) may be shown.
+
+    Only once answered: after a right answer, a second try, or when the learner asked for it.
+    """
+    if latest_outcome is None:
+        return False
+    return latest_outcome == "correct" or tries > 1 or asked
+
+
 def hint_cost(max_points: int, hints: int) -> int:
     """Return the points ``hints`` taken before the first answer cost, for an item worth ``max_points``."""
     return round(max_points * HINT_COST * min(hints, MAX_HINTS))

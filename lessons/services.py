@@ -33,6 +33,8 @@ SESSION_KEY = "learner_id"
 FOLLOW_UP_NOT_REACHED = (
     "Answer the question it follows first: this follow-up opens from one of that question's approaches."
 )
+ANSWER_BEFORE_REVEAL = "Answer first: your own answer comes before the reveal."
+WRITE_BEFORE_CHECKLIST = "Write your answer first: the checklist comes after."
 VERDICT_OUTCOME = {"best": Outcome.CORRECT, "acceptable": Outcome.PARTIAL, "weak": Outcome.INCORRECT}
 
 
@@ -236,6 +238,22 @@ def answer_open_question(
     )
     ItemPractice.objects.filter(learner=learner, open_question=question).update(draft="")
     return answer
+
+
+def hints_to_pay(learner: Learner | None, item_fields: dict) -> int:
+    """Return the hints the learner took on an item they have not answered yet (what its first answer pays)."""
+    if learner is None or Answer.objects.filter(learner=learner, is_first=True, **item_fields).exists():
+        return 0
+    row = ItemPractice.objects.filter(learner=learner, **item_fields).only("hints_taken").first()
+    return row.hints_taken if row else 0
+
+
+def reveal_earned(learner: Learner, answer: Answer) -> bool:
+    """Return whether ``answer`` (just stored) earns the reveal: right, a second try, or asked for."""
+    fields = answer.item_fields
+    tries = Answer.objects.filter(learner=learner, **fields).count()
+    asked = ItemPractice.objects.filter(learner=learner, revealed=True, **fields).exists()
+    return scoring.reveal_earned(answer.outcome, tries, asked)
 
 
 def practice_row(learner: Learner, item_fields: dict) -> ItemPractice:

@@ -67,3 +67,46 @@ def test_the_ticked_share_is_the_score_and_the_draft_is_used_up(content):
     retry = services.answer_open_question(learner, question, checklist, checklist, "Better.", answered_before=True)
     assert (retry.outcome, retry.points, retry.is_first) == ("correct", 10, False)
     assert Answer.objects.filter(learner=learner, open_question=question).count() == 2
+
+
+def open_question_form(section, points):
+    data = {
+        "section": section.pk, "key": "walk-me", "order": 50, "topic": "routing", "prompt": "Walk me through it.",
+        "points": 10, "checklist-TOTAL_FORMS": len(points), "checklist-INITIAL_FORMS": 0,
+        "checklist-MIN_NUM_FORMS": 0, "checklist-MAX_NUM_FORMS": 1000,
+    }  # fmt: skip
+    for i, text in enumerate(points):
+        data[f"checklist-{i}-order"] = i + 1
+        data[f"checklist-{i}-text"] = text
+    return data
+
+
+def test_an_instructor_authors_an_open_question_with_its_checklist(instructor_client, db):
+    from django.urls import reverse
+
+    from tests.lessons.factories import make_lesson
+
+    section = make_lesson(deep_dives=0).sections.get()
+    url = reverse("admin:lessons_openquestion_add")
+    response = instructor_client.post(url, open_question_form(section, ["Only one point."]))
+    assert "An open question needs 2 to 12 checklist points; this one has 1." in response.content.decode()
+    assert not OpenQuestion.objects.exists()
+    response = instructor_client.post(url, open_question_form(section, ["Drain it.", "Retry **elsewhere**."]))
+    assert response.status_code == 302
+    question = OpenQuestion.objects.get(key="walk-me")
+    assert [p.text_html for p in question.checklist.all()] == ["Drain it.", "Retry <strong>elsewhere</strong>."]
+
+
+def test_the_admin_refuses_a_fourth_hint_on_a_deep_dive(instructor_client, db):
+    from django.urls import reverse
+
+    from tests.lessons.factories import make_lesson
+
+    dd = make_lesson().sections.get().deepdives.get()
+    data = {
+        "section": dd.section_id, "key": dd.key, "order": dd.order, "topic": dd.topic, "prompt": dd.prompt,
+        "points": 10, "hints": '["a", "b", "c", "d"]', "choices-TOTAL_FORMS": 0, "choices-INITIAL_FORMS": 0,
+        "choices-MIN_NUM_FORMS": 0, "choices-MAX_NUM_FORMS": 1000,
+    }  # fmt: skip
+    response = instructor_client.post(reverse("admin:lessons_deepdive_change", args=[dd.pk]), data)
+    assert "at most 3 hints (found 4)" in response.content.decode()
