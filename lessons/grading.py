@@ -68,7 +68,7 @@ def grade(
             "partial",
             0.5,
             f"Right order of magnitude, but {direction}: within {partial_band:g}x of the answer. "
-            "Half credit; check the arithmetic below.",
+            "Half credit; check each factor of your working.",
         )
     exponent = power_of_ten_slip(expected, given)
     if exponent:
@@ -78,7 +78,7 @@ def grade(
             f"Off by a factor of {10 ** abs(exponent):,} ({'too high' if exponent > 0 else 'too low'}): "
             "a unit or a power of ten slipped.",
         )
-    return Grade("incorrect", 0.0, "Not within tolerance. Work through the arithmetic below.")
+    return Grade("incorrect", 0.0, "Not within tolerance. Check each factor of your working.")
 
 
 def power_of_ten_slip(expected: float, given: float, closeness: float = 0.02) -> int:

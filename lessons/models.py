@@ -710,3 +710,70 @@ class ItemPractice(AboutItem):
 
     def __str__(self) -> str:
         return f"{self.learner} · {self.hints_taken} hint(s){' · revealed' if self.revealed else ''}"
+
+
+class Interview(models.Model):
+    """A timed mock interview: the items drawn for it (in phases), the server-held deadline, the answers.
+
+    Everything the scorecard shows is computed from the stored items by lessons.interviews.scorecard.
+    """
+
+    learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="interviews")
+    lesson = models.ForeignKey(
+        Lesson, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The scenario."
+    )
+    surprise = models.BooleanField(default=False, help_text="The scenario was drawn, weighted toward weak topics.")
+    seed = models.BigIntegerField(help_text="Drew the items, their choice order and fresh numbers.")
+    phases = models.JSONField(help_text='The phases and their budgets: [{"key", "label", "seconds"}].')
+    started_at = models.DateTimeField()
+    deadline = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        indexes = [models.Index(fields=["learner", "started_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.learner} · interview #{self.pk}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("interview", args=[self.pk])
+
+
+class InterviewItem(AboutItem):
+    """One drawn item of an interview and the learner's answer to it (graded silently when given).
+
+    ``kind``: a deep dive (``deep_dive``), a number (``number``: an envelope step or a challenge,
+    with freshly drawn inputs), the next component of a build-up (``design``: ``step`` is the step
+    the design has reached, ``options`` the steps offered), or an open question (``open``).
+    """
+
+    class Kind(models.TextChoices):
+        DEEP_DIVE = "deep_dive", "Interview moment"
+        NUMBER = "number", "Estimate"
+        DESIGN = "design", "Next component"
+        OPEN = "open", "Open question"
+
+    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    phase = models.CharField(max_length=20)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    drawn_inputs = models.JSONField(default=dict, blank=True)
+    options = models.JSONField(default=list, blank=True, help_text="Ids offered, in the order shown.")
+    answer = models.JSONField(null=True, blank=True, help_text='{"choice": id}, {"value", "number", "unit"}, ...')
+    answered_at = models.DateTimeField(null=True, blank=True)
+    late = models.BooleanField(default=False, help_text="Answered after the deadline.")
+    score = models.FloatField(null=True, blank=True, help_text="0 to 1, graded when answered, shown at the end.")
+    feedback = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["interview", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["interview", "position"], name="interview_item_position_unique"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["deep_dive", "number", "design", "open"]), name="interview_item_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.interview} · {self.position}: {self.kind}"

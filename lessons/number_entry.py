@@ -52,6 +52,9 @@ _KINDS = {
     "[currency]": "an amount of money",
     "[information]/[time]": "a bandwidth",
     "": "a plain number",
+    "[length]": "a length",
+    "[mass]": "a mass",
+    "[temperature]": "a temperature",
 }
 
 
@@ -90,7 +93,7 @@ def asked_unit(unit: str) -> pint.Unit | None:
 def kind(dimensionality) -> str:
     """Return what a dimension is in words: "a size", "a time", ..."""
     key = str(dimensionality).replace(" ", "").replace("dimensionless", "")
-    return _KINDS.get(key, f"a quantity in {dimensionality}")
+    return _KINDS.get(key, "a quantity of another kind")
 
 
 def read_number(text: str, unit: str = "") -> float:

@@ -30,7 +30,8 @@ class Quiz:
     card: ReviewCard
     item: object
     lesson: Lesson
-    prompt_html: str
+    prompt_html: str  # the question, as the interviewer asks it
+    body_html: str = ""  # what is said around it: a deep dive's context, a step's body
     choices: list[Choice] = field(default_factory=list)
     inputs: dict = field(default_factory=dict)
     unit: str = ""
@@ -76,14 +77,15 @@ def next_card(lookup: dict, lessons: list[Lesson]) -> ReviewCard | None:
     from django.utils import timezone
 
     cards = ReviewCard.objects.filter(**lookup, due__lte=timezone.now()).filter(review.in_lessons(lessons))
-    return cards.order_by("due").first()
+    return cards.exclude(step__calculator="").order_by("due").first()  # a step that no longer asks a number
 
 
 def card_for(lookup: dict, lessons: list[Lesson], kind: str, pk: int) -> ReviewCard | None:
     """Return the learner's card of one item in ``lessons``, if they have one."""
     if kind not in ReviewCard.ITEM_KINDS:
         return None
-    return ReviewCard.objects.filter(**lookup, **{f"{kind}_id": pk}).filter(review.in_lessons(lessons)).first()
+    cards = ReviewCard.objects.filter(**lookup, **{f"{kind}_id": pk}).filter(review.in_lessons(lessons))
+    return cards.exclude(step__calculator="").first()
 
 
 def present(card: ReviewCard, identity: str | None) -> Quiz:
@@ -94,19 +96,18 @@ def present(card: ReviewCard, identity: str | None) -> Quiz:
         choices = list(dd.choices.all())
         if not dd.keep_choice_order:
             random.Random(review_seed(identity, card, dd, "order")).shuffle(choices)
-        prompt = dd.prompt_html + (f"<div class='prose'>{dd.context_html}</div>" if dd.context else "")
-        return Quiz(kind, card, dd, dd.section.lesson, prompt, choices=choices, hints_html=dd.hints_html)
+        return Quiz(kind, card, dd, dd.section.lesson, dd.prompt_html, dd.context_html, choices=choices,
+                    hints_html=dd.hints_html)  # fmt: skip
     if kind == "step":
         step = Step.objects.select_related("walkthrough__section__lesson").get(pk=pk)
-        prompt = f"<p><strong>{escape(step.walkthrough.title)}: {escape(step.title)}</strong></p>{step.body_html}"
-        return Quiz(
-            kind, card, step, step.walkthrough.section.lesson, prompt, unit=step.unit, hints_html=step.hints_html
-        )
+        prompt = f"{escape(step.walkthrough.title)}: {escape(step.title)}"
+        return Quiz(kind, card, step, step.walkthrough.section.lesson, prompt, step.body_html, unit=step.unit,
+                    hints_html=step.hints_html)  # fmt: skip
     if kind == "challenge":
         ch = Challenge.objects.select_related("section__lesson").get(pk=pk)
         inputs = services.draw_inputs(ch, review_seed(identity, card, ch, "draw")) if ch.ranges else {}
-        prompt = f"<p><strong>{escape(ch.title)}</strong></p>{drawn_prompt(ch, inputs)}"
-        return Quiz(kind, card, ch, ch.section.lesson, prompt, inputs=inputs, unit=ch.unit, hints_html=ch.hints_html)
+        return Quiz(kind, card, ch, ch.section.lesson, escape(ch.title), str(drawn_prompt(ch, inputs)), inputs=inputs,
+                    unit=ch.unit, hints_html=ch.hints_html)  # fmt: skip
     question = OpenQuestion.objects.select_related("section__lesson").get(pk=pk)
     return Quiz(kind, card, question, question.section.lesson, question.prompt_html,
                 checklist=list(question.checklist.all()))  # fmt: skip

@@ -238,7 +238,7 @@ def announcement(answer) -> str:
     )
 
 
-PRACTICE_KINDS = {"deep_dive": "deep_dive", "step": "walkthrough", "challenge": "challenge"}
+PRACTICE_KINDS = ("deep_dive", "step", "challenge")  # the items with hints and reveals
 
 
 def practice_item(request, lesson: Lesson, kind: str, pk: int):

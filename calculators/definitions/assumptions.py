@@ -26,6 +26,10 @@ MONTHS_PER_YEAR = 12
 H100_GB = 80  # the "80GB" on the box, read as decimal GB
 H100_MIB = 81_559  # what nvidia-smi reports for an H100 SXM "80GB": almost 80 GiB
 H100_VISIBLE_GB = round(H100_MIB * 2**20 / 1e9, 2)  # the same memory in decimal GB: 85.52
+# What CUDA itself reports as the total (torch.cuda.mem_get_info, the figure vLLM multiplies by
+# gpu_memory_utilization): PyTorch's out-of-memory message on an H100 80GB says "total capacity of 79.11 GiB".
+H100_CUDA_GIB = 79.11
+H100_CUDA_GB = round(H100_CUDA_GIB * 2**30 / 1e9, 2)  # 84.94
 H100_HBM_TB_S = 3.35  # H100 SXM HBM3 bandwidth, TB/s (S3)
 H100_BF16_TFLOPS = 989.0  # H100 SXM dense BF16 tensor throughput, TFLOPS (no sparsity)
 H100_70B_TOKENS_PER_S = 700  # S13: per card on a 70B model

@@ -59,7 +59,7 @@ def test_think_before_the_reveal_an_open_question_and_a_review(
     # The missed deep dive is due (as ten minutes later): the review asks it afresh and grades a recall.
     ReviewCard.objects.filter(deep_dive__key="kv-heads").update(due=timezone.now() - timedelta(minutes=1))
     page.goto(live_server.url + "/review/")
-    expect(page.locator("#quiz-prompt")).to_contain_text("key-value")
+    expect(page.locator("#quiz-prompt")).to_contain_text("bytes of KV cache")
     expect(page.locator("main")).not_to_contain_text("Weak")  # no earlier verdict on screen
     violations = axe_violations(page)
     assert violations == [], describe(violations)

@@ -121,9 +121,9 @@ def accepted(answer: float, ask: dict, inputs: dict) -> bool:
     return abs(answer - target) <= abs(target) * tolerance
 
 
-def test_tracks_are_serving_and_the_tour():
+def test_tracks_are_the_tour_serving_and_the_deep_dives():
     tracks = load(CONTENT / "tracks.yaml")["tracks"]
-    assert {track["slug"] for track in tracks} == {"serving", "tour"}
+    assert [track["slug"] for track in tracks] == ["tour", "serving", "deep-dives"]
 
 
 def test_serving_lessons_have_their_kinds_and_order():

@@ -41,6 +41,8 @@ def test_sample_lesson_uses_every_feature(content):
     steps = Step.objects.filter(walkthrough__section__lesson=lesson).exclude(calculator="")
     assert any(s.slips for s in steps)
     assert any(s.hints for s in steps)
+    assert any(dd.hints for dd in deep_dives)
+    assert lesson.sections.filter(openquestions__isnull=False).exists()
     assert lesson.sections.filter(challenges__ranges__isnull=False).exclude(challenges__ranges={}).exists()
 
 

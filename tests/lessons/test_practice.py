@@ -183,3 +183,30 @@ def test_an_open_question_counts_in_the_lesson_and_the_results(client, lesson, q
     html = client.get(reverse("results")).content.decode()
     assert "Walk me through a replica dying." in html  # a miss, linked back
     assert f"#{question.anchor}" in html
+
+
+def test_a_hint_on_an_envelope_step_swaps_in_the_walkthrough_at_that_step(client, lesson):
+    step = Step.objects.get(title="Preamble size")
+    step.hints = ["Multiply the bytes per token by the tokens."]
+    step.save()
+    response = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    assert "Step 2 of 2" in html and "Multiply the bytes per token by the tokens." in html
+    assert "Hint 1 of 1 shown. It costs points if you answer next." in html
+    plain = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]))
+    assert plain.status_code == 303 and plain["Location"].endswith("/walkthroughs/size/2/#wt-size")
+
+
+def test_hints_taken_before_signing_in_follow_the_learner_into_their_account(client, lesson, learner_user):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation."]
+    dd.save()
+    client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]))
+    client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
+    practice = ItemPractice.objects.get()
+    assert (practice.learner.user, practice.hints_taken) == (learner_user, 1)
+    response = pick(client, "best", **HTMX)
+    assert "Correct: 8 of 10 points" in response.content.decode()  # the account pays for it
+    client.post(reverse("reset-progress"), {"confirm": "yes"})
+    assert not ItemPractice.objects.exists()

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.urls import reverse
 
-from lessons.models import Answer, DeepDive, Learner, ReviewCard
+from lessons.models import Answer, DeepDive, Learner, ReviewCard, Step
 from lessons.review import due_items, schedule
 from tests.lessons.factories import answer_deep_dive as answer
 from tests.lessons.factories import make_lesson
@@ -229,3 +229,32 @@ def test_a_review_session_through_the_api(lesson, learner_user, clock):
     assert Answer.objects.get().points == 0  # the lesson score stands
     missing = api.post("/api/v1/review/answer/", {"type": "step", "id": 1, "value": "3"}, format="json")
     assert missing.status_code == 404
+
+
+def test_a_hint_taken_in_review_makes_the_recall_come_back_sooner(client, lesson, clock):
+    dd = DeepDive.objects.get(key="dd-1")
+    dd.hints = ["Think of virtual memory."]
+    dd.save()
+    for key in ("dd-1", "dd-2"):
+        answer(client, lesson, key, "weak")
+    clock.shift(timedelta(minutes=11))
+    html = client.get(reverse("review") + "?hints=1").content.decode()
+    assert "Think of virtual memory." in html and 'name="hints" value="1"' in html
+    best = {key: DeepDive.objects.get(key=key).choices.get(verdict="best").pk for key in ("dd-1", "dd-2")}
+    client.post(reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": best["dd-1"], "hints": "1"})
+    other = DeepDive.objects.get(key="dd-2")
+    client.post(reverse("review-answer"), {"kind": "deep_dive", "id": other.pk, "choice": best["dd-2"]})
+    helped, unaided = ReviewCard.objects.get(deep_dive=dd), ReviewCard.objects.get(deep_dive=other)
+    assert helped.last_outcome == unaided.last_outcome == "correct"
+    assert helped.due < unaided.due
+
+
+def test_a_step_that_no_longer_asks_a_number_leaves_the_review(client, lesson, clock):
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    clock.shift(timedelta(minutes=11))
+    assert "Requests per replica" in client.get(reverse("review")).content.decode()
+    Step.objects.filter(pk=step.pk).update(calculator="", unit="", output="", tolerance=None)
+    assert "Nothing is due right now" in client.get(reverse("review")).content.decode()
+    response = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "1"})
+    assert response.status_code == 404
