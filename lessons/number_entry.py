@@ -27,6 +27,7 @@ _DEFINITIONS = (
     "point = 1 = points",
     "token = 1 = tokens",
     "replica = 1 = replicas",
+    "opening = 1 = openings",
     "thousand = 1e3",
     "million = 1e6",
     "billion = 1e9",

@@ -539,7 +539,7 @@ def test_fleet_notes_show_the_sensitivity_not_one_headline(client):
     # $2,100 / 730 h / (700 tokens/s x 3,600 s) x 1e6 = $1.1416 per 1M: 45.7% of $2.50, 91.3% of $1.25.
     notes = " ".join(get_calculator("fleet").notes)
     assert "| 700 | 91.3% | 45.7% | 22.8% |" in notes
-    assert "| 350 | 183% | 91.3% | 45.7% |" in notes
+    assert "| 350 | 182.6% | 91.3% | 45.7% |" in notes  # percentages to one decimal
     # Sized for a daily peak twice the average: 2 x 5,436 cards, half of it idle over the month.
     assert "10,872 cards instead of 5,436" in notes and "50% of that capacity idles" in notes
     page = client.get("/calculators/fleet/").content.decode()
