@@ -18,7 +18,19 @@ from lessons.content.validate import (
     validate_ask,
 )
 from lessons.markup import MarkupError, check_markup
-from lessons.models import Answer, Challenge, Choice, DeepDive, Learner, Lesson, Section, Step, Track, Walkthrough
+from lessons.models import (
+    Answer,
+    Challenge,
+    Choice,
+    DeepDive,
+    Learner,
+    Lesson,
+    Section,
+    Step,
+    Topic,
+    Track,
+    Walkthrough,
+)
 
 # JSON fields refuse NUL characters and absurd nesting with a form error, not a database error.
 JSON_FORM_FIELDS = {models.JSONField: {"form_class": JSONFormField}}
@@ -115,7 +127,7 @@ class StepFormSet(BaseInlineFormSet):
                 step["ask"] = ask_data(data)
             steps.append(step)
         payload = {"key": walkthrough.key or "walkthrough", "kind": walkthrough.kind, "title": walkthrough.title or "-",
-                   "topic": walkthrough.topic, "steps": steps}  # fmt: skip
+                   "topic": walkthrough.topic_id, "steps": steps}  # fmt: skip
         check = Checker("admin", f"walkthrough '{walkthrough.key}'")
         try:
             parse_walkthrough(check, payload)
@@ -134,8 +146,9 @@ class ChallengeForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
             self.add_error("calculator", "A challenge asks for a number: name a calculator.")
             return cleaned
         if not self.errors:
-            payload = {name: cleaned.get(name) for name in ("key", "topic", "title", "prompt", "hints", "explanation")}
+            payload = {name: cleaned.get(name) for name in ("key", "title", "prompt", "hints", "explanation")}
             payload = {name: value for name, value in payload.items() if value not in (None, "", [])}
+            payload["topic"] = cleaned["topic"].slug if cleaned.get("topic") else ""
             payload["ask"] = ask_data(cleaned, cleaned.get("ranges"))
             check = Checker("admin", f"challenge '{cleaned.get('key')}'")
             # The prompt's own problems are shown beside it by the mixin and Challenge.clean().
@@ -244,6 +257,14 @@ class ContentAdmin(admin.ModelAdmin):
 
     save_on_top = True
     formfield_overrides = JSON_FORM_FIELDS
+
+
+@admin.register(Topic)
+class TopicAdmin(ContentAdmin):
+    list_display = ("name", "slug", "order")
+    list_editable = ("order",)
+    search_fields = ("name", "slug", "description")
+    prepopulated_fields = {"slug": ("name",)}
 
 
 @admin.register(Track)

@@ -264,7 +264,9 @@ def load_lesson_data(
             follow_up_ids = {follow_up for _parent, follow_up in links}
             choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
         choices = list(
-            choices.select_related("deep_dive").order_by("deep_dive__section__order", "deep_dive__order", "order")
+            choices.select_related("deep_dive__topic").order_by(
+                "deep_dive__section__order", "deep_dive__order", "order"
+            )
         )
     if "walkthrough" in wanted:
         steps = Step.objects.filter(walkthrough__section__lesson=lesson)
@@ -274,7 +276,9 @@ def load_lesson_data(
             steps.select_related("walkthrough").order_by("walkthrough__section__order", "walkthrough__order", "order")
         )
     if "challenge" in wanted:
-        challenges = list(Challenge.objects.filter(section__lesson=lesson).order_by("section__order", "order"))
+        challenges = list(
+            Challenge.objects.filter(section__lesson=lesson).select_related("topic").order_by("section__order", "order")
+        )
     lookup = learner_filter(request)
     states: dict[tuple[str, int], ItemState] = {}
     draws: dict[int, ChallengeDraw] = {}

@@ -18,7 +18,6 @@ from lessons.models import (
     Lesson,
     Outcome,
     Step,
-    Topic,
     item_key_of,
 )
 from lessons.pages import learner_filter
@@ -36,28 +35,47 @@ class Results:
         return next((score for row, score in self.lessons if row.pk == lesson.pk), Score())
 
 
-def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int], str, int, bool]]]:
-    """Return, per lesson id, its graded items as (item key, topic, points, is a follow-up)."""
+TopicRef = tuple[int, str, str]  # a topic as (order, slug, name): sorts as the results page lists topics
+
+
+def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int], TopicRef, int, bool]]]:
+    """Return, per lesson id, its graded items as (item key, topic, points, is a follow-up).
+
+    The topic's name and order come in the same rows (a join), so topics cost no query of their own.
+    """
     ids = [lesson.pk for lesson in lessons]
     items: dict[int, list] = defaultdict(list)
     is_follow_up = Exists(Choice.objects.filter(follow_up=OuterRef("pk")))
     for dd in (
         DeepDive.objects.filter(section__lesson__in=ids)
         .annotate(is_follow_up=is_follow_up)
-        .values("pk", "topic", "points", "section__lesson_id", "is_follow_up")
+        .values("pk", *TOPIC_FIELDS, "points", "section__lesson_id", "is_follow_up")
     ):
-        items[dd["section__lesson_id"]].append((("deep_dive", dd["pk"]), dd["topic"], dd["points"], dd["is_follow_up"]))
+        items[dd["section__lesson_id"]].append(
+            (("deep_dive", dd["pk"]), topic_ref(dd), dd["points"], dd["is_follow_up"])
+        )
     for step in (
         Step.objects.filter(walkthrough__section__lesson__in=ids)
         .exclude(calculator="")
-        .values("pk", "walkthrough__topic", "points", "walkthrough__section__lesson_id")
+        .values("pk", *(f"walkthrough__{name}" for name in TOPIC_FIELDS), "points", "walkthrough__section__lesson_id")
     ):
         items[step["walkthrough__section__lesson_id"]].append(
-            (("step", step["pk"]), step["walkthrough__topic"], step["points"], False)
+            (("step", step["pk"]), topic_ref(step, "walkthrough__"), step["points"], False)
         )
-    for ch in Challenge.objects.filter(section__lesson__in=ids).values("pk", "topic", "points", "section__lesson_id"):
-        items[ch["section__lesson_id"]].append((("challenge", ch["pk"]), ch["topic"], ch["points"], False))
+    for ch in Challenge.objects.filter(section__lesson__in=ids).values(
+        "pk", *TOPIC_FIELDS, "points", "section__lesson_id"
+    ):
+        items[ch["section__lesson_id"]].append((("challenge", ch["pk"]), topic_ref(ch), ch["points"], False))
     return items
+
+
+TOPIC_FIELDS = ("topic", "topic__name", "topic__order")
+
+
+def topic_ref(row: dict, prefix: str = "") -> TopicRef:
+    """Return the (order, slug, name) of the topic a ``values()`` row names (an untopical step: last, unnamed)."""
+    slug = row[f"{prefix}topic"] or ""
+    return (row[f"{prefix}topic__order"] or 0, slug, row[f"{prefix}topic__name"] or slug)
 
 
 @dataclass
@@ -92,19 +110,18 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     first_points = {item_key_of(row): row["points"] for row in rows}
     total = Score()
     lesson_rows = []
-    topics: dict[str, TopicScore] = {}
+    topics: dict[TopicRef, TopicScore] = {}
     for lesson in lessons:
         score = Score()
         for key, topic, points, is_follow_up in items.get(lesson.pk, []):
             answered = first_points.get(key)
             if counts_toward_score(is_follow_up, answered is not None):
                 score.add(points, answered)
-                topics.setdefault(topic, TopicScore(topic=topic)).add(points, answered)
+                topics.setdefault(topic, TopicScore(topic=topic[1], label=topic[2])).add(points, answered)
         lesson_rows.append((lesson, score))
         total.add_score(score)
     misses = misses_among(rows, lessons) if with_misses else []
-    order = {topic: index for index, topic in enumerate(Topic.values)}
-    topic_list = sorted(topics.values(), key=lambda t: order.get(t.topic, len(order)))
+    topic_list = [topics[ref] for ref in sorted(topics)]
     return Results(lesson_rows, topic_list, misses, total)
 
 

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lessons.models import Topic
-
-TOPIC_LABELS = dict(Topic.choices)
-
 
 def counts_toward_score(is_follow_up: bool, answered: bool) -> bool:
     """Return whether an item counts: a follow-up only once answered (opening it is not enough)."""
@@ -46,17 +42,14 @@ class Score:
 
 @dataclass
 class TopicScore(Score):
-    topic: str = ""
+    topic: str = ""  # the topic's slug
+    label: str = ""  # its name
     answered_max: int = 0
 
     def add(self, max_points: int, first_points: int | None) -> None:
         super().add(max_points, first_points)
         if first_points is not None:
             self.answered_max += max_points
-
-    @property
-    def label(self) -> str:
-        return TOPIC_LABELS.get(self.topic, self.topic)
 
     @property
     def mastery(self) -> float:

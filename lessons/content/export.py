@@ -79,7 +79,7 @@ def lesson_to_data(lesson: Lesson) -> dict:
     challenges = Challenge.objects.filter(section__lesson=lesson)
     items: dict[int, list] = {s.pk: [] for s in sections}
     for dd in deep_dives:
-        out = {"key": dd.key, "topic": dd.topic, "prompt": dd.prompt}
+        out = {"key": dd.key, "topic": dd.topic_id, "prompt": dd.prompt}
         put(out, "context", dd.context)
         put(out, "points", dd.points, DEFAULT_POINTS)
         put(out, "keep_choice_order", dd.keep_choice_order, False)
@@ -96,7 +96,7 @@ def lesson_to_data(lesson: Lesson) -> dict:
     for wt in walkthroughs:
         out = {"key": wt.key, "kind": wt.kind, "title": wt.title}
         put(out, "intro", wt.intro)
-        put(out, "topic", wt.topic)
+        put(out, "topic", wt.topic_id or "")
         out["steps"] = []
         for step in wt.steps.all():
             s: dict[str, Any] = {"title": step.title}
@@ -112,7 +112,7 @@ def lesson_to_data(lesson: Lesson) -> dict:
     for ch in challenges:
         out = {
             "key": ch.key,
-            "topic": ch.topic,
+            "topic": ch.topic_id,
             "title": ch.title,
             "prompt": ch.prompt,
             "ask": ask_to_data(ch, ch.ranges),

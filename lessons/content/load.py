@@ -228,7 +228,7 @@ def match_choices(existing: list[Choice], specs: list[dict]) -> tuple[list[Choic
 def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: str = "", prune: bool = True) -> DeepDive:
     deep_dive = item_row(
         report, DeepDive, lesson, section, order, fields["key"],
-        {k: fields[k] for k in ("topic", "prompt", "context", "points", "keep_choice_order")},
+        {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "context", "points", "keep_choice_order")}},
     )  # fmt: skip
     Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
     matched, leftover = match_choices(list(Choice.objects.filter(deep_dive=deep_dive)), fields["choices"])
@@ -253,7 +253,7 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
 def write_walkthrough(report, lesson, section, order, fields, file: str = "", prune: bool = True) -> Walkthrough:
     walkthrough = item_row(
         report, Walkthrough, lesson, section, order, fields["key"],
-        {k: fields[k] for k in ("kind", "title", "intro", "topic")},
+        {"topic_id": fields["topic"] or None, **{k: fields[k] for k in ("kind", "title", "intro")}},
     )  # fmt: skip
     Step.objects.filter(walkthrough=walkthrough).update(order=F("order") + ORDER_BUMP)
     for number, step in enumerate(fields["steps"], start=1):
@@ -276,7 +276,7 @@ def write_walkthrough(report, lesson, section, order, fields, file: str = "", pr
 
 
 def write_challenge(report, lesson, section, order, fields) -> Challenge:
-    values = {k: fields[k] for k in ("topic", "title", "prompt", "hints", "explanation")}
+    values = {"topic_id": fields["topic"], **{k: fields[k] for k in ("title", "prompt", "hints", "explanation")}}
     values.update(ask_values(fields["ask"]))
     values["ranges"] = fields["ask"]["ranges"]
     return item_row(report, Challenge, lesson, section, order, fields["key"], values)

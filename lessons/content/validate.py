@@ -50,6 +50,22 @@ class Checker:
 
     file: str
     item: str = "lesson"
+    known_topics: list[str] | None = None  # the Topic table's slugs, read once per checker
+
+    def topic(self, data: dict, name: str = "topic", *, required: bool = True) -> str:
+        """Return a topic's slug, refusing one the Topic table does not hold (instructors add them in the admin)."""
+        value = data.get(name) or ""
+        if not value and not required:
+            return ""
+        if self.known_topics is None:
+            self.known_topics = list(Topic.objects.values_list("slug", flat=True))
+        if value not in self.known_topics:
+            self.fail(
+                f"'{name}' {value!r} is not a topic; the topics are {', '.join(self.known_topics) or 'none yet'} "
+                "(add one in the admin under Topics)",
+                name,
+            )
+        return value
 
     def fail(self, problem: str, field: str | None = None) -> None:
         raise ContentError(self.file, self.item, problem, field)
@@ -318,7 +334,7 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
     points = check.integer(data, "points", DEFAULT_POINTS, 1, 100)
     fields = {
         "key": data["key"],
-        "topic": check.choice(data, "topic", Topic.values),
+        "topic": check.topic(data),
         "prompt": check.text(data, "prompt", markup=True),
         "context": check.text(data, "context", required=False, markup=True),
         "points": points,
@@ -396,9 +412,7 @@ def parse_walkthrough(check: Checker, data: Any) -> dict:
         data, {"key", "kind", "title", "intro", "topic", "steps"}, {"key", "kind", "title", "steps"}, "walkthrough"
     )
     kind = check.choice(data, "kind", Walkthrough.Kind.values)
-    topic = data.get("topic", "")
-    if topic and topic not in Topic.values:
-        check.fail(f"'topic' must be one of {', '.join(Topic.values)}")
+    topic = check.topic(data, required=False)
     if kind == "envelope" and not topic:
         check.fail("an envelope walkthrough needs a topic for its graded steps")
     fields = {
@@ -467,7 +481,7 @@ def parse_challenge(check: Checker, data: Any) -> dict:
     )  # fmt: skip
     fields = {
         "key": data["key"],
-        "topic": check.choice(data, "topic", Topic.values),
+        "topic": check.topic(data),
         "title": check.text(data, "title"),
         "prompt": check.text(data, "prompt", markup=True),
         "hints": check.markdown_list(data, "hints"),

@@ -9,7 +9,7 @@ from tests.lessons.factories import make_deep_dive, make_lesson
 
 def choice_formset(dd, rows, points=10):
     data = {
-        "section": dd.section_id, "key": dd.key, "order": dd.order, "topic": dd.topic, "prompt": dd.prompt,
+        "section": dd.section_id, "key": dd.key, "order": dd.order, "topic": dd.topic_id, "prompt": dd.prompt,
         "context": "", "points": points,
         "choices-TOTAL_FORMS": len(rows), "choices-INITIAL_FORMS": 0, "choices-MIN_NUM_FORMS": 0,
         "choices-MAX_NUM_FORMS": 1000,
@@ -29,7 +29,7 @@ def row(order, verdict, points, follow_up=""):
 def fresh_dive(db):
     lesson = make_lesson(deep_dives=0)
     section = lesson.sections.get()
-    return DeepDive.objects.create(section=section, key="new", order=9, topic="batching", prompt="How do you batch?")
+    return DeepDive.objects.create(section=section, key="new", order=9, topic_id="batching", prompt="How do you batch?")
 
 
 def test_instructor_edits_content_but_not_users_or_groups(instructor_client, db):
@@ -104,7 +104,7 @@ def test_numeric_step_needs_unit_and_tolerance(instructor_client, db):
     steps = list(wt.steps.all())
     data = {
         "section": wt.section_id, "key": wt.key, "order": wt.order, "kind": wt.kind, "title": wt.title, "intro": "",
-        "topic": wt.topic, "steps-TOTAL_FORMS": 2, "steps-INITIAL_FORMS": 2, "steps-MIN_NUM_FORMS": 0,
+        "topic": wt.topic_id or "", "steps-TOTAL_FORMS": 2, "steps-INITIAL_FORMS": 2, "steps-MIN_NUM_FORMS": 0,
         "steps-MAX_NUM_FORMS": 1000,
     }  # fmt: skip
     for i, step in enumerate(steps):
@@ -145,7 +145,7 @@ def test_view_on_site_links_to_the_lesson(instructor_client, db):
 def walkthrough_post(wt, steps):
     data = {
         "section": wt.section_id, "key": wt.key, "order": wt.order, "kind": wt.kind, "title": wt.title, "intro": "",
-        "topic": wt.topic, "steps-TOTAL_FORMS": len(steps), "steps-INITIAL_FORMS": 0, "steps-MIN_NUM_FORMS": 0,
+        "topic": wt.topic_id or "", "steps-TOTAL_FORMS": len(steps), "steps-INITIAL_FORMS": 0, "steps-MIN_NUM_FORMS": 0,
         "steps-MAX_NUM_FORMS": 1000,
     }  # fmt: skip
     defaults = {"body": "", "components": "[]", "connections": "[]", "calculator": "", "inputs": "{}", "output": "",
@@ -194,7 +194,7 @@ def test_malformed_slips_are_refused(instructor_client, db):
 
 
 def challenge_post(challenge, **changes):
-    data = {"section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic,
+    data = {"section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic_id,
             "title": challenge.title, "prompt": challenge.prompt, "calculator": challenge.calculator, "inputs": "{}",
             "ranges": '{"cache_gb": [4, 40, 4]}', "output": challenge.output, "scale": 1, "unit": challenge.unit,
             "tolerance": challenge.tolerance, "tolerance_kind": "relative", "partial_band": "", "points": 10,

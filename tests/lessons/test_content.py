@@ -126,7 +126,11 @@ BAD_EDITS = [
         lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][0].update(follow_up="nope"),
         "not a deep dive",
     ),
-    ("bad topic", lambda d: d["sections"][0]["items"][0]["deep_dive"].update(topic="vibes"), "'topic' must be one of"),
+    (
+        "bad topic",
+        lambda d: d["sections"][0]["items"][0]["deep_dive"].update(topic="vibes"),
+        "'topic' 'vibes' is not a topic; the topics are kv_allocation, batching",
+    ),
     ("bad layer", lambda d: d["sections"][0].update(layer=4), "'layer' must be between 1 and 3"),
     ("unknown field", lambda d: d.update(colour="blue"), "unknown field(s) colour"),
     ("bad calc ref", lambda d: d["sections"][0].update(body="{{calc nope.thing | int}}"), "unknown calculator 'nope'"),
