@@ -182,12 +182,6 @@ class ChoiceFormSet(BaseInlineFormSet):
                 check_follow_ups(check, self.follow_up_graph(lesson_id, follow_ups))
             except ContentError as error:
                 raise ValidationError(f"{error.item}: {error.problem}.") from None
-        points = self.instance.points
-        for data in live:
-            if data.get("verdict") == "best" and data.get("points") != points:
-                raise ValidationError(f"The best choice must earn the deep dive's full {points} points.")
-            if data.get("verdict") != "best" and (data.get("points") or 0) >= points:
-                raise ValidationError(f"Only the best choice may earn the full {points} points.")
 
     def follow_up_graph(self, lesson_id: int, follow_ups: list[DeepDive]) -> dict[str, set[str]]:
         """Return the lesson's follow-up graph by key, with this deep dive's choices as edited (two queries)."""
@@ -210,7 +204,7 @@ class ChoiceInline(admin.StackedInline):
     fk_name = "deep_dive"
     extra = 0
     min_num = 3
-    fields = ("order", "text", "verdict", "points", "feedback", "follow_up")
+    fields = ("order", "text", "verdict", "feedback", "follow_up")
     autocomplete_fields = ("follow_up",)
 
 

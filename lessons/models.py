@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from lessons.markup import MarkupError, check_prompt, render_stored_markup
+from lessons.scoring import choice_points
 
 KEY_VALIDATOR = RegexValidator(
     r"^[a-z0-9]+(?:-[a-z0-9]+)*$",
@@ -217,8 +218,11 @@ class Choice(RenderedMarkdown):
     order = models.PositiveSmallIntegerField(default=0)
     text = models.TextField()
     text_html = models.TextField(blank=True, editable=False)
-    verdict = models.CharField(max_length=12, choices=Verdict.choices)
-    points = models.PositiveSmallIntegerField(default=0)
+    verdict = models.CharField(
+        max_length=12,
+        choices=Verdict.choices,
+        help_text="Best earns the deep dive's points, acceptable half, weak none.",
+    )
     feedback = models.TextField(help_text="Markdown: why this approach holds up or breaks.")
     feedback_html = models.TextField(blank=True, editable=False)
     follow_up = models.ForeignKey(
@@ -241,6 +245,11 @@ class Choice(RenderedMarkdown):
 
     def __str__(self) -> str:
         return f"{self.get_verdict_display()}: {self.text[:60]}"
+
+    @property
+    def points(self) -> int:
+        """Return what picking this choice earns, from its verdict (reads the deep dive: select it with the choice)."""
+        return choice_points(self.verdict, self.deep_dive.points)
 
 
 class ToleranceKind(models.TextChoices):

@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+ACCEPTABLE_SHARE = 0.5  # of a deep dive's points that an acceptable choice earns (rounded down)
+
+
+def choice_points(verdict: str, max_points: int) -> int:
+    """Return what a choice earns: best all of the deep dive's points, acceptable a set share, weak none."""
+    if verdict == "best":
+        return max_points
+    if verdict == "acceptable":
+        return int(max_points * ACCEPTABLE_SHARE)
+    return 0
+
 
 def counts_toward_score(is_follow_up: bool, answered: bool) -> bool:
     """Return whether an item counts: a follow-up only once answered (opening it is not enough)."""

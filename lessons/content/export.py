@@ -83,11 +83,9 @@ def lesson_to_data(lesson: Lesson) -> dict:
         put(out, "context", dd.context)
         put(out, "points", dd.points, DEFAULT_POINTS)
         put(out, "keep_choice_order", dd.keep_choice_order, False)
-        defaults = {"best": dd.points, "acceptable": dd.points // 2, "weak": 0}
         out["choices"] = []
         for choice in dd.choices.all():
             c = {"text": choice.text, "verdict": choice.verdict}
-            put(c, "points", choice.points, defaults[choice.verdict])
             c["feedback"] = choice.feedback
             if choice.follow_up_id:
                 c["follow_up"] = choice.follow_up.key

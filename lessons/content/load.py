@@ -234,7 +234,7 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
     matched, leftover = match_choices(list(Choice.objects.filter(deep_dive=deep_dive)), fields["choices"])
     delete_missing(report, Choice.objects.filter(pk__in=[c.pk for c in leftover]), file=file, prune=prune)
     for number, (choice, row) in enumerate(zip(fields["choices"], matched), start=1):
-        values = {k: choice[k] for k in ("text", "verdict", "points", "feedback")}
+        values = {k: choice[k] for k in ("text", "verdict", "feedback")}
         created = row is None
         if created:
             row = Choice.objects.create(deep_dive=deep_dive, order=number, **values)

@@ -346,18 +346,17 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
     choices = data["choices"]
     if not isinstance(choices, list) or len(choices) < 3:
         check.fail("a deep dive needs at least three choices")
-    defaults = {"best": points, "acceptable": points // 2, "weak": 0}
     for number, choice in enumerate(choices, start=1):
+        if isinstance(choice, dict) and "points" in choice:
+            check.fail(
+                f"choice {number} has 'points', which choices no longer take: a choice earns by its verdict "
+                "(best: the deep dive's points, acceptable: half, weak: none); remove the line",
+                "points",
+            )
         choice = check.mapping(
-            choice, {"text", "verdict", "points", "feedback", "follow_up"}, {"text", "verdict", "feedback"},
-            f"choice {number}",
-        )  # fmt: skip
+            choice, {"text", "verdict", "feedback", "follow_up"}, {"text", "verdict", "feedback"}, f"choice {number}"
+        )
         verdict = check.choice(choice, "verdict", Verdict.values)
-        choice_points = check.integer(choice, "points", defaults[verdict], 0, points)
-        if verdict == "best" and choice_points != points:
-            check.fail(f"choice {number} is best, so it must earn the full {points} points")
-        if verdict != "best" and choice_points >= points:
-            check.fail(f"choice {number} is {verdict}, so it must earn fewer than {points} points")
         follow_up = choice.get("follow_up")
         if follow_up is not None and (not isinstance(follow_up, str) or not KEY_RE.match(follow_up)):
             check.fail(f"choice {number}: 'follow_up' must be the key of a deep dive")
@@ -365,7 +364,6 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
             {
                 "text": check.text(choice, "text", markup=True),
                 "verdict": verdict,
-                "points": choice_points,
                 "feedback": check.text(choice, "feedback", markup=True),
                 "follow_up": follow_up,
             }

@@ -69,12 +69,12 @@ def make_deep_dive(section, key="dd-1", order=1, follow_up=None) -> DeepDive:
     dd = DeepDive.objects.create(
         section=section, key=key, order=order, topic_id="kv_allocation", prompt=f"How? ({key})"
     )
-    Choice.objects.create(deep_dive=dd, order=1, text="Paged blocks", verdict="best", points=10, feedback="Holds up.")
+    Choice.objects.create(deep_dive=dd, order=1, text="Paged blocks", verdict="best", feedback="Holds up.")
     Choice.objects.create(
-        deep_dive=dd, order=2, text="Reserve max length", verdict="weak", points=0, feedback="Wastes 60-80%.",
+        deep_dive=dd, order=2, text="Reserve max length", verdict="weak", feedback="Wastes 60-80%.",
         follow_up=follow_up,
     )  # fmt: skip
-    Choice.objects.create(deep_dive=dd, order=3, text="Reserve mean", verdict="acceptable", points=5, feedback="Meh.")
+    Choice.objects.create(deep_dive=dd, order=3, text="Reserve mean", verdict="acceptable", feedback="Meh.")
     return dd
 
 

@@ -20,8 +20,8 @@ def choice_formset(dd, rows, points=10):
     return data
 
 
-def row(order, verdict, points, follow_up=""):
-    return {"order": order, "text": f"Option {order}", "verdict": verdict, "points": points, "feedback": "Because.",
+def row(order, verdict, follow_up=""):
+    return {"order": order, "text": f"Option {order}", "verdict": verdict, "feedback": "Because.",
             "follow_up": follow_up}  # fmt: skip
 
 
@@ -49,7 +49,7 @@ def test_learner_cannot_reach_the_admin(client, learner_user):
 
 def test_deep_dive_needs_three_choices(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    response = instructor_client.post(url, choice_formset(fresh_dive, [row(1, "best", 10), row(2, "weak", 0)]))
+    response = instructor_client.post(url, choice_formset(fresh_dive, [row(1, "best"), row(2, "weak")]))
     assert (
         "at least three choices" in response.content.decode()
         or "Please submit at least 3 forms" in response.content.decode()
@@ -59,7 +59,7 @@ def test_deep_dive_needs_three_choices(instructor_client, fresh_dive):
 
 def test_deep_dive_needs_exactly_one_best(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    rows = [row(1, "best", 10), row(2, "best", 10), row(3, "weak", 0)]
+    rows = [row(1, "best"), row(2, "best"), row(3, "weak")]
     response = instructor_client.post(url, choice_formset(fresh_dive, rows))
     assert "exactly one best choice; this one has 2" in response.content.decode()
     assert not Choice.objects.exists()
@@ -67,7 +67,7 @@ def test_deep_dive_needs_exactly_one_best(instructor_client, fresh_dive):
 
 def test_valid_deep_dive_saves(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    rows = [row(1, "best", 10), row(2, "acceptable", 5), row(3, "weak", 0)]
+    rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
     response = instructor_client.post(url, choice_formset(fresh_dive, rows))
     assert response.status_code == 302
     assert Choice.objects.filter(deep_dive=fresh_dive).count() == 3
@@ -76,7 +76,7 @@ def test_valid_deep_dive_saves(instructor_client, fresh_dive):
 def test_instructor_pins_the_choice_order(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
     assert 'name="keep_choice_order"' in instructor_client.get(url).content.decode()
-    rows = [row(1, "best", 10), row(2, "acceptable", 5), row(3, "weak", 0)]
+    rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
     response = instructor_client.post(url, {**choice_formset(fresh_dive, rows), "keep_choice_order": "on"})
     assert response.status_code == 302
     fresh_dive.refresh_from_db()
@@ -85,7 +85,7 @@ def test_instructor_pins_the_choice_order(instructor_client, fresh_dive):
 
 def test_follow_up_cannot_lead_back_to_its_own_deep_dive(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    rows = [row(1, "best", 10, follow_up=fresh_dive.pk), row(2, "acceptable", 5), row(3, "weak", 0)]
+    rows = [row(1, "best", follow_up=fresh_dive.pk), row(2, "acceptable"), row(3, "weak")]
     response = instructor_client.post(url, choice_formset(fresh_dive, rows))
     assert "cannot lead back to its own deep dive" in response.content.decode()
 
@@ -93,7 +93,7 @@ def test_follow_up_cannot_lead_back_to_its_own_deep_dive(instructor_client, fres
 def test_follow_up_loop_is_refused(instructor_client, fresh_dive):
     other = make_deep_dive(fresh_dive.section, key="other", order=20, follow_up=fresh_dive)
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    rows = [row(1, "best", 10, follow_up=other.pk), row(2, "acceptable", 5), row(3, "weak", 0)]
+    rows = [row(1, "best", follow_up=other.pk), row(2, "acceptable"), row(3, "weak")]
     response = instructor_client.post(url, choice_formset(fresh_dive, rows))
     assert "follow-ups lead back to it in a loop" in response.content.decode()
 

@@ -113,8 +113,13 @@ BAD_EDITS = [
     ),
     (
         "two best",
-        lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][0].update(verdict="best", points=10),
+        lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][0].update(verdict="best"),
         "exactly one best",
+    ),
+    (
+        "choice points",
+        lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][1].update(points=3),
+        "choice 2 has 'points', which choices no longer take",
     ),
     (
         "self follow-up",
