@@ -44,6 +44,21 @@ class ContentError(ValueError):
         super().__init__(f"{file}: {item}: {problem}")
 
 
+class ContentErrors(ContentError):
+    """Every problem found in the content, reported at once (one per item: an item stops at its first)."""
+
+    def __init__(self, errors: list[ContentError]):
+        self.errors = [e for error in errors for e in getattr(error, "errors", [error])]
+        first = self.errors[0]
+        self.file, self.item, self.problem, self.field = first.file, first.item, first.problem, first.field
+        ValueError.__init__(self, "\n".join(str(e) for e in self.errors))
+
+
+def all_problems(error: ContentError) -> list[ContentError]:
+    """Return the problems an error carries: several for ContentErrors, else itself."""
+    return getattr(error, "errors", [error])
+
+
 @dataclass
 class Checker:
     """Collects the context (file and item) for error messages while validating."""
@@ -279,50 +294,77 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
     section_keys: set[str] = set()
     item_keys: set[str] = set()
     deep_dives: dict[str, dict] = {}
+    errors: list[ContentError] = []
     for section in sections:
-        check.item = "a section"
-        section = check.mapping(
-            section, {"key", "layer", "title", "minutes", "body", "items"}, {"key", "layer", "title"}, "section"
-        )
-        key = check.key(section)
-        check.item = f"section '{key}'"
-        if key in section_keys:
-            check.fail("section keys must be unique in the lesson")
-        section_keys.add(key)
-        parsed = {
-            "key": key,
-            "layer": check.integer(section, "layer", 1, 1, 3),
-            "title": check.text(section, "title"),
-            "minutes": check.integer(section, "minutes", 1, 0, 120),
-            "body": check.text(section, "body", required=False, markup=True),
-            "items": [],
-        }
-        items = section.get("items") or []
-        if not isinstance(items, list):
-            check.fail("'items' must be a list")
-        for item in items:
-            if not isinstance(item, dict) or len(item) != 1:
-                check.fail("each item must be exactly one of deep_dive, walkthrough or challenge")
-            ((kind, body),) = item.items()
-            if kind not in ("deep_dive", "walkthrough", "challenge"):
-                check.fail(f"unknown item type '{kind}'")
-            check.item = f"{kind} in section '{key}'"
-            item_key = check.key(body if isinstance(body, dict) else {})
-            check.item = f"{kind} '{item_key}'"
-            if item_key in item_keys:
-                check.fail("item keys must be unique in the lesson")
-            item_keys.add(item_key)
-            parser = {"deep_dive": parse_deep_dive, "walkthrough": parse_walkthrough, "challenge": parse_challenge}
-            fields = parser[kind](check, body)
-            parsed["items"].append((kind, fields))
-            if kind == "deep_dive":
-                deep_dives[item_key] = fields
+        try:
+            parsed = parse_section(check, section, section_keys, item_keys, deep_dives, errors)
+        except ContentError as error:
+            errors.append(error)
+            continue
         spec.sections.append(parsed)
-    check_follow_ups(
-        check, {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()}
-    )
+    if not errors:  # a follow-up naming an item refused above would be reported twice
+        try:
+            check_follow_ups(
+                check,
+                {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()},
+            )
+        except ContentError as error:
+            errors.append(error)
+    if errors:
+        raise ContentErrors(errors)
     spec.warnings = giveaway_warnings(data)
     return spec
+
+
+def parse_section(
+    check: Checker, section: Any, section_keys: set[str], item_keys: set[str], deep_dives: dict, errors: list
+) -> dict:
+    """Validate one section; a refused item is added to ``errors`` and the next item is still checked."""
+    check.item = "a section"
+    section = check.mapping(
+        section, {"key", "layer", "title", "minutes", "body", "items"}, {"key", "layer", "title"}, "section"
+    )
+    key = check.key(section)
+    check.item = f"section '{key}'"
+    if key in section_keys:
+        check.fail("section keys must be unique in the lesson")
+    section_keys.add(key)
+    parsed = {
+        "key": key,
+        "layer": check.integer(section, "layer", 1, 1, 3),
+        "title": check.text(section, "title"),
+        "minutes": check.integer(section, "minutes", 1, 0, 120),
+        "body": check.text(section, "body", required=False, markup=True),
+        "items": [],
+    }
+    items = section.get("items") or []
+    if not isinstance(items, list):
+        check.fail("'items' must be a list")
+    for number, item in enumerate(items, start=1):
+        check.item = f"item {number} of section '{key}'"
+        try:
+            parsed["items"].append(parse_item(check, item, item_keys, deep_dives))
+        except ContentError as error:
+            errors.append(error)
+    return parsed
+
+
+def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[str, dict]) -> tuple[str, dict]:
+    if not isinstance(item, dict) or len(item) != 1:
+        check.fail("each item must be exactly one of deep_dive, walkthrough or challenge")
+    ((kind, body),) = item.items()
+    if kind not in ("deep_dive", "walkthrough", "challenge"):
+        check.fail(f"unknown item type '{kind}'")
+    item_key = check.key(body if isinstance(body, dict) else {})
+    check.item = f"{kind} '{item_key}'"
+    if item_key in item_keys:
+        check.fail("item keys must be unique in the lesson")
+    item_keys.add(item_key)
+    parser = {"deep_dive": parse_deep_dive, "walkthrough": parse_walkthrough, "challenge": parse_challenge}
+    fields = parser[kind](check, body)
+    if kind == "deep_dive":
+        deep_dives[item_key] = fields
+    return kind, fields
 
 
 def parse_deep_dive(check: Checker, data: Any) -> dict:
@@ -635,10 +677,17 @@ def parse_directory(directory: Path) -> tuple[list[dict], list[LessonSpec]]:
     tracks = parse_tracks(tracks_file)
     slugs = {t["slug"] for t in tracks} | set(Track.objects.values_list("slug", flat=True))
     specs = []
+    errors: list[ContentError] = []
     for path in sorted(directory.glob("lessons/*.yaml")):
-        spec = parse_lesson(read_yaml(path), path.name, slugs)
+        try:
+            spec = parse_lesson(read_yaml(path), path.name, slugs)
+        except ContentError as error:
+            errors.append(error)
+            continue
         spec.digest = hashlib.sha256(path.read_bytes()).hexdigest()
         specs.append(spec)
+    if errors:
+        raise ContentErrors(errors)
     seen: dict[str, str] = {}
     orders: dict[tuple[str, int], str] = {}
     for spec in specs:
