@@ -7,12 +7,15 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.forms.models import BaseInlineFormSet
+from django.utils.html import format_html, format_html_join
 
 from interview.json_input import JSONFormField
+from lessons.content.export import lesson_to_data
 from lessons.content.validate import (
     Checker,
     ContentError,
     check_follow_ups,
+    giveaway_warnings,
     parse_challenge,
     parse_walkthrough,
     validate_ask,
@@ -164,14 +167,17 @@ class ChoiceFormSet(BaseInlineFormSet):
         if any(self.errors):
             return
         live = kept_rows(self)
+        problems = []  # reported together, so one save shows everything to fix
         if len(live) < 3:
-            raise ValidationError("A deep dive needs at least three choices.")
+            problems.append("A deep dive needs at least three choices.")
         best = sum(1 for data in live if data.get("verdict") == "best")
         if best != 1:
-            raise ValidationError(f"A deep dive needs exactly one best choice; this one has {best}.")
+            problems.append(f"A deep dive needs exactly one best choice; this one has {best}.")
         orders = [data.get("order") for data in live]
         if len(set(orders)) != len(orders):
-            raise ValidationError("Two choices share an order; give each its own position.")
+            problems.append("Two choices share an order; give each its own position.")
+        if problems:
+            raise ValidationError(problems)
         follow_ups = [data["follow_up"] for data in live if data.get("follow_up") is not None]
         if follow_ups and self.instance.section_id:
             lesson_id = self.instance.section.lesson_id
@@ -253,6 +259,33 @@ class ContentAdmin(admin.ModelAdmin):
     formfield_overrides = JSON_FORM_FIELDS
 
 
+class GiveawayWarningsMixin:
+    """Show the lesson's give-away warnings (lessons.content.validate.giveaway_warnings) at the top of the form.
+
+    They warn and never refuse, as when loading a file: a draft can be saved and worked on.
+    """
+
+    readonly_fields = ("give_aways",)
+
+    def get_fields(self, request, obj=None):
+        return ["give_aways", *(name for name in super().get_fields(request, obj) if name != "give_aways")]
+
+    def lesson_of(self, obj) -> Lesson:
+        return obj
+
+    @admin.display(description="Give-aways")
+    def give_aways(self, obj) -> str:
+        if obj is None or obj.pk is None:
+            return "Checked once saved: whether a choice's length, not its content, points at the answer."
+        warnings = giveaway_warnings(lesson_to_data(self.lesson_of(obj)))
+        if not warnings:
+            return "None: no choice gives the answer away by its length or wording."
+        return format_html(
+            '<ul class="messagelist giveaways">{}</ul>',
+            format_html_join("", '<li class="warning">{}</li>', ((w,) for w in warnings)),
+        )
+
+
 @admin.register(Topic)
 class TopicAdmin(ContentAdmin):
     list_display = ("name", "slug", "order")
@@ -274,7 +307,7 @@ class LessonForm(MarkdownCheckMixin, forms.ModelForm):
 
 
 @admin.register(Lesson)
-class LessonAdmin(ContentAdmin):
+class LessonAdmin(GiveawayWarningsMixin, ContentAdmin):
     form = LessonForm
     list_display = ("title", "track", "kind", "order", "published", "updated_at")
     list_filter = ("track", "kind", "published")
@@ -309,13 +342,16 @@ class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
 
 
 @admin.register(DeepDive)
-class DeepDiveAdmin(ContentAdmin):
+class DeepDiveAdmin(GiveawayWarningsMixin, ContentAdmin):
     form = DeepDiveForm
     list_display = ("key", "topic", "section", "order")
     list_filter = ("topic", "section__lesson")
     list_select_related = ("section__lesson",)
     search_fields = ("key", "prompt")
     inlines = [ChoiceInline]
+
+    def lesson_of(self, obj) -> Lesson:
+        return obj.section.lesson
 
 
 class WalkthroughForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):

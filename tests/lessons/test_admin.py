@@ -247,3 +247,32 @@ def test_ranges_that_would_break_drawing_are_refused(instructor_client, db, rang
         reverse("admin:lessons_challenge_change", args=[challenge.pk]), challenge_post(challenge, ranges=ranges)
     )
     assert message in response.content.decode()
+
+
+def test_give_away_warnings_show_while_editing_a_deep_dive_and_its_lesson(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
+    rows[0]["text"] = "Batch continuously, admitting new requests at every decode step so the GPU never idles."
+    assert instructor_client.post(url, {**choice_formset(fresh_dive, rows), "_continue": "1"}).status_code == 302
+    html = instructor_client.get(url).content.decode()
+    assert "choice 1 is 87 characters, more than 2 x the median of the other choices (8)" in html
+    assert "(rule: long choice)" in html
+    lesson_html = instructor_client.get(
+        reverse("admin:lessons_lesson_change", args=[fresh_dive.section.lesson_id])
+    ).content.decode()
+    assert "(rule: best is longest)" in lesson_html
+    rows[0]["text"] = "Paged"  # shorter than the others: the warnings go
+    data = choice_formset(fresh_dive, rows)
+    for i, pk in enumerate(fresh_dive.choices.order_by("order").values_list("pk", flat=True)):
+        data |= {f"choices-{i}-id": pk, f"choices-{i}-deep_dive": fresh_dive.pk}
+    assert instructor_client.post(url, {**data, "choices-INITIAL_FORMS": 3}).status_code == 302
+    assert "None: no choice gives the answer away" in instructor_client.get(url).content.decode()
+
+
+def test_one_save_reports_every_problem_of_the_choices(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "weak"), row(2, "acceptable")]
+    html = instructor_client.post(url, choice_formset(fresh_dive, rows)).content.decode()
+    assert "A deep dive needs at least three choices." in html
+    assert "exactly one best choice; this one has 0" in html
+    assert not Choice.objects.exists()
