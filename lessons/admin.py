@@ -7,8 +7,12 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.forms.models import BaseInlineFormSet
+from django.http import HttpResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from calculators.formatting import number
+from calculators.registry import CALCULATORS, CalculatorInputError
 from interview.json_input import JSONFormField
 from lessons.content.export import lesson_to_data
 from lessons.content.validate import (
@@ -38,6 +42,51 @@ from lessons.models import (
 # JSON fields refuse NUL characters and absurd nesting with a form error, not a database error.
 JSON_FORM_FIELDS = {models.JSONField: {"form_class": JSONFormField}}
 MARKDOWN_FIELDS = ("summary", "body", "prompt", "context", "feedback", "intro", "explanation", "text")
+
+
+def calculator_choices() -> list[tuple[str, str]]:
+    return [("", "None: no number is asked")] + [(c.slug, f"{c.title} ({c.slug})") for c in CALCULATORS.values()]
+
+
+def output_choices(slug: str | None) -> list:
+    """Return the outputs one may ask for: the calculator's, or every calculator's grouped when none is chosen."""
+
+    def options(calculator):
+        return [(o.name, f"{o.label} ({o.name}, {o.unit})") for o in calculator.outputs if not o.is_check]
+
+    if slug in CALCULATORS:
+        return [("", "Choose an output")] + options(CALCULATORS[slug])
+    return [("", "Choose a calculator, then an output")] + [(c.title, options(c)) for c in CALCULATORS.values()]
+
+
+class CalculatorSelect(forms.Select):
+    """The calculator select: choosing one narrows the output select after it (htmx; without it, on save)."""
+
+    def get_context(self, name, value, attrs):
+        attrs = {**(attrs or {}), "hx-get": reverse("admin:lessons_calculator_outputs"), "hx-trigger": "change",
+                 "hx-target": "next select", "hx-swap": "outerHTML"}  # fmt: skip
+        return super().get_context(name, value, attrs)
+
+
+class NumberQuestionFormMixin:
+    """A numeric question's calculator and output are chosen from selects, not typed."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "calculator" not in self.fields:
+            return
+        slug = self.data.get(self.add_prefix("calculator")) if self.is_bound else self.instance.calculator
+        self.fields["calculator"] = forms.ChoiceField(
+            choices=calculator_choices(), required=False, widget=CalculatorSelect,
+            help_text="The calculator that computes the expected answer.",
+        )  # fmt: skip
+        self.fields["output"] = forms.ChoiceField(
+            choices=output_choices(slug), required=False, help_text="The number the learner is asked for."
+        )
+        if slug in CALCULATORS:
+            names = ", ".join(o.name for o in CALCULATORS[slug].outputs if not o.is_check)
+            message = f"calculator '{slug}' has no output '%(value)s' (it has {names})."
+            self.fields["output"].error_messages["invalid_choice"] = message
 
 
 class MarkdownCheckMixin:
@@ -94,7 +143,7 @@ class UniqueKeyMixin:
         return cleaned
 
 
-class StepForm(MarkdownCheckMixin, forms.ModelForm):
+class StepForm(NumberQuestionFormMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Step
         fields = "__all__"
@@ -138,7 +187,7 @@ class StepFormSet(BaseInlineFormSet):
             raise ValidationError(f"{error.item}: {error.problem}.") from None
 
 
-class ChallengeForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
+class ChallengeForm(NumberQuestionFormMixin, UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Challenge
         fields = "__all__"
@@ -228,8 +277,8 @@ class StepInline(admin.StackedInline):
             {
                 "fields": (
                     "calculator",
-                    "inputs",
                     "output",
+                    "inputs",
                     "scale",
                     "unit",
                     "tolerance",
@@ -284,6 +333,13 @@ class GiveawayWarningsMixin:
             '<ul class="messagelist giveaways">{}</ul>',
             format_html_join("", '<li class="warning">{}</li>', ((w,) for w in warnings)),
         )
+
+
+class CalculatorFieldsMedia:
+    """htmx in the admin, for the calculator and output selects (static/js/admin_calculator.js processes new rows)."""
+
+    class Media:
+        js = ("django_htmx/htmx-2.min.js", "js/admin_calculator.js")
 
 
 @admin.register(Topic)
@@ -361,7 +417,7 @@ class WalkthroughForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
 
 
 @admin.register(Walkthrough)
-class WalkthroughAdmin(ContentAdmin):
+class WalkthroughAdmin(CalculatorFieldsMedia, ContentAdmin):
     form = WalkthroughForm
     list_display = ("title", "kind", "section", "order")
     list_filter = ("kind", "section__lesson")
@@ -371,8 +427,45 @@ class WalkthroughAdmin(ContentAdmin):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(ContentAdmin):
+class ChallengeAdmin(CalculatorFieldsMedia, ContentAdmin):
     form = ChallengeForm
+    fields = ("section", "key", "order", "topic", "title", "prompt", "calculator", "output", "inputs", "ranges",
+              "expected_answer", "unit", "scale", "tolerance", "tolerance_kind", "partial_band", "points", "slips", "hints",
+              "explanation")  # fmt: skip
+
+    readonly_fields = ("expected_answer",)
+
+    @admin.display(description="Expected answer")
+    def expected_answer(self, obj) -> str:
+        """Return the expected answer for the saved inputs (others at the calculator's defaults)."""
+        if obj is None or obj.calculator not in CALCULATORS:
+            return "Shown once saved with a calculator and an output."
+        calculator = CALCULATORS[obj.calculator]
+        try:
+            value = calculator.evaluate(obj.inputs).outputs.get(obj.output)
+        except CalculatorInputError:
+            return "The calculator refuses these inputs."
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return "The output is not a number for these inputs."
+        drawn = " (drawn inputs at their values above or the defaults)" if obj.ranges else ""
+        return f"{number(value * obj.scale)} {obj.unit}{drawn}"
+
+    def get_urls(self):
+        return [
+            path(
+                "calculator-outputs/",
+                self.admin_site.admin_view(self.calculator_outputs),
+                name="lessons_calculator_outputs",
+            ),
+            *super().get_urls(),
+        ]
+
+    def calculator_outputs(self, request):
+        """Return the output select for the chosen calculator, named after the calculator field sent."""
+        name, slug = next(((k, v) for k, v in request.GET.items() if k.endswith("calculator")), ("calculator", ""))
+        name = name.removesuffix("calculator") + "output"
+        return HttpResponse(forms.Select(choices=output_choices(slug)).render(name, "", attrs={"id": f"id_{name}"}))
+
     list_display = ("title", "topic", "calculator", "output", "section")
     list_filter = ("topic", "calculator", "section__lesson")
     list_select_related = ("section__lesson",)

@@ -276,3 +276,21 @@ def test_one_save_reports_every_problem_of_the_choices(instructor_client, fresh_
     assert "A deep dive needs at least three choices." in html
     assert "exactly one best choice; this one has 0" in html
     assert not Choice.objects.exists()
+
+
+def test_a_numeric_question_is_set_up_by_choosing_a_calculator_then_its_output(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    page = instructor_client.get(reverse("admin:lessons_challenge_change", args=[challenge.pk])).content.decode()
+    assert '<option value="kv-cache" selected>' in page and '<option value="routing">' in page and "hx-get=" in page
+    assert "Expected answer" in page
+    url = reverse("admin:lessons_calculator_outputs")
+    select = instructor_client.get(url, {"steps-0-calculator": "kv-cache"}).content.decode()
+    assert select.startswith('<select name="steps-0-output" id="id_steps-0-output">')
+    assert 'value="copy_bytes"' in select and 'value="round_robin_share"' not in select
+    every = instructor_client.get(url, {"calculator": ""}).content.decode()
+    assert '<optgroup label="Routing' in every
+
+
+def test_the_output_select_is_for_staff_only(client, db):
+    response = client.get(reverse("admin:lessons_calculator_outputs"), {"calculator": "kv-cache"})
+    assert response.status_code == 302 and "login" in response["Location"]
