@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import csv
+
 from django import forms
 from django.contrib import admin
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from calculators.formatting import number
 from calculators.registry import CALCULATORS, CalculatorInputError
 from interview.json_input import JSONFormField
+from lessons.analysis import analyse
 from lessons.content.export import lesson_to_data
 from lessons.content.validate import (
     Checker,
@@ -365,12 +370,52 @@ class LessonForm(MarkdownCheckMixin, forms.ModelForm):
 @admin.register(Lesson)
 class LessonAdmin(GiveawayWarningsMixin, ContentAdmin):
     form = LessonForm
-    list_display = ("title", "track", "kind", "order", "published", "updated_at")
+    list_display = ("title", "track", "kind", "order", "published", "updated_at", "analysis_link")
     list_filter = ("track", "kind", "published")
     list_editable = ("published",)
     search_fields = ("title", "slug", "summary")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [SectionInline]
+
+    @admin.display(description="Item analysis")
+    def analysis_link(self, obj) -> str:
+        return format_html(
+            '<a href="{}">How learners answer</a>', reverse("admin:lessons_item_analysis", args=[obj.pk])
+        )
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.item_analysis)
+        return [path("<int:pk>/item-analysis/", view, name="lessons_item_analysis"), *super().get_urls()]
+
+    def item_analysis(self, request, pk):
+        """Show how first answers fall on each of the lesson's items; ?format=csv downloads the same figures."""
+        lesson = get_object_or_404(Lesson, pk=pk)
+        if not self.has_view_permission(request, lesson):
+            raise PermissionDenied
+        items = analyse(lesson)
+        if request.GET.get("format") == "csv":
+            return analysis_csv(lesson, items)
+        context = {**self.admin_site.each_context(request), "lesson": lesson, "items": items, "opts": self.opts,
+                   "title": f"Item analysis: {lesson.title}"}  # fmt: skip
+        return TemplateResponse(request, "admin/lessons/item_analysis.html", context)
+
+
+def analysis_csv(lesson: Lesson, items) -> HttpResponse:
+    """Return the item analysis as CSV: one row per item, then one per choice of each deep dive."""
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="item-analysis-{lesson.slug}.csv"'
+    out = csv.writer(response)
+    out.writerow(["kind", "item", "choice", "verdict", "first answers", "stopped here", "right", "share right",
+                  "discrimination", "picked", "share picked", "common wrong values"])  # fmt: skip
+    for item in items:
+        wrong = "; ".join(f"{number(value)} ({n})" for value, n in item.wrong_values)
+        disc = "" if item.discrimination is None else f"{item.discrimination:.3f}"
+        out.writerow([item.kind, item.title, "", "", item.answered, item.stopped_here, item.correct,
+                      f"{item.share_correct:.3f}", disc, "", "", wrong])  # fmt: skip
+        for choice in item.choices:
+            out.writerow([item.kind, item.title, choice.text, choice.verdict, "", "", "", "", "", choice.picked,
+                          f"{choice.share:.3f}", ""])  # fmt: skip
+    return response
 
 
 class SectionForm(MarkdownCheckMixin, forms.ModelForm):
