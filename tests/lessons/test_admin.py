@@ -1,9 +1,12 @@
 """Authoring in the admin: instructors edit content, never users; validation with clear messages."""
 
+import re
+
 import pytest
+from django.test import Client
 from django.urls import reverse
 
-from lessons.models import Choice, DeepDive, Lesson
+from lessons.models import Challenge, Choice, DeepDive, Lesson, Walkthrough
 from tests.lessons.factories import make_deep_dive, make_lesson
 
 
@@ -294,3 +297,26 @@ def test_a_numeric_question_is_set_up_by_choosing_a_calculator_then_its_output(i
 def test_the_output_select_is_for_staff_only(client, db):
     response = client.get(reverse("admin:lessons_calculator_outputs"), {"calculator": "kv-cache"})
     assert response.status_code == 302 and "login" in response["Location"]
+
+
+@pytest.mark.parametrize("model", ["deepdive", "walkthrough", "challenge"])
+def test_view_on_site_opens_a_draft_item_where_an_instructor_can_try_it_as_a_learner(instructor_client, model):
+    lesson = make_lesson(slug="draft", published=False)
+    item = (
+        {"deepdive": DeepDive, "walkthrough": Walkthrough, "challenge": Challenge}[model]
+        .objects.filter(section__lesson=lesson)
+        .first()
+    )
+    page = instructor_client.get(reverse(f"admin:lessons_{model}_change", args=[item.pk])).content.decode()
+    assert "View on site" in page
+    shortcut = re.search(r'href="(/admin/r/[^"]+)"[^>]*>View on site', page).group(1)
+    target = instructor_client.get(shortcut)["Location"]
+    assert target.endswith(f"/lessons/draft/#{item.anchor}")
+    preview = instructor_client.get(target).content.decode()
+    assert f'id="{item.anchor}"' in preview and "draft (visible to staff only)" in preview
+    if model == "deepdive":  # the instructor answers as a learner would, and sees the feedback
+        best = item.choices.get(verdict="best")
+        answered = instructor_client.post(reverse("answer-deep-dive", args=["draft", item.pk]), {"choice": best.pk})
+        assert answered.status_code == 303
+        assert "Holds up." in instructor_client.get(target).content.decode()
+    assert Client().get(target).status_code == 404  # learners never see the draft
