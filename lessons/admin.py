@@ -313,6 +313,56 @@ class ContentAdmin(admin.ModelAdmin):
     formfield_overrides = JSON_FORM_FIELDS
 
 
+ITEM_MODELS = (("deepdive", DeepDive, "Deep dive"), ("walkthrough", Walkthrough, "Walkthrough"),
+               ("challenge", Challenge, "Challenge"))  # fmt: skip
+
+
+def lesson_outline(lesson: Lesson) -> str:
+    """Return the lesson's shape as HTML: each section with its items in order, linking into each (four queries)."""
+    sections = list(Section.objects.filter(lesson=lesson).order_by("order"))
+    items: dict[int, list] = {section.pk: [] for section in sections}
+    for name, model, label in ITEM_MODELS:
+        for item in model.objects.filter(section__lesson=lesson).only("pk", "key", "order", "section_id"):
+            items[item.section_id].append((item.order, label, item.key, reverse(f"admin:lessons_{name}_change",
+                                                                                args=[item.pk])))  # fmt: skip
+    parts = []
+    for section in sections:
+        rows = sorted(items[section.pk])
+        following = (rows[-1][0] + 1) if rows else 1
+        adds = format_html_join(
+            " · ", '<a href="{}?section={}&amp;order={}">Add a {}</a>',
+            ((reverse(f"admin:lessons_{name}_add"), section.pk, following, label.lower())
+             for name, _model, label in ITEM_MODELS),
+        )  # fmt: skip
+        entries = format_html_join(
+            "",
+            '<li>{} <a href="{}">{}</a> (position {})</li>',
+            ((lbl, url, key, order) for order, lbl, key, url in rows),
+        )
+        parts.append(format_html(
+            '<li><a href="{}">{}</a> ({}, {} min)<ol>{}</ol><p>{}</p></li>',
+            reverse("admin:lessons_section_change", args=[section.pk]), section.title, section.get_layer_display(),
+            section.minutes, entries, adds,
+        ))  # fmt: skip
+    if not parts:
+        return "Add a section below, save, and its items can be added from here."
+    return format_html(
+        '<ol class="lesson-outline" id="outline">{}</ol>', format_html_join("", "{}", ((p,) for p in parts))
+    )
+
+
+class InLessonMixin:
+    """An item's form links back to its lesson's outline."""
+
+    @admin.display(description="Lesson")
+    def in_lesson(self, obj) -> str:
+        if obj is None or obj.pk is None:
+            return "-"
+        lesson = obj.section.lesson
+        url = reverse("admin:lessons_lesson_change", args=[lesson.pk])
+        return format_html('<a href="{}#outline">Back to the outline of {}</a>', url, lesson.title)
+
+
 class GiveawayWarningsMixin:
     """Show the lesson's give-away warnings (lessons.content.validate.giveaway_warnings) at the top of the form.
 
@@ -376,6 +426,14 @@ class LessonAdmin(GiveawayWarningsMixin, ContentAdmin):
     search_fields = ("title", "slug", "summary")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [SectionInline]
+
+    readonly_fields = ("give_aways", "outline")
+
+    @admin.display(description="Outline")
+    def outline(self, obj) -> str:
+        if obj is None or obj.pk is None:
+            return "Shown once saved: the sections and their items, each a link to edit it."
+        return lesson_outline(obj)
 
     @admin.display(description="Item analysis")
     def analysis_link(self, obj) -> str:
@@ -443,7 +501,8 @@ class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
 
 
 @admin.register(DeepDive)
-class DeepDiveAdmin(GiveawayWarningsMixin, ContentAdmin):
+class DeepDiveAdmin(InLessonMixin, GiveawayWarningsMixin, ContentAdmin):
+    readonly_fields = ("give_aways", "in_lesson")
     form = DeepDiveForm
     list_display = ("key", "topic", "section", "order")
     list_filter = ("topic", "section__lesson")
@@ -462,7 +521,8 @@ class WalkthroughForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
 
 
 @admin.register(Walkthrough)
-class WalkthroughAdmin(CalculatorFieldsMedia, ContentAdmin):
+class WalkthroughAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
+    readonly_fields = ("in_lesson",)
     form = WalkthroughForm
     list_display = ("title", "kind", "section", "order")
     list_filter = ("kind", "section__lesson")
@@ -472,13 +532,13 @@ class WalkthroughAdmin(CalculatorFieldsMedia, ContentAdmin):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(CalculatorFieldsMedia, ContentAdmin):
+class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
     form = ChallengeForm
-    fields = ("section", "key", "order", "topic", "title", "prompt", "calculator", "output", "inputs", "ranges",
+    fields = ("in_lesson", "section", "key", "order", "topic", "title", "prompt", "calculator", "output", "inputs", "ranges",
               "expected_answer", "unit", "scale", "tolerance", "tolerance_kind", "partial_band", "points", "slips", "hints",
               "explanation")  # fmt: skip
 
-    readonly_fields = ("expected_answer",)
+    readonly_fields = ("in_lesson", "expected_answer")
 
     @admin.display(description="Expected answer")
     def expected_answer(self, obj) -> str:

@@ -320,3 +320,19 @@ def test_view_on_site_opens_a_draft_item_where_an_instructor_can_try_it_as_a_lea
         assert answered.status_code == 303
         assert "Holds up." in instructor_client.get(target).content.decode()
     assert Client().get(target).status_code == 404  # learners never see the draft
+
+
+def test_the_lesson_form_shows_its_outline_linking_into_each_item_and_back(instructor_client, db):
+    lesson = make_lesson(deep_dives=2)
+    page = instructor_client.get(reverse("admin:lessons_lesson_change", args=[lesson.pk])).content.decode()
+    outline = page[page.index('<ol class="lesson-outline" id="outline">') :]
+    dd = DeepDive.objects.get(key="dd-2")
+    assert f'Deep dive <a href="{reverse("admin:lessons_deepdive_change", args=[dd.pk])}">dd-2</a>' in outline
+    assert outline.index(">dd-1<") < outline.index(">dd-2<") < outline.index(">build<") < outline.index(">copies<")
+    section = lesson.sections.get()
+    add = re.search(r'href="([^"]+)">Add a deep dive', outline).group(1).replace("&amp;", "&")
+    assert add == f"{reverse('admin:lessons_deepdive_add')}?section={section.pk}&order=103"
+    form = instructor_client.get(add).content.decode()
+    assert f'<option value="{section.pk}" selected>' in form
+    item_page = instructor_client.get(reverse("admin:lessons_deepdive_change", args=[dd.pk])).content.decode()
+    assert f'href="{reverse("admin:lessons_lesson_change", args=[lesson.pk])}#outline">Back to the outline' in item_page
