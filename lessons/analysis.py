@@ -83,26 +83,24 @@ def items_in_order(lesson: Lesson) -> list[ItemRow]:
 def analyse(lesson: Lesson) -> list[ItemRow]:
     """Return the lesson's items with first-answer counts, choice splits, discrimination and wrong values.
 
-    Ten queries, whatever the number of items, answers and learners.
+    Nine queries, whatever the number of items, answers and learners.
     """
     items = items_in_order(lesson)
     by_key = {(item.kind, item.pk): item for item in items}
     ids = {kind: [i.pk for i in items if i.kind == kind] for kind in Answer.ITEM_KINDS}
-    firsts = Answer.objects.filter(Answer.items_q(ids), is_first=True).order_by()
-    for kind in Answer.ITEM_KINDS:
-        for row in (
-            firsts.filter(**{f"{kind}_id__isnull": False})
-            .values(f"{kind}_id")
-            .annotate(n=Count("pk"), right=Count("pk", filter=Q(outcome=Outcome.CORRECT)))
-        ):
+    firsts = Answer.objects.filter(is_first=True).order_by()
+    count = {"n": Count("pk"), "right": Count("pk", filter=Q(outcome=Outcome.CORRECT))}
+    # Each kind read through its own foreign key's index; deep dives by choice, summed per item here.
+    picked: dict[int | None, int] = {}
+    for row in firsts.filter(deep_dive_id__in=ids["deep_dive"]).values("deep_dive_id", "choice_id").annotate(**count):
+        item = by_key[("deep_dive", row["deep_dive_id"])]
+        item.answered += row["n"]
+        item.correct += row["right"]
+        picked[row["choice_id"]] = row["n"]
+    for kind in ("step", "challenge"):
+        for row in firsts.filter(**{f"{kind}_id__in": ids[kind]}).values(f"{kind}_id").annotate(**count):
             item = by_key[(kind, row[f"{kind}_id"])]
             item.answered, item.correct = row["n"], row["right"]
-    picked = dict(
-        firsts.filter(deep_dive_id__in=ids["deep_dive"], choice__isnull=False)
-        .values("choice_id")
-        .annotate(n=Count("pk"))
-        .values_list("choice_id", "n")
-    )
     for item in items:
         for choice in item.choices:
             choice.picked = picked.get(choice.pk, 0)

@@ -83,7 +83,7 @@ def test_the_analysis_reads_a_constant_number_of_queries(instructor_client, less
 
     add_learners(2)
     instructor_client.get(url)  # the session and permissions are read once
-    with django_assert_num_queries(15) as few:
+    with django_assert_num_queries(14) as few:
         instructor_client.get(url)
     add_learners(200)
     with django_assert_num_queries(len(few.captured_queries)):
