@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 
 from django import forms
 from django.contrib import admin
@@ -73,6 +74,75 @@ class CalculatorSelect(forms.Select):
         return super().get_context(name, value, attrs)
 
 
+def typed_number(raw: str) -> int | float | str:
+    """Return what an author typed as a number; text that is none stays text, for the validator to refuse by name."""
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+class ParameterTable(forms.Widget):
+    """A numeric question's inputs (or ranges) as a table of the calculator's parameters, not JSON.
+
+    Each row shows a parameter's label, unit, default and bounds; "inputs" takes a fixed value (empty: the
+    default), "ranges" a min, max and step for a number drawn per learner (empty: not drawn). The widget
+    hands the field the same JSON a content file holds, so the shared validator checks it.
+    """
+
+    def __init__(self, calculator, mode: str):
+        super().__init__()
+        self.calculator, self.mode = calculator, mode
+        self.parts = ("",) if mode == "inputs" else ("min", "max", "step")
+
+    def sub_name(self, name: str, parameter: str, part: str) -> str:
+        return f"{name}__{parameter}" + (f"__{part}" if part else "")
+
+    def value_from_datadict(self, data, files, name):
+        names = [self.sub_name(name, p.name, part) for p in self.calculator.parameters for part in self.parts]
+        if name in data and not any(sub in data for sub in names):
+            return data[name]  # JSON from a form shown before the calculator was chosen
+        found = {}
+        for p in self.calculator.parameters:
+            raws = [str(data.get(self.sub_name(name, p.name, part), "")).strip() for part in self.parts]
+            if any(raws):
+                values = [typed_number(raw) if raw else None for raw in raws]
+                found[p.name] = values[0] if self.mode == "inputs" else values
+        return json.dumps(found)
+
+    def value_omitted_from_data(self, data, files, name):
+        return False
+
+    def render(self, name, value, attrs=None, renderer=None):
+        try:
+            current = json.loads(value) if isinstance(value, str) else (value or {})
+        except ValueError:
+            current = {}
+        current = current if isinstance(current, dict) else {}
+        heads = ("Value (empty: default)",) if self.mode == "inputs" else ("Draw from", "to", "in steps of")
+        rows = []
+        for p in self.calculator.parameters:
+            given = current.get(p.name)
+            given = [given] if self.mode == "inputs" else (given if isinstance(given, list) else [None] * 3)
+            cells = format_html_join("", '<td><input type="text" inputmode="decimal" name="{}" id="id_{}" value="{}" '
+                                     'aria-label="{} {}" size="8"></td>',
+                                     ((self.sub_name(name, p.name, part), self.sub_name(name, p.name, part),
+                                       "" if v is None else v, p.label, head)
+                                      for part, v, head in zip(self.parts, given, heads)))  # fmt: skip
+            rows.append(format_html(
+                '<tr><th scope="row">{} <code>{}</code></th><td>{}</td><td>{}</td><td>{} to {}</td>{}</tr>',
+                p.label, p.name, p.unit_label, number(p.default), number(p.min), number(p.max), cells,
+            ))  # fmt: skip
+        return format_html(
+            '<table class="parameter-table"><thead><tr><th scope="col">Parameter</th><th scope="col">Unit</th>'
+            '<th scope="col">Default</th><th scope="col">Accepted</th>{}</tr></thead><tbody>{}</tbody></table>',
+            format_html_join("", '<th scope="col">{}</th>', ((h,) for h in heads)),
+            format_html_join("", "{}", ((r,) for r in rows)),
+        )
+
+
 class NumberQuestionFormMixin:
     """A numeric question's calculator and output are chosen from selects, not typed."""
 
@@ -89,6 +159,9 @@ class NumberQuestionFormMixin:
             choices=output_choices(slug), required=False, help_text="The number the learner is asked for."
         )
         if slug in CALCULATORS:
+            for name in ("inputs", "ranges"):
+                if name in self.fields:
+                    self.fields[name].widget = ParameterTable(CALCULATORS[slug], name)
             names = ", ".join(o.name for o in CALCULATORS[slug].outputs if not o.is_check)
             message = f"calculator '{slug}' has no output '%(value)s' (it has {names})."
             self.fields["output"].error_messages["invalid_choice"] = message

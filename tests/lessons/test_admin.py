@@ -336,3 +336,25 @@ def test_the_lesson_form_shows_its_outline_linking_into_each_item_and_back(instr
     assert f'<option value="{section.pk}" selected>' in form
     item_page = instructor_client.get(reverse("admin:lessons_deepdive_change", args=[dd.pk])).content.decode()
     assert f'href="{reverse("admin:lessons_lesson_change", args=[lesson.pk])}#outline">Back to the outline' in item_page
+
+
+def test_a_challenge_sets_its_parameters_in_a_table_generated_from_the_calculator(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    page = instructor_client.get(url).content.decode()
+    assert '<table class="parameter-table">' in page
+    assert "Prefix tokens <code>tokens</code></th><td>tokens</td><td>1,200</td><td>1 to 10,000,000</td>" in page
+    assert 'name="ranges__cache_gb__min" id="id_ranges__cache_gb__min" value="4"' in page
+    data = {
+        "section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic_id,
+        "title": challenge.title, "prompt": "A cache of {cache_gb} GB and {tokens} tokens: how many copies?",
+        "calculator": "kv-cache", "output": "copies_per_cache", "inputs__tokens": "2400",
+        "ranges__cache_gb__min": "8", "ranges__cache_gb__max": "16", "ranges__cache_gb__step": "8",
+        "scale": 1, "unit": "copies", "tolerance": 0.01, "tolerance_kind": "relative", "partial_band": "",
+        "points": 10, "slips": "[]", "hints": "[]", "explanation": "",
+    }  # fmt: skip
+    assert instructor_client.post(url, data).status_code == 302
+    challenge.refresh_from_db()
+    assert (challenge.inputs, challenge.ranges) == ({"tokens": 2400}, {"cache_gb": [8, 16, 8]})
+    refused = instructor_client.post(url, {**data, "inputs__tokens": "lots"}).content.decode()
+    assert "refuses the inputs: tokens: “lots” is not a number." in refused
