@@ -6,12 +6,12 @@ import csv
 import json
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.forms.models import BaseInlineFormSet
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -396,8 +396,8 @@ def lesson_outline(lesson: Lesson) -> str:
     items: dict[int, list] = {section.pk: [] for section in sections}
     for name, model, label in ITEM_MODELS:
         for item in model.objects.filter(section__lesson=lesson).only("pk", "key", "order", "section_id"):
-            items[item.section_id].append((item.order, label, item.key, reverse(f"admin:lessons_{name}_change",
-                                                                                args=[item.pk])))  # fmt: skip
+            url = reverse(f"admin:lessons_{name}_change", args=[item.pk])
+            items[item.section_id].append((item.order, label, item.key, url, name, item.pk))
     parts = []
     for section in sections:
         rows = sorted(items[section.pk])
@@ -409,9 +409,10 @@ def lesson_outline(lesson: Lesson) -> str:
         )  # fmt: skip
         entries = format_html_join(
             "",
-            '<li>{} <a href="{}">{}</a> (position {})</li>',
-            ((lbl, url, key, order) for order, lbl, key, url in rows),
-        )
+            '<li>{} <a href="{}">{}</a> (position {}) {}</li>',
+            ((lbl, url, key, order, move_buttons(lesson, name, pk, f"{lbl} {key}"))
+             for order, lbl, key, url, name, pk in rows),
+        )  # fmt: skip
         parts.append(format_html(
             '<li><a href="{}">{}</a> ({}, {} min)<ol>{}</ol><p>{}</p></li>',
             reverse("admin:lessons_section_change", args=[section.pk]), section.title, section.get_layer_display(),
@@ -422,6 +423,41 @@ def lesson_outline(lesson: Lesson) -> str:
     return format_html(
         '<ol class="lesson-outline" id="outline">{}</ol>', format_html_join("", "{}", ((p,) for p in parts))
     )
+
+
+def move_buttons(lesson: Lesson, name: str, pk: int, what: str) -> str:
+    """Return the up and down buttons of an outline entry: they post the lesson form to the move view."""
+    return format_html_join(
+        " ",
+        '<button type="submit" formmethod="post" formnovalidate formaction="{}" aria-label="Move {} {}">{}</button>',
+        ((reverse("admin:lessons_lesson_move", args=[lesson.pk, name, pk, direction]), what, direction, arrow)
+         for direction, arrow in (("up", "↑"), ("down", "↓"))),
+    )  # fmt: skip
+
+
+def move_item(lesson: Lesson, name: str, pk: int, direction: str) -> bool:
+    """Swap an item's position with its neighbour's in the section, as the outline orders them; False at an end."""
+    models_by_name = {model_name: model for model_name, model, _label in ITEM_MODELS}
+    item = get_object_or_404(models_by_name[name], pk=pk, section__lesson=lesson)
+    siblings = sorted(
+        (row.order, model_name, row.pk)
+        for model_name, model, _label in ITEM_MODELS
+        for row in model.objects.filter(section_id=item.section_id).only("pk", "order")
+    )
+    place = siblings.index((item.order, name, item.pk))
+    other = place + (-1 if direction == "up" else 1)
+    if not 0 <= other < len(siblings):
+        return False
+    (mine, _, _), (theirs, other_name, other_pk) = siblings[place], siblings[other]
+    if mine == theirs:  # a tie across kinds: step past the neighbour instead
+        theirs = max(theirs - 1, 0) if direction == "up" else theirs + 1
+        models_by_name[name].objects.filter(pk=pk).update(order=theirs)
+        return True
+    with transaction.atomic():  # within one kind the positions are unique: park one on a free value first
+        models_by_name[other_name].objects.filter(pk=other_pk).update(order=32767)
+        models_by_name[name].objects.filter(pk=pk).update(order=theirs)
+        models_by_name[other_name].objects.filter(pk=other_pk).update(order=mine)
+    return True
 
 
 class InLessonMixin:
@@ -516,7 +552,27 @@ class LessonAdmin(GiveawayWarningsMixin, ContentAdmin):
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.item_analysis)
-        return [path("<int:pk>/item-analysis/", view, name="lessons_item_analysis"), *super().get_urls()]
+        move = self.admin_site.admin_view(self.move)
+        return [
+            path("<int:pk>/item-analysis/", view, name="lessons_item_analysis"),
+            path("<int:pk>/move/<str:name>/<int:item>/<str:direction>/", move, name="lessons_lesson_move"),
+            *super().get_urls(),
+        ]
+
+    def move(self, request, pk, name, item, direction):
+        """Move an item of the outline up or down (a POST from its arrow button), then show the outline again."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        lesson = get_object_or_404(Lesson, pk=pk)
+        if name not in {n for n, _m, _l in ITEM_MODELS} or direction not in ("up", "down"):
+            raise Http404("No such item or direction.")
+        if not request.user.has_perm(f"lessons.change_{name}"):
+            raise PermissionDenied
+        if move_item(lesson, name, item, direction):
+            self.message_user(request, f"Moved {direction}.", messages.SUCCESS)
+        else:
+            self.message_user(request, f"Already at the {'top' if direction == 'up' else 'bottom'}.", messages.INFO)
+        return redirect(reverse("admin:lessons_lesson_change", args=[pk]) + "#outline")
 
     def item_analysis(self, request, pk):
         """Show how first answers fall on each of the lesson's items; ?format=csv downloads the same figures."""

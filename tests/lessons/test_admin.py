@@ -358,3 +358,24 @@ def test_a_challenge_sets_its_parameters_in_a_table_generated_from_the_calculato
     assert (challenge.inputs, challenge.ranges) == ({"tokens": 2400}, {"cache_gb": [8, 16, 8]})
     refused = instructor_client.post(url, {**data, "inputs__tokens": "lots"}).content.decode()
     assert "refuses the inputs: tokens: “lots” is not a number." in refused
+
+
+def test_outline_arrows_move_an_item_among_its_section_s_items(instructor_client, db):
+    lesson = make_lesson(deep_dives=2)
+    change = reverse("admin:lessons_lesson_change", args=[lesson.pk])
+    page = instructor_client.get(change).content.decode()
+    assert 'aria-label="Move Deep dive dd-2 up">↑</button>' in page
+    dd2 = DeepDive.objects.get(key="dd-2")
+    up = reverse("admin:lessons_lesson_move", args=[lesson.pk, "deepdive", dd2.pk, "up"])
+    assert instructor_client.get(up).status_code == 405
+    response = instructor_client.post(up)
+    assert response.status_code == 302 and response["Location"] == change + "#outline"
+    outline = instructor_client.get(change).content.decode()
+    assert outline.index(">dd-2<") < outline.index(">dd-1<")
+    again = instructor_client.post(up, follow=True).content.decode()
+    assert "Already at the top." in again
+    # Down past the build-up walkthrough: a move across kinds.
+    dd1 = DeepDive.objects.get(key="dd-1")
+    instructor_client.post(reverse("admin:lessons_lesson_move", args=[lesson.pk, "deepdive", dd1.pk, "down"]))
+    outline = instructor_client.get(change).content.decode()
+    assert outline.index(">dd-2<") < outline.index(">build<") < outline.index(">dd-1<") < outline.index(">size<")
