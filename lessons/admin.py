@@ -143,6 +143,89 @@ class ParameterTable(forms.Widget):
         )
 
 
+class RowsWidget(forms.Widget):
+    """A list (hints, slips) edited as rows of fields, one row per entry plus an empty one to add; not JSON.
+
+    Rows whose fields are all empty are dropped. The field receives the file format's JSON, so the
+    shared validator checks it; a form posted as JSON (no row fields) is taken as it is.
+    """
+
+    parts: tuple[str, ...] = ()
+
+    def row_fields(self, data, name: str) -> list[dict[str, str]]:
+        numbers = sorted(
+            {int(k.split("__")[1]) for k in data if k.startswith(f"{name}__") and k.split("__")[1].isdigit()}
+        )
+        return [{part: str(data.get(f"{name}__{n}__{part}", "")).strip() for part in self.parts} for n in numbers]
+
+    def value_from_datadict(self, data, files, name):
+        rows = self.row_fields(data, name)
+        if name in data and not rows:
+            return data[name]
+        return json.dumps([self.entry(row) for row in rows if any(row.values())])
+
+    def value_omitted_from_data(self, data, files, name):
+        return False
+
+    def render(self, name, value, attrs=None, renderer=None):
+        try:
+            entries = json.loads(value) if isinstance(value, str) else (value or [])
+        except ValueError:
+            entries = []
+        entries = [*(entries if isinstance(entries, list) else []), None]  # and an empty row to add one
+        rows = format_html_join(
+            "", "<li>{}</li>", ((self.render_row(name, n, entry),) for n, entry in enumerate(entries))
+        )
+        return format_html('<ol class="list-rows">{}</ol>', rows)
+
+    def field(self, name: str, n: int, part: str, label: str, value: str, textarea: bool = False) -> str:
+        field_id = f"id_{name}__{n}__{part}"
+        if textarea:
+            box = format_html('<textarea name="{}__{}__{}" id="{}" rows="2" cols="60">{}</textarea>', name, n, part,
+                              field_id, value)  # fmt: skip
+        else:
+            box = format_html('<input type="text" name="{}__{}__{}" id="{}" value="{}" size="24">', name, n, part,
+                              field_id, value)  # fmt: skip
+        return format_html('<label for="{}">{}</label> {}', field_id, label, box)
+
+
+class HintRows(RowsWidget):
+    parts = ("text",)
+
+    def entry(self, row: dict) -> str:
+        return row["text"]
+
+    def render_row(self, name: str, n: int, hint) -> str:
+        return self.field(name, n, "text", f"Hint {n + 1}", hint if isinstance(hint, str) else "", textarea=True)
+
+
+class SlipRows(RowsWidget):
+    """A slip: a factor of the expected answer, or inputs changed ("bytes_per_value=1, layers=40"), and its feedback."""
+
+    parts = ("factor", "inputs", "feedback")
+
+    def entry(self, row: dict) -> dict:
+        slip: dict = {"feedback": row["feedback"]}
+        if row["factor"]:
+            slip["factor"] = typed_number(row["factor"])
+        if row["inputs"]:
+            pairs = [pair.split("=", 1) for pair in row["inputs"].split(",")]
+            slip["inputs"] = {k.strip(): typed_number(v.strip()) for k, v in pairs} if all(len(p) == 2 for p in pairs) \
+                else row["inputs"]  # fmt: skip
+        return slip
+
+    def render_row(self, name: str, n: int, slip) -> str:
+        slip = slip if isinstance(slip, dict) else {}
+        changed = slip.get("inputs")
+        changed = ", ".join(f"{k}={v}" for k, v in changed.items()) if isinstance(changed, dict) else ""
+        return format_html(
+            "{} {} {}",
+            self.field(name, n, "factor", f"Slip {n + 1}: expected ×", slip.get("factor", "")),
+            self.field(name, n, "inputs", "or with inputs changed (name=value, …)", changed),
+            self.field(name, n, "feedback", "Feedback", slip.get("feedback", ""), textarea=True),
+        )
+
+
 class NumberQuestionFormMixin:
     """A numeric question's calculator and output are chosen from selects, not typed."""
 
@@ -150,6 +233,8 @@ class NumberQuestionFormMixin:
         super().__init__(*args, **kwargs)
         if "calculator" not in self.fields:
             return
+        self.fields["hints"].widget = HintRows()
+        self.fields["slips"].widget = SlipRows()
         slug = self.data.get(self.add_prefix("calculator")) if self.is_bound else self.instance.calculator
         self.fields["calculator"] = forms.ChoiceField(
             choices=calculator_choices(), required=False, widget=CalculatorSelect,

@@ -379,3 +379,33 @@ def test_outline_arrows_move_an_item_among_its_section_s_items(instructor_client
     instructor_client.post(reverse("admin:lessons_lesson_move", args=[lesson.pk, "deepdive", dd1.pk, "down"]))
     outline = instructor_client.get(change).content.decode()
     assert outline.index(">dd-2<") < outline.index(">build<") < outline.index(">dd-1<") < outline.index(">size<")
+
+
+def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    page = instructor_client.get(url).content.decode()
+    assert '<label for="id_hints__0__text">Hint 1</label>' in page
+    assert '<label for="id_slips__0__factor">Slip 1: expected ×</label>' in page
+    data = {
+        "section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic_id,
+        "title": challenge.title, "prompt": challenge.prompt, "calculator": "kv-cache", "output": "copies_per_cache",
+        "ranges__cache_gb__min": "4", "ranges__cache_gb__max": "40", "ranges__cache_gb__step": "4",
+        "scale": 1, "unit": "copies", "tolerance": 0.01, "tolerance_kind": "relative", "partial_band": "",
+        "points": 10, "explanation": "",
+        "hints__0__text": "How big is one copy?", "hints__1__text": "  ", "hints__2__text": "Divide the cache by it.",
+        "slips__0__factor": "0.5", "slips__0__inputs": "", "slips__0__feedback": "Count both K and V.",
+        "slips__1__factor": "", "slips__1__inputs": "bytes_per_value=1", "slips__1__feedback": "Use 16-bit values.",
+        "slips__2__factor": "", "slips__2__inputs": "", "slips__2__feedback": "",
+    }  # fmt: skip
+    assert instructor_client.post(url, data).status_code == 302
+    challenge.refresh_from_db()
+    assert challenge.hints == ["How big is one copy?", "Divide the cache by it."]
+    assert challenge.slips == [
+        {"factor": 0.5, "feedback": "Count both K and V."},
+        {"inputs": {"bytes_per_value": 1}, "feedback": "Use 16-bit values."},
+    ]
+    page = instructor_client.get(url).content.decode()
+    assert 'name="slips__1__inputs" id="id_slips__1__inputs" value="bytes_per_value=1"' in page
+    refused = instructor_client.post(url, {**data, "slips__1__inputs": "bytes_per_value"}).content.decode()
+    assert "a slip&#x27;s &#x27;inputs&#x27; must be a mapping" in refused
