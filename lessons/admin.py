@@ -584,6 +584,23 @@ class GiveawayWarningsMixin:
         )
 
 
+def expected_text(slug: str, output: str, inputs, scale: float, unit: str) -> str:
+    """Return the expected answer for these inputs (others at the calculator's defaults), or why there is none."""
+    if slug not in CALCULATORS or not output:
+        return "Choose a calculator and an output."
+    if not isinstance(inputs, dict):
+        return "The inputs must name parameters."
+    try:
+        value = CALCULATORS[slug].evaluate(inputs).outputs.get(output)
+    except CalculatorInputError as error:
+        return "The calculator refuses these inputs: " + "; ".join(
+            f"{k}: {' '.join(v)}" for k, v in error.errors.items()
+        )
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "The output is not a number for these inputs."
+    return f"{number(value * scale)} {unit}".strip() + " (parameters left empty at their defaults)"
+
+
 class CalculatorFieldsMedia:
     """htmx in the admin, for the calculator and output selects (static/js/admin_calculator.js processes new rows)."""
 
@@ -756,18 +773,30 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
 
     @admin.display(description="Expected answer")
     def expected_answer(self, obj) -> str:
-        """Return the expected answer for the saved inputs (others at the calculator's defaults)."""
-        if obj is None or obj.calculator not in CALCULATORS:
-            return "Shown once saved with a calculator and an output."
-        calculator = CALCULATORS[obj.calculator]
+        """Return the expected answer, recomputed as the author edits the form (htmx; without it, on save)."""
+        text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit) if obj else ""
+        return format_html(
+            '<output id="expected-answer" aria-live="polite" hx-post="{}" hx-trigger="change from:closest form" '
+            'hx-include="closest form" hx-swap="innerHTML">{}</output>',
+            reverse("admin:lessons_challenge_expected"),
+            text or "Shown once a calculator and an output are chosen.",
+        )
+
+    def expected(self, request):
+        """Return the expected answer for the form as posted, without saving it."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        slug, post = request.POST.get("calculator", ""), request.POST
+        if slug not in CALCULATORS:
+            return HttpResponse("Choose a calculator and an output.")
         try:
-            value = calculator.evaluate(obj.inputs).outputs.get(obj.output)
-        except CalculatorInputError:
-            return "The calculator refuses these inputs."
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            return "The output is not a number for these inputs."
-        drawn = " (drawn inputs at their values above or the defaults)" if obj.ranges else ""
-        return f"{number(value * obj.scale)} {obj.unit}{drawn}"
+            inputs = json.loads(ParameterTable(CALCULATORS[slug], "inputs").value_from_datadict(post, {}, "inputs"))
+        except ValueError:
+            return HttpResponse("The inputs are not valid JSON.")
+        scale = typed_number(post.get("scale", "1").strip() or "1")
+        if not isinstance(scale, (int, float)):
+            return HttpResponse("The scale is not a number.")
+        return HttpResponse(expected_text(slug, post.get("output", ""), inputs, scale, post.get("unit", "")))
 
     def get_urls(self):
         return [
@@ -776,6 +805,7 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
                 self.admin_site.admin_view(self.calculator_outputs),
                 name="lessons_calculator_outputs",
             ),
+            path("expected-answer/", self.admin_site.admin_view(self.expected), name="lessons_challenge_expected"),
             *super().get_urls(),
         ]
 

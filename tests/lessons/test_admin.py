@@ -409,3 +409,20 @@ def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
     assert 'name="slips__1__inputs" id="id_slips__1__inputs" value="bytes_per_value=1"' in page
     refused = instructor_client.post(url, {**data, "slips__1__inputs": "bytes_per_value"}).content.decode()
     assert "a slip&#x27;s &#x27;inputs&#x27; must be a mapping" in refused
+
+
+def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    page = instructor_client.get(reverse("admin:lessons_challenge_change", args=[challenge.pk])).content.decode()
+    assert 'id="expected-answer" aria-live="polite"' in page
+    url = reverse("admin:lessons_challenge_expected")
+    form = {"calculator": "kv-cache", "output": "copy_bytes", "scale": "0.000001", "unit": "MB"}
+    from calculators.formatting import number
+    from calculators.registry import get_calculator
+
+    expected = get_calculator("kv-cache").evaluate({"tokens": 2400}).outputs["copy_bytes"] / 1e6
+    answer = instructor_client.post(url, {**form, "inputs__tokens": "2400"}).content.decode()
+    assert answer == f"{number(expected)} MB (parameters left empty at their defaults)"
+    refused = instructor_client.post(url, {**form, "inputs__tokens": "0"}).content.decode()
+    assert refused.startswith("The calculator refuses these inputs: tokens: Must be at least 1")
+    assert instructor_client.get(url).status_code == 405
