@@ -241,6 +241,7 @@ def main() -> int:
         sys.exit("wrk is missing: apt-get install -y wrk")
     with tempfile.TemporaryDirectory(prefix="sil-bench-") as tmp:
         report = bench(Path(tmp))
+    report["simulator"] = json.loads(python(dict(os.environ), "-m", "bench.simulator"))
     report |= {
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
         "seconds_per_target": SECONDS,
@@ -249,6 +250,9 @@ def main() -> int:
     print(f"\n{report['database']}, 2 gunicorn sync workers, {SECONDS} s per target, {os.cpu_count()} CPUs")
     print_table(report["targets"])
     print("queries: " + ", ".join(f"{name} {count}" for name, count in report["queries"].items()))
+    sim = report["simulator"]
+    print(f"simulator: {sim['requests']:,} requests x {sim['replicas']} replicas x {sim['policies']} policies in "
+          f"{sim['best_s']:.2f} s (best of 3; median {sim['median_s']:.2f} s; budget {sim['budget_s']:g} s)")  # fmt: skip
     if report["warnings"]:
         print("\nwarning, a busy machine:\n- " + "\n- ".join(report["warnings"]))
     RESULTS.mkdir(parents=True, exist_ok=True)

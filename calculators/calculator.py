@@ -16,7 +16,7 @@ from calculators.charts import Chart
 from calculators.errors import CalculatorError, CalculatorInputError
 from calculators.formatting import number
 
-__all__ = ["Calculator", "DerivationStep", "Output", "Parameter", "Preset", "Result", "step"]
+__all__ = ["Calculator", "DerivationStep", "Output", "Parameter", "Preset", "Result", "parse_values", "step"]
 
 Number = int | float
 OutputValue = int | float | bool | None
@@ -242,30 +242,8 @@ class Calculator:
         raise KeyError(name)
 
     def parse(self, raw: Mapping[str, object]) -> dict[str, Number]:
-        """Return every parameter's value from `raw` (strings or numbers), defaults filled.
-
-        Raise CalculatorInputError with every problem: unknown names, values
-        that are not finite numbers, not whole for integers, or out of range.
-        """
-        errors: dict[str, list[str]] = {}
-        known = {p.name for p in self.parameters}
-        for key in raw:
-            if key not in known:
-                errors[str(key)] = [
-                    f"Unknown parameter. {self.title} takes: {', '.join(p.name for p in self.parameters)}."
-                ]
-        values: dict[str, Number] = {}
-        for parameter in self.parameters:
-            if parameter.name not in raw:
-                values[parameter.name] = parameter.default
-                continue
-            try:
-                values[parameter.name] = parameter.parse(raw[parameter.name])
-            except ValueError as error:
-                errors[parameter.name] = [str(error)]
-        if errors:
-            raise CalculatorInputError(errors)
-        return values
+        """Return every parameter's value from `raw` (strings or numbers), defaults filled (see `parse_values`)."""
+        return parse_values(self.parameters, raw, self.title)
 
     def compute_outputs(self, inputs: Mapping[str, Number]) -> dict[str, OutputValue]:
         """Return the outputs for parsed inputs; a domain error becomes a CalculatorInputError."""
@@ -294,6 +272,34 @@ class Calculator:
             "parameters": [p.as_dict() for p in self.parameters],
             "outputs": [o.as_dict() for o in self.outputs],
         }
+
+
+def parse_values(
+    parameters: tuple[Parameter, ...], raw: Mapping[str, object], title: str, extra: tuple[str, ...] = ()
+) -> dict[str, Number]:
+    """Return every parameter's value from `raw` (strings or numbers), defaults filled.
+
+    Raise CalculatorInputError with every problem: unknown names (other than
+    `extra`, which the caller parses), values that are not finite numbers, not
+    whole for integers, or out of range.
+    """
+    errors: dict[str, list[str]] = {}
+    known = [p.name for p in parameters] + list(extra)
+    for key in raw:
+        if key not in known:
+            errors[str(key)] = [f"Unknown parameter. {title} takes: {', '.join(known)}."]
+    values: dict[str, Number] = {}
+    for parameter in parameters:
+        if parameter.name not in raw:
+            values[parameter.name] = parameter.default
+            continue
+        try:
+            values[parameter.name] = parameter.parse(raw[parameter.name])
+        except ValueError as error:
+            errors[parameter.name] = [str(error)]
+    if errors:
+        raise CalculatorInputError(errors)
+    return values
 
 
 def step(label: str, expression: str, value: OutputValue, unit: str = "") -> DerivationStep:

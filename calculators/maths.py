@@ -10,6 +10,7 @@ ending in `_gb` are decimal gigabytes (10^9 bytes), byte counts are plain bytes.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -23,31 +24,54 @@ __all__ = [
     "MARGIN_LIMIT",
     "OVERFLOW_LIMIT",
     "SECONDS_PER_HOUR",
+    "AutoscaleResult",
+    "BoundedLoadResult",
     "CalculatorError",
+    "DecodeStepResult",
     "FleetBreakdown",
     "FleetResult",
+    "HeadroomResult",
     "KvCacheResult",
     "PoolResult",
+    "PrefillResult",
     "QueueWaitResult",
+    "RehashResult",
     "ReplicaResult",
+    "RequestCostResult",
     "RoutingResult",
     "ShedResult",
     "SpecDecodeResult",
     "TokenBucketResult",
     "TokenCostResult",
+    "autoscale",
     "best_draft_tokens",
+    "bounded_load",
+    "bounded_load_cap",
+    "compute_bound_batch",
+    "consistent_moved_share",
+    "decode_step",
     "erlang_c",
     "fleet",
     "fleet_breakdown",
+    "headroom",
     "kingman_wait",
     "kv_bytes_per_token",
     "kv_cache",
+    "kv_heads_per_gpu",
     "mm1_wait",
     "mmc_wait",
+    "modulo_moved_share",
+    "mmc_wait_quantile",
     "one_token_period",
     "pool",
+    "prefill",
+    "prefill_attention_flops",
     "queue_wait",
+    "rehash",
     "replica",
+    "request_cost",
+    "request_cost_parts",
+    "ridge_batch",
     "routing",
     "shed",
     "simulate_token_bucket",
@@ -106,48 +130,81 @@ def _gb_to_bytes(gb: float) -> int:
 
 
 class KvCacheResult(NamedTuple):
-    bytes_per_token: int
-    copy_bytes: int
+    bytes_per_token: int | float
+    copy_bytes: int | float
     copies_per_cache: int
+    bytes_per_token_per_gpu: int | float
 
 
-def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, bytes_per_value: int) -> int:
+def _whole_if_whole(x: float) -> int | float:
+    """Return x as an int when it is a whole number (byte counts), else as a float."""
+    nearest = _near_whole(x)
+    return nearest if nearest is not None else float(x)
+
+
+def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, bytes_per_value: float) -> int | float:
     """Return the KV-cache bytes one token occupies.
 
     F1: kv_bytes_per_token = 2 (one K and one V) x n_layers x n_kv_heads x
     head_dim x bytes_per_value. Same formula as cli99/llm-analysis
     `get_memory_kv_cache_per_layer` and microsoft/vidur's memory planner.
-    Llama-3-70B: 2 x 80 x 8 x 128 x 2 B = 327,680 B = 320 KiB (S1).
+    Llama-3-70B: 2 x 80 x 8 x 128 x 2 B = 327,680 B = 320 KiB (S1). Fractions
+    of a byte are allowed (0.5 for a 4-bit cache); whole results are ints.
     """
     _require(layers >= 1, "Needs at least one layer.", "layers")
     _require(kv_heads >= 1, "Needs at least one KV head.", "kv_heads")
     _require(head_dim >= 1, "The head dimension must be at least 1.", "head_dim")
     _require(bytes_per_value > 0, "Bytes per value must be positive.", "bytes_per_value")
-    return 2 * layers * kv_heads * head_dim * bytes_per_value
+    return _whole_if_whole(2 * layers * kv_heads * head_dim * bytes_per_value)
+
+
+def kv_heads_per_gpu(kv_heads: int, tp: int) -> int:
+    """Return the KV heads one GPU holds under tensor parallelism `tp`: max(kv_heads / tp, 1).
+
+    F1: each GPU keeps its share of the KV heads; when tp exceeds the heads,
+    each head is replicated on tp / kv_heads GPUs, so a GPU still holds one
+    (cli99/llm-analysis: max(kv_heads / tp, 1)). A tp that neither divides nor
+    is a multiple of kv_heads would split a head across GPUs: refused.
+    Llama-3-70B (8 KV heads): TP 4 -> 2; TP 8 -> 1; TP 16 -> 1 (replicated twice).
+    """
+    _require(kv_heads >= 1, "Needs at least one KV head.", "kv_heads")
+    _require(tp >= 1, "The tensor-parallel degree is at least 1.", "tp")
+    _require(
+        kv_heads % tp == 0 or tp % kv_heads == 0,
+        f"A tensor-parallel degree of {tp} cannot share {kv_heads} KV heads evenly: use a tp that "
+        f"divides {kv_heads} or is a multiple of it.",
+        "tp",
+    )
+    return max(kv_heads // tp, 1)
 
 
 def kv_cache(
     layers: int,
     kv_heads: int,
     head_dim: int,
-    bytes_per_value: int,
+    bytes_per_value: float,
     tokens: int,
     cache_gb: float,
+    tp: int = 1,
 ) -> KvCacheResult:
-    """Return the KV bytes per token, one prefix copy's bytes and whole copies per cache.
+    """Return the KV bytes per token, one prefix copy's bytes, whole copies per cache, and one GPU's share.
 
     F1 and F4: copy_bytes = tokens x kv_bytes_per_token;
-    copies_per_cache = floor(cache_gb x 10^9 / copy_bytes), one copy per family.
+    copies_per_cache = floor(cache_gb x 10^9 / copy_bytes), one copy per family;
+    bytes_per_token_per_gpu = the same with max(kv_heads / tp, 1) heads.
     A 1,200-token preamble on a 70B model is 393,216,000 B = 393.2 MB = 375 MiB
     (S5; the seed's 384 MB reads 320 KiB as 320 kB) and 8 GB holds 20 (S6).
+    At TP 4 one GPU holds 81,920 B (80 KiB) per token.
     """
     per_token = kv_bytes_per_token(layers, kv_heads, head_dim, bytes_per_value)
+    per_gpu = kv_bytes_per_token(layers, kv_heads_per_gpu(kv_heads, tp), head_dim, bytes_per_value)
     _require(tokens >= 1, "A prefix needs at least one token.", "tokens")
     _require(cache_gb > 0, "The cache size must be positive.", "cache_gb")
-    copy_bytes = tokens * per_token
-    # Whole bytes on both sides keep the floor exact.
-    copies = _gb_to_bytes(cache_gb) // copy_bytes
-    return KvCacheResult(per_token, copy_bytes, int(copies))
+    # Exact fractions (bytes_per_value as typed, e.g. 0.5) keep the floor exact.
+    exact_copy = tokens * 2 * layers * kv_heads * head_dim * Fraction(str(bytes_per_value))
+    copies = math.floor(Fraction(_gb_to_bytes(cache_gb)) / exact_copy)
+    copy_bytes = int(exact_copy) if exact_copy.denominator == 1 else float(exact_copy)
+    return KvCacheResult(per_token, copy_bytes, copies, per_gpu)
 
 
 # --- F5: routing shares -----------------------------------------------------
@@ -565,6 +622,21 @@ def mmc_wait(servers: int, offered_load: float, service_time: float) -> float:
     return erlang_c(servers, offered_load) * service_time / (servers - offered_load)
 
 
+def mmc_wait_quantile(servers: int, offered_load: float, service_time: float, quantile: float) -> float:
+    """Return the `quantile` of the time in queue of an M/M/c queue, in the unit of `service_time`.
+
+    F8: P(Wq > t) = C(c, A) x exp(-(c - A) t / S), so the q-quantile is
+    ln(C / (1 - q)) x S / (c - A), or 0 when at most 1 - q of arrivals wait.
+    M/M/1 at rho = 0.5, S = 1: C = 0.5, p99 = ln(50) / 0.5 = 7.824.
+    """
+    _require(0.0 < quantile < 1.0, "The quantile is a fraction in (0, 1).")
+    _require(service_time >= 0, "The service time cannot be negative.")
+    waiting = erlang_c(servers, offered_load)
+    if waiting <= 1.0 - quantile:
+        return 0.0
+    return math.log(waiting / (1.0 - quantile)) * service_time / (servers - offered_load)
+
+
 def kingman_wait(utilization: float, service_time: float, arrival_cv2: float = 1.0, service_cv2: float = 1.0) -> float:
     """Return Kingman's G/G/1 approximation of the mean time in queue.
 
@@ -724,3 +796,335 @@ def best_draft_tokens(acceptance: float, draft_cost: float, max_draft: int = 64)
     speedups = spec_decode_speedups(acceptance, draft_cost, max_draft)
     best = int(np.argmax(speedups[1:])) + 1
     return best, float(speedups[best])
+
+
+# --- Roofline: one decode step and one prefill --------------------------------
+
+
+class DecodeStepResult(NamedTuple):
+    weights_ms: float
+    kv_ms: float
+    compute_ms: float
+    step_ms: float
+    tokens_per_s_per_stream: float
+    tokens_per_s: float
+    ridge_batch: float
+    memory_bound: bool
+
+
+def decode_step(
+    params_b: float,
+    bytes_per_param: float,
+    kv_bytes_per_token: float,
+    batch: int,
+    mean_context: int,
+    tp: int,
+    hbm_tb_s: float,
+    tflops: float,
+) -> DecodeStepResult:
+    """Return the roofline time of one decode step of a batch, and the tokens it yields.
+
+    Each step reads every GPU's share of the weights (params x bytes / tp) and
+    of the batch's KV cache (batch x mean_context x kv_bytes_per_token / tp)
+    from HBM, and does 2 x params FLOPs per token of the batch, split over tp
+    GPUs. step = max(memory time, compute time) (roofline; all-reduces,
+    attention FLOPs and kernel launch overheads left out). The ridge batch,
+    where the weights' read time equals the compute time, is
+    tflops x bytes_per_param / (2 x hbm_tb_s): 989 x 2 / (2 x 3.35) = 295 on an
+    H100 in BF16, so at batch 128 a 70B decode step is still memory-bound.
+    70B BF16, TP 4, batch 64 at 2,048 tokens: 10.45 + 3.21 ms of reads against
+    2.27 ms of compute -> 13.65 ms a step, 73.2 tokens/s per stream.
+    """
+    _require(params_b > 0, "The model needs some parameters.", "params_b")
+    _require(bytes_per_param > 0, "Bytes per parameter must be positive.", "bytes_per_param")
+    _require(kv_bytes_per_token >= 0, "KV bytes per token cannot be negative.", "kv_bytes_per_token")
+    _require(batch >= 1, "A step decodes at least one sequence.", "batch")
+    _require(mean_context >= 0, "The mean context cannot be negative.", "mean_context")
+    _require(tp >= 1, "The tensor-parallel degree is at least 1.", "tp")
+    _require(hbm_tb_s > 0, "The memory bandwidth must be positive.", "hbm_tb_s")
+    _require(tflops > 0, "The compute rate must be positive.", "tflops")
+    params = params_b * 1e9
+    bandwidth = hbm_tb_s * 1e12  # bytes per second per GPU
+    weights_ms = params * bytes_per_param / tp / bandwidth * 1e3
+    kv_ms = batch * mean_context * kv_bytes_per_token / tp / bandwidth * 1e3
+    compute_ms = 2 * params * batch / tp / (tflops * 1e12) * 1e3
+    memory_ms = weights_ms + kv_ms
+    step_ms = max(memory_ms, compute_ms)
+    per_stream = 1e3 / step_ms
+    return DecodeStepResult(
+        weights_ms=float(weights_ms),
+        kv_ms=float(kv_ms),
+        compute_ms=float(compute_ms),
+        step_ms=float(step_ms),
+        tokens_per_s_per_stream=float(per_stream),
+        tokens_per_s=float(batch * per_stream),
+        ridge_batch=float(ridge_batch(bytes_per_param, hbm_tb_s, tflops)),
+        memory_bound=memory_ms >= compute_ms,
+    )
+
+
+def ridge_batch(bytes_per_param: float, hbm_tb_s: float, tflops: float) -> float:
+    """Return the decode batch at which compute time equals the time to read the weights.
+
+    Per step a batch of B does 2 x params x B FLOPs and reads params x
+    bytes_per_param bytes of weights, so its intensity is 2B / bytes_per_param
+    FLOP per byte; it meets the chip's ridge (tflops / hbm_tb_s FLOP per byte)
+    at B = tflops x bytes_per_param / (2 x hbm_tb_s). H100 SXM (989 dense BF16
+    TFLOPS, 3.35 TB/s): ridge 295 FLOP/byte, batch 295 in BF16, 148 in FP8 weights
+    at the same TFLOPS.
+    """
+    _require(bytes_per_param > 0, "Bytes per parameter must be positive.", "bytes_per_param")
+    _require(hbm_tb_s > 0, "The memory bandwidth must be positive.", "hbm_tb_s")
+    _require(tflops > 0, "The compute rate must be positive.", "tflops")
+    return tflops * bytes_per_param / (2 * hbm_tb_s)
+
+
+def compute_bound_batch(
+    params_b: float,
+    bytes_per_param: float,
+    kv_bytes_per_token: float,
+    mean_context: int,
+    hbm_tb_s: float,
+    tflops: float,
+) -> float | None:
+    """Return the batch at which compute time catches up with weights plus KV reads, or None if never.
+
+    Memory time W + B k equals compute time B f at B = W / (f - k), where W is
+    the weights' read time, k one sequence's KV read time and f one token's
+    compute time (all per GPU; tp cancels). When a sequence's KV takes longer
+    to read than its token takes to compute (k >= f), decode never turns
+    compute-bound: long contexts keep it memory-bound at any batch.
+    """
+    params = params_b * 1e9
+    weights = params * bytes_per_param / (hbm_tb_s * 1e12)
+    kv = mean_context * kv_bytes_per_token / (hbm_tb_s * 1e12)
+    flops = 2 * params / (tflops * 1e12)
+    if kv >= flops:
+        return None
+    return weights / (flops - kv)
+
+
+class PrefillResult(NamedTuple):
+    flops: float
+    ttft_s: float
+
+
+def prefill(params_b: float, prompt_tokens: int, gpus: int, tflops: float, mfu: float) -> PrefillResult:
+    """Return the FLOPs of a prompt's prefill and the time to first token it implies.
+
+    Prefill is compute-bound: flops = 2 x params x prompt_tokens (attention's
+    own FLOPs, which grow with the square of the prompt, left out);
+    ttft = flops / (gpus x tflops x 10^12 x mfu), queueing excluded.
+    70B, 4,000 tokens, 4 H100s at 989 TFLOPS and 50% MFU: 5.6 x 10^14 FLOPs, 0.283 s.
+    """
+    _require(params_b > 0, "The model needs some parameters.", "params_b")
+    _require(prompt_tokens >= 1, "A prompt has at least one token.", "prompt_tokens")
+    _require(gpus >= 1, "Prefill runs on at least one GPU.", "gpus")
+    _require(tflops > 0, "The compute rate must be positive.", "tflops")
+    _require(0 < mfu <= 1, "The model FLOPs utilisation is a fraction in (0, 1].", "mfu")
+    flops = 2 * params_b * 1e9 * prompt_tokens
+    return PrefillResult(float(flops), float(flops / (gpus * tflops * 1e12 * mfu)))
+
+
+# --- Routing: bounded loads and rehashing -------------------------------------
+
+
+class BoundedLoadResult(NamedTuple):
+    cap_per_replica: int
+    replicas_for_family: int
+
+
+def bounded_load_cap(replicas: int, in_flight: int, epsilon: float) -> int:
+    """Return the most requests one replica may hold under consistent hashing with bounded loads.
+
+    Mirrokni, Thorup & Zadimoghaddam (arXiv:1608.01350): cap = ceil((1 + eps) x
+    average load) = ceil((1 + eps) x in_flight / replicas). A key whose ring
+    replica is full walks clockwise to the next one below the cap. 64 replicas,
+    1,000 in flight, eps 0.25 -> 20 (F5); eps 0.1 -> 18.
+    """
+    _require(replicas >= 1, "Needs at least one replica.", "replicas")
+    _require(in_flight >= 1, "Needs at least one request in flight.", "in_flight")
+    _require(epsilon >= 0, "The balance slack epsilon cannot be negative.", "epsilon")
+    return whole_ceil((1 + epsilon) * in_flight / replicas)
+
+
+def bounded_load(replicas: int, in_flight: int, epsilon: float, family_in_flight: int) -> BoundedLoadResult:
+    """Return the per-replica cap and the replicas one family's requests spill over.
+
+    A family of `family_in_flight` requests (all hashing to one ring point)
+    fills its replica to the cap and spills onto the next: it spreads over
+    ceil(family_in_flight / cap) replicas. 48 replicas, 1,200 in flight,
+    eps 0.2: cap 30, a 600-request family over 20 replicas; 800 of 1,000 on
+    64 replicas at eps 0.25: cap 20, 40 replicas (F5).
+    """
+    cap = bounded_load_cap(replicas, in_flight, epsilon)
+    _require(family_in_flight >= 0, "The family's requests cannot be negative.", "family_in_flight")
+    _require(
+        family_in_flight <= in_flight,
+        f"The family's {family_in_flight} requests are part of the {in_flight} in flight: they cannot be more.",
+        "family_in_flight",
+    )
+    return BoundedLoadResult(cap, whole_ceil(family_in_flight / cap))
+
+
+class RehashResult(NamedTuple):
+    consistent_moved: float
+    modulo_moved: float
+
+
+def consistent_moved_share(replicas_before: int, replicas_after: int) -> float:
+    """Return the share of keys that change replica under consistent hashing when the fleet resizes.
+
+    With evenly spread ring points only the keys of added (or removed)
+    replicas move: |after - before| / max(before, after). 40 -> 50: 0.2.
+    """
+    _require(replicas_before >= 1, "Needs at least one replica before.", "replicas_before")
+    _require(replicas_after >= 1, "Needs at least one replica after.", "replicas_after")
+    return abs(replicas_after - replicas_before) / max(replicas_before, replicas_after)
+
+
+def modulo_moved_share(replicas_before: int, replicas_after: int) -> float:
+    """Return the share of keys that change replica under hash mod N when N changes.
+
+    A key h stays put iff h mod a = h mod b, true for min(a, b) of every
+    lcm(a, b) consecutive hashes: moved = 1 - min(a, b) / lcm(a, b).
+    40 -> 50: lcm 200, 1 - 40/200 = 0.8; 40 -> 41: 1 - 40/1640 = 0.976.
+    """
+    _require(replicas_before >= 1, "Needs at least one replica before.", "replicas_before")
+    _require(replicas_after >= 1, "Needs at least one replica after.", "replicas_after")
+    return 1 - min(replicas_before, replicas_after) / math.lcm(replicas_before, replicas_after)
+
+
+def rehash(replicas_before: int, replicas_after: int) -> RehashResult:
+    """Return the share of keys remapped by a resize, under consistent hashing and under hash mod N."""
+    return RehashResult(
+        float(consistent_moved_share(replicas_before, replicas_after)),
+        float(modulo_moved_share(replicas_before, replicas_after)),
+    )
+
+
+# --- Autoscaling and headroom -------------------------------------------------
+
+
+class AutoscaleResult(NamedTuple):
+    desired_replicas: int
+
+
+def autoscale(replicas: int, metric: float, target: float, tolerance: float) -> AutoscaleResult:
+    """Return the Kubernetes Horizontal Pod Autoscaler's desired replica count.
+
+    desired = ceil(replicas x metric / target), left unchanged while
+    |metric / target - 1| <= tolerance (the controller's default tolerance is
+    0.1). The HPA then clamps to its min and max replicas (not modelled).
+    10 replicas at 12 waiting against a target of 5 -> 24 (F6); 12 at 9 against 4 -> 27.
+    """
+    _require(replicas >= 0, "Replicas cannot be negative.", "replicas")
+    _require(metric >= 0, "The metric cannot be negative.", "metric")
+    _require(target > 0, "The target must be positive.", "target")
+    _require(tolerance >= 0, "The tolerance cannot be negative.", "tolerance")
+    ratio = metric / target
+    if abs(ratio - 1) <= tolerance + _WHOLE_TOLERANCE:
+        return AutoscaleResult(replicas)
+    return AutoscaleResult(whole_ceil(replicas * ratio))
+
+
+class HeadroomResult(NamedTuple):
+    replicas: int
+    gpus: int
+
+
+def headroom(
+    concurrency: float, slots_per_replica: int, max_occupancy: float, spare_replicas: int, gpus_per_replica: int
+) -> HeadroomResult:
+    """Return replicas and GPUs for a concurrency with slots kept below an occupancy, plus spares.
+
+    replicas = ceil(concurrency / (slots_per_replica x max_occupancy)) +
+    spare_replicas (N + k: survive losing k replicas); gpus = replicas x
+    gpus_per_replica. 2,000 in flight, 110 slots at 0.9, 2 spares: 21 + 2 = 23
+    replicas, 92 GPUs; with 125 slots (H100 memory as software sees it): 18 + 2 = 20, 80 GPUs.
+    """
+    _require(concurrency >= 0, "Concurrency cannot be negative.", "concurrency")
+    _require(slots_per_replica >= 1, "A replica has at least one slot.", "slots_per_replica")
+    _require(0 < max_occupancy <= 1, "The occupancy cap is a fraction in (0, 1].", "max_occupancy")
+    _require(spare_replicas >= 0, "Spare replicas cannot be negative.", "spare_replicas")
+    _require(gpus_per_replica >= 1, "A replica needs at least one GPU.", "gpus_per_replica")
+    replicas = whole_ceil(concurrency / (slots_per_replica * max_occupancy)) + spare_replicas
+    return HeadroomResult(replicas, replicas * gpus_per_replica)
+
+
+# --- What one request costs -----------------------------------------------------
+
+
+class RequestCostResult(NamedTuple):
+    usd_per_request: float
+    usd_total: float
+
+
+def request_cost_parts(
+    input_tokens: int,
+    cached_fraction: float,
+    output_tokens: int,
+    input_usd_per_million: float,
+    cached_usd_per_million: float,
+    output_usd_per_million: float,
+) -> tuple[float, float, float]:
+    """Return one request's bill in three parts: uncached input, cached input and output (USD)."""
+    _require(input_tokens >= 0, "Input tokens cannot be negative.", "input_tokens")
+    _require(0 <= cached_fraction <= 1, "The cached share is a fraction in [0, 1].", "cached_fraction")
+    _require(output_tokens >= 0, "Output tokens cannot be negative.", "output_tokens")
+    for name, price in (
+        ("input_usd_per_million", input_usd_per_million),
+        ("cached_usd_per_million", cached_usd_per_million),
+        ("output_usd_per_million", output_usd_per_million),
+    ):
+        _require(price >= 0, "A price cannot be negative.", name)
+    cached = input_tokens * cached_fraction
+    return (
+        (input_tokens - cached) * input_usd_per_million / 1e6,
+        cached * cached_usd_per_million / 1e6,
+        output_tokens * output_usd_per_million / 1e6,
+    )
+
+
+def request_cost(
+    input_tokens: int,
+    cached_fraction: float,
+    output_tokens: int,
+    input_usd_per_million: float,
+    cached_usd_per_million: float,
+    output_usd_per_million: float,
+    requests: int,
+) -> RequestCostResult:
+    """Return what one request and `requests` requests cost at per-token list prices.
+
+    Per request: uncached input at the input price, cached input at the cached
+    price, output at the output price, each per million tokens. 3,000 input
+    tokens 60% cached, 300 output, at $0.60 / $0.30 / $2.40 per million:
+    $0.00072 + $0.00054 + $0.00072 = $0.00198; $1.98 per 1,000 requests.
+    """
+    _require(requests >= 0, "Requests cannot be negative.", "requests")
+    per_request = sum(
+        request_cost_parts(
+            input_tokens,
+            cached_fraction,
+            output_tokens,
+            input_usd_per_million,
+            cached_usd_per_million,
+            output_usd_per_million,
+        )
+    )
+    return RequestCostResult(float(per_request), float(per_request * requests))
+
+
+def prefill_attention_flops(layers: int, hidden: int, prompt_tokens: int) -> float:
+    """Return the attention-score FLOPs of a causal prefill that `prefill` leaves out.
+
+    Per layer, Q x K^T and the weighted sum over V are two matrix products of
+    about s^2 / 2 causal pairs x hidden multiply-adds each: 2 x 2 x (s^2 / 2) x
+    hidden = 2 x hidden x s^2 FLOPs. Llama-3-70B (80 layers, hidden 8,192) at
+    4,000 tokens: 2.1 x 10^13, about 4% of 2 x params x tokens; at 32,768, 31%.
+    """
+    _require(layers >= 1, "Needs at least one layer.", "layers")
+    _require(hidden >= 1, "The hidden size must be at least 1.", "hidden")
+    _require(prompt_tokens >= 0, "The prompt cannot be negative.", "prompt_tokens")
+    return 2.0 * layers * hidden * prompt_tokens**2

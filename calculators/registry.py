@@ -12,11 +12,18 @@ from __future__ import annotations
 
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, Result
 from calculators.definitions import (
+    autoscale,
+    bounded_load,
+    decode_step,
     fleet,
+    headroom,
     kv_cache,
     pool,
+    prefill,
     queue_wait,
+    rehash,
     replica,
+    request_cost,
     routing,
     shed,
     spec_decode,
@@ -49,6 +56,13 @@ _IN_DISPLAY_ORDER = (
     queue_wait,
     shed,
     spec_decode,
+    decode_step,
+    prefill,
+    bounded_load,
+    rehash,
+    autoscale,
+    headroom,
+    request_cost,
 )
 
 CALCULATORS: dict[str, Calculator] = {module.CALCULATOR.slug: module.CALCULATOR for module in _IN_DISPLAY_ORDER}

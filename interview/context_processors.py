@@ -20,7 +20,8 @@ def layout_links() -> dict[str, str]:
     Reversing them with ``{% url %}`` and ``{% static %}`` on every page cost more CPU than
     a trivial view does in all (about 2,400 Python calls a page).
     """
-    names = {"home": "home", "calculators": "calculators:index", "results": "results", "admin": "admin:index",
+    names = {"home": "home", "calculators": "calculators:index", "simulator": "simulator:routing",
+             "results": "results", "admin": "admin:index",
              "account": "account", "logout": "logout", "login": "login", "signup": "signup",
              "api_docs": "api-docs", "healthz": "healthz"}  # fmt: skip
     links = {key: reverse(name) for key, name in names.items()}

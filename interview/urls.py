@@ -21,7 +21,9 @@ urlpatterns = [
     path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("calculators/", include("calculators.urls")),
+    path("simulator/", include("calculators.simulator_urls")),
     path("api/v1/calculators/", include("calculators.api_urls")),
+    path("api/v1/simulator/", include("calculators.simulator_api_urls")),
     path("api/v1/", include("lessons.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI sets inline styles on its own elements; scripts stay 'self' only.

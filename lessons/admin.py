@@ -22,10 +22,13 @@ from interview.json_input import JSONFormField
 from lessons.analysis import analyse
 from lessons.content.export import lesson_to_data
 from lessons.content.validate import (
+    MAX_CHECKLIST,
+    MIN_CHECKLIST,
     Checker,
     ContentError,
     check_follow_ups,
     giveaway_warnings,
+    hint_list,
     parse_challenge,
     parse_walkthrough,
     validate_ask,
@@ -34,10 +37,12 @@ from lessons.markup import MarkupError, check_markup
 from lessons.models import (
     Answer,
     Challenge,
+    ChecklistPoint,
     Choice,
     DeepDive,
     Learner,
     Lesson,
+    OpenQuestion,
     Section,
     Step,
     Topic,
@@ -295,7 +300,7 @@ class UniqueKeyMixin:
         cleaned = super().clean()
         section, key = cleaned.get("section"), cleaned.get("key")
         if section is not None and key:
-            for model in (DeepDive, Walkthrough, Challenge):
+            for model in (DeepDive, Walkthrough, Challenge, OpenQuestion):
                 taken = model.objects.filter(section__lesson_id=section.lesson_id, key=key)
                 if model is self._meta.model:
                     taken = taken.exclude(pk=self.instance.pk)
@@ -472,7 +477,7 @@ class ContentAdmin(admin.ModelAdmin):
 
 
 ITEM_MODELS = (("deepdive", DeepDive, "Deep dive"), ("walkthrough", Walkthrough, "Walkthrough"),
-               ("challenge", Challenge, "Challenge"))  # fmt: skip
+               ("challenge", Challenge, "Challenge"), ("openquestion", OpenQuestion, "Open question"))  # fmt: skip
 
 
 def lesson_outline(lesson: Lesson) -> str:
@@ -730,6 +735,13 @@ class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
         model = DeepDive
         fields = "__all__"
 
+    def clean_hints(self):
+        hints = self.cleaned_data.get("hints")
+        try:
+            return hint_list(Checker("admin", "deep dive"), {"hints": hints if hints is not None else []})
+        except ContentError as error:
+            raise ValidationError(f"{error.problem}.") from None
+
 
 @admin.register(DeepDive)
 class DeepDiveAdmin(InLessonMixin, GiveawayWarningsMixin, ContentAdmin):
@@ -819,6 +831,55 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
     list_filter = ("topic", "calculator", "section__lesson")
     list_select_related = ("section__lesson",)
     search_fields = ("title", "prompt", "key")
+
+
+class ChecklistPointFormSet(BaseInlineFormSet):
+    """An open question needs two to twelve checklist points, as in content files."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        live = kept_rows(self)
+        if not MIN_CHECKLIST <= len(live) <= MAX_CHECKLIST:
+            raise ValidationError(
+                f"An open question needs {MIN_CHECKLIST} to {MAX_CHECKLIST} checklist points; this one has {len(live)}."
+            )
+        orders = [data.get("order") for data in live]
+        if len(set(orders)) != len(orders):
+            raise ValidationError("Two checklist points share an order; give each its own position.")
+
+
+class ChecklistPointForm(MarkdownCheckMixin, forms.ModelForm):
+    class Meta:
+        model = ChecklistPoint
+        fields = "__all__"
+
+
+class ChecklistPointInline(admin.TabularInline):
+    model = ChecklistPoint
+    form = ChecklistPointForm
+    formset = ChecklistPointFormSet
+    extra = 0
+    min_num = MIN_CHECKLIST
+    fields = ("order", "text")
+
+
+class OpenQuestionForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
+    class Meta:
+        model = OpenQuestion
+        fields = "__all__"
+
+
+@admin.register(OpenQuestion)
+class OpenQuestionAdmin(InLessonMixin, ContentAdmin):
+    form = OpenQuestionForm
+    readonly_fields = ("in_lesson",)
+    list_display = ("key", "topic", "section", "order")
+    list_filter = ("topic", "section__lesson")
+    list_select_related = ("section__lesson",)
+    search_fields = ("key", "prompt")
+    inlines = [ChecklistPointInline]
 
 
 @admin.register(Learner)

@@ -87,7 +87,7 @@ def analyse(lesson: Lesson) -> list[ItemRow]:
     """
     items = items_in_order(lesson)
     by_key = {(item.kind, item.pk): item for item in items}
-    ids = {kind: [i.pk for i in items if i.kind == kind] for kind in Answer.ITEM_KINDS}
+    ids = {kind: [i.pk for i in items if i.kind == kind] for kind in ("deep_dive", "step", "challenge")}
     firsts = Answer.objects.filter(is_first=True).order_by()
     count = {"n": Count("pk"), "right": Count("pk", filter=Q(outcome=Outcome.CORRECT))}
     # Each kind read through its own foreign key's index; deep dives by choice, summed per item here.
@@ -116,9 +116,10 @@ def analyse(lesson: Lesson) -> list[ItemRow]:
 
 # SQL naming the item of an answer row ``a`` (see AboutItem): its kind and its id.
 KIND_SQL = (
-    "CASE WHEN a.deep_dive_id IS NOT NULL THEN 'deep_dive' WHEN a.step_id IS NOT NULL THEN 'step' ELSE 'challenge' END"
+    "CASE WHEN a.deep_dive_id IS NOT NULL THEN 'deep_dive' WHEN a.step_id IS NOT NULL THEN 'step' "
+    "WHEN a.challenge_id IS NOT NULL THEN 'challenge' ELSE 'open_question' END"
 )
-ID_SQL = "COALESCE(a.deep_dive_id, a.step_id, a.challenge_id)"
+ID_SQL = "COALESCE(a.deep_dive_id, a.step_id, a.challenge_id, a.open_question_id)"
 
 
 def _items_where(ids: dict[str, list[int]]) -> tuple[str, list[int]]:

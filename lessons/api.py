@@ -14,11 +14,33 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interview.ratelimit import AnswersThrottle
+from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.markup import markdown_text as md
-from lessons.models import Challenge, Choice, DeepDive, Lesson, Step
-from lessons.pages import ChallengeView, DeepDiveView, WalkthroughView, build_lesson_page, learner_filter
+from lessons.models import (
+    Answer,
+    Challenge,
+    ChecklistPoint,
+    Choice,
+    DeepDive,
+    ItemPractice,
+    Lesson,
+    OpenQuestion,
+    Step,
+)
+from lessons.pages import (
+    ChallengeView,
+    DeepDiveView,
+    Hints,
+    ItemState,
+    OpenQuestionView,
+    WalkthroughView,
+    build_lesson_page,
+    learner_filter,
+    load_lesson_data,
+)
 from lessons.results import compute_results
+from lessons.scoring import HINT_RULE
 from lessons.templatetags.lesson_tags import drawn_prompt
 
 
@@ -54,9 +76,31 @@ class AnswerResultSerializer(serializers.Serializer):
     feedback = serializers.CharField()
     follow_up = serializers.DictField(allow_null=True, required=False)
     value = serializers.FloatField(required=False)
-    expected = serializers.FloatField(required=False)
+    expected = serializers.FloatField(
+        required=False, help_text="Numbers: only once right, after a second try, or after a reveal."
+    )
     unit = serializers.CharField(required=False)
     steps = serializers.ListField(child=serializers.DictField(), required=False)
+    hints_taken = serializers.IntegerField(help_text="Hints taken before this answer; each cost points.")
+    text = serializers.CharField(required=False, help_text="Open questions: the written answer.")
+    ticked = serializers.ListField(child=serializers.IntegerField(), required=False)
+
+
+class WrittenAnswerSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=5000, help_text="The learner's answer, as they would say it.")
+
+
+class ChecklistAnswerSerializer(serializers.Serializer):
+    points = serializers.ListField(
+        child=serializers.IntegerField(), allow_empty=True, help_text="Ids of the checklist points the answer covered."
+    )
+
+
+class HintsSerializer(serializers.Serializer):
+    hints = serializers.ListField(child=serializers.CharField(), help_text="The hints shown so far (Markdown).")
+    total = serializers.IntegerField()
+    next_cost = serializers.IntegerField(help_text="Points the next hint takes off the first answer (0 once answered).")
+    rule = serializers.CharField()
 
 
 class ChoiceAnswerSerializer(serializers.Serializer):
@@ -96,7 +140,16 @@ def answer_payload(answer) -> dict:
         "points": answer.points,
         "max_points": answer.max_points,
         "is_first": answer.is_first,
+        "hints_taken": answer.hints_taken,
     }
+
+
+def hints_data(hints: Hints | None, markdown: list[str]) -> dict:
+    """Return the hints a learner has seen, how many there are and what the next costs (lessons.scoring)."""
+    if hints is None:
+        return {"hints": [], "total": 0, "next_cost": 0, "rule": HINT_RULE}
+    return {"hints": [md(h) for h in markdown[: hints.shown]], "total": len(hints.html), "next_cost": hints.cost,
+            "rule": HINT_RULE}  # fmt: skip
 
 
 def item_header(item, kind: str) -> dict:
@@ -119,11 +172,15 @@ def deep_dive_data(view: DeepDiveView) -> dict:
         "points": dd.points,
         "is_follow_up": view.is_follow_up,
         "choices": [{"id": c.pk, **text(c, "text")} for c in view.choices],
+        "hints": hints_data(view.hints, dd.hints),
+        "all_shown": view.reveal_all,
         "answers": [],
         "follow_ups": [deep_dive_data(f) for f in view.follow_up_views],
     }
     if view.answered:
-        # Only after an answer: every choice's verdict and feedback, to compare.
+        # After an answer: the chosen approach's verdict and feedback; every choice's once the
+        # reveal is earned (a best answer, a second try, or a reveal asked for).
+        shown = view.shown_choice
         data["choices"] = [
             {
                 "id": c.pk,
@@ -133,6 +190,8 @@ def deep_dive_data(view: DeepDiveView) -> dict:
                 **text(c, "feedback"),
                 "follow_up": c.follow_up_id,
             }
+            if view.reveal_all or c == shown
+            else {"id": c.pk, **text(c, "text")}
             for c in view.choices
         ]
         data["answers"] = answers_data(view.state, "choice_id")
@@ -154,13 +213,15 @@ def walkthrough_data(view: WalkthroughView) -> dict:
             "connections": step.connections,
         }
         if step.calculator:
-            item["asks"] = {"unit": step.unit, "hints": [md(h) for h in step.hints], "points": step.points}
-            if sv.answered:
+            item["asks"] = {"unit": step.unit, "hints": hints_data(sv.hints, step.hints), "points": step.points,
+                            "working_shown": sv.show_working}  # fmt: skip
+            if sv.show_working:
                 item["asks"].update(
                     expected=sv.state.latest.expected,
                     **text(step, "explanation"),
                     steps=[d.as_dict() for d in sv.derivation()],
                 )
+            if sv.answered:
                 item["answers"] = answers_data(sv.state, "value")
         steps.append(item)
     return {**item_header(wt, "walkthrough"), "kind": wt.kind, "title": wt.title, "intro": md(wt.intro),
@@ -178,21 +239,48 @@ def challenge_data(view: ChallengeView) -> dict:
         "inputs": {**ch.inputs, **view.inputs},
         "seed": view.draw["seed"],
         "unit": ch.unit,
-        "hints": [md(h) for h in ch.hints],
+        "hints": hints_data(view.hints, ch.hints),
         "points": ch.points,
+        "working_shown": view.show_working,
         "answers": [],
     }
-    if view.answered:
+    if view.show_working:
         data.update(
             expected=view.state.latest.expected,
             **text(ch, "explanation"),
             steps=[d.as_dict() for d in view.derivation()],
-            answers=answers_data(view.state, "value"),
         )
+    if view.answered:
+        data["answers"] = answers_data(view.state, "value")
     return data
 
 
-ITEM_DATA = {"deep_dive": deep_dive_data, "walkthrough": walkthrough_data, "challenge": challenge_data}
+def checklist_data(points: list[ChecklistPoint]) -> list[dict]:
+    return [{"id": p.pk, **text(p, "text")} for p in points]
+
+
+def open_question_data(view: OpenQuestionView) -> dict:
+    """An open question: the checklist only once the learner has written an answer."""
+    question = view.question
+    data = {
+        **item_header(question, "open_question"),
+        "topic": question.topic_id,
+        **text(question, "prompt"),
+        "points": question.points,
+        "draft": view.state.draft,
+        "answers": [{**answer_payload(a), "text": a.text, "ticked": a.ticked} for a in view.state.answers],  # fmt: skip
+    }
+    if view.ticking or view.answered:
+        data["checklist"] = checklist_data(view.checklist)
+    return data
+
+
+ITEM_DATA = {
+    "deep_dive": deep_dive_data,
+    "walkthrough": walkthrough_data,
+    "challenge": challenge_data,
+    "open_question": open_question_data,
+}
 
 
 class LessonListView(APIView):
@@ -285,7 +373,8 @@ class DeepDiveAnswerView(AnswerView):
             message = services.FOLLOW_UP_NOT_REACHED
             return Response({"detail": message, "errors": {"deep_dive": [message]}}, status=409)
         learner = services.current_learner(django_request(request), create=True)
-        answer = services.answer_deep_dive(learner, deep_dive, choice)
+        hints = services.hints_to_pay(learner, {"deep_dive_id": deep_dive.pk})
+        answer = services.answer_deep_dive(learner, deep_dive, choice, hints=hints)
         follow_up = choice.follow_up
         return Response(
             {
@@ -303,16 +392,13 @@ def django_request(request: Request) -> HttpRequest:
     return request._request
 
 
-def number_result(answer, item) -> dict:
-    expected = services.expected_for(item, answer.drawn_inputs)
-    return {
-        **answer_payload(answer),
-        "feedback": answer.message,
-        "value": answer.value,
-        "expected": answer.expected,
-        "unit": item.unit,
-        "steps": [d.as_dict() for d in expected.steps],
-    }
+def number_result(answer, item, working: bool) -> dict:
+    """The graded number; its expected value and worked arithmetic only when ``working`` is earned."""
+    result = {**answer_payload(answer), "feedback": answer.message, "value": answer.value, "unit": item.unit}
+    if working:
+        expected = services.expected_for(item, answer.drawn_inputs)
+        result.update(expected=answer.expected, steps=[d.as_dict() for d in expected.steps])
+    return result
 
 
 class NumberAnswerView(AnswerView):
@@ -327,13 +413,15 @@ class NumberAnswerView(AnswerView):
         if not serializer.is_valid():
             return first_errors(serializer)
         learner = services.current_learner(django_request(request), create=True)
+        field = "challenge_id" if isinstance(item, Challenge) else "step_id"
         with transaction.atomic():
             draw = None
             if isinstance(item, Challenge):
                 services.ensure_session(django_request(request))
                 draw = services.store_draw(learner, item, services.learner_identity(django_request(request)))
-            answer = services.answer_number(learner, item, serializer.validated_data["value"], draw)
-        return Response(number_result(answer, item))
+            hints = services.hints_to_pay(learner, {field: item.pk})
+            answer = services.answer_number(learner, item, serializer.validated_data["value"], draw, hints=hints)
+        return Response(number_result(answer, item, services.reveal_earned(learner, answer)))
 
 
 @extend_schema_view(
@@ -361,6 +449,165 @@ class StepAnswerView(NumberAnswerView):
 class ChallengeAnswerView(NumberAnswerView):
     def items(self, request: Request):
         return Challenge.objects.filter(section__lesson__in=Lesson.objects.visible_to(request.user))
+
+
+def visible_items(request: Request, kind: str):
+    """Return the deep dives, numeric steps or challenges of the lessons the request may see."""
+    visible = Lesson.objects.visible_to(request.user)
+    if kind == "deep_dive":
+        return DeepDive.objects.filter(section__lesson__in=visible)
+    if kind == "step":
+        return Step.objects.filter(walkthrough__section__lesson__in=visible).exclude(calculator="")
+    return Challenge.objects.filter(section__lesson__in=visible)
+
+
+def item_state(learner, kind: str, pk: int):
+    """Return the learner's state of one item (first and latest answer, tries, practice), from a lesson read."""
+    if learner is None:
+        return ItemState()
+    fields = {f"{kind}_id": pk}
+    answers = list(Answer.objects.filter(learner=learner, **fields).order_by("pk"))
+    first = next((a for a in answers if a.is_first), None)
+    practice = ItemPractice.objects.filter(learner=learner, **fields).first()
+    return ItemState(first=first, latest=answers[-1] if answers else None, count=len(answers), practice=practice)
+
+
+class PracticeView(AnswerView):
+    """A hint or a reveal on a deep dive, a numeric step or a challenge."""
+
+    kind = ""  # "deep_dive", "step" or "challenge"
+
+
+class HintView(PracticeView):
+    def post(self, request: Request, pk: int) -> Response:
+        item = get_object_or_404(visible_items(request, self.kind), pk=pk)
+        if not item.hints:
+            message = "This question has no hints."
+            return Response({"detail": message, "errors": {"hints": [message]}}, status=409)
+        learner = services.current_learner(django_request(request), create=True)
+        services.take_hint(learner, {f"{self.kind}_id": pk}, len(item.hints))
+        hints = Hints.of(item.hints_html, item_state(learner, self.kind, pk), item.points, "")
+        return Response(hints_data(hints, item.hints))
+
+
+class RevealView(PracticeView):
+    def post(self, request: Request, pk: int) -> Response:
+        item = get_object_or_404(visible_items(request, self.kind), pk=pk)
+        learner = services.current_learner(django_request(request))
+        state = item_state(learner, self.kind, pk)
+        if state.first is None:
+            message = services.ANSWER_BEFORE_REVEAL
+            return Response({"detail": message, "errors": {"answer": [message]}}, status=409)
+        services.reveal(learner, {f"{self.kind}_id": pk})
+        if self.kind == "deep_dive":
+            choices = item.choices.all()
+            return Response({"choices": [{"id": c.pk, **text(c, "text"), "verdict": c.verdict, "points": c.points,
+                                          **text(c, "feedback"), "follow_up": c.follow_up_id} for c in choices]})  # fmt: skip
+        latest = state.latest
+        expected = services.expected_for(item, latest.drawn_inputs)
+        return Response(
+            {
+                "expected": latest.expected,
+                "unit": item.unit,
+                "steps": [d.as_dict() for d in expected.steps],
+                **text(item, "explanation"),
+            }  # fmt: skip
+        )
+
+
+def practice_schema(kind: str, what: str):
+    return [
+        extend_schema_view(
+            post=extend_schema(
+                summary=f"Take the next hint of {what}",
+                description=HINT_RULE + " Hints taken after the first answer are free.",
+                request=None,
+                responses={200: HintsSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+                operation_id=f"{kind}_hint",
+            )
+        )(type(f"{kind.title().replace('_', '')}HintView", (HintView,), {"kind": kind})),
+        extend_schema_view(
+            post=extend_schema(
+                summary=f"Reveal {what}'s " + ("every approach" if kind == "deep_dive" else "worked arithmetic"),
+                description="Only after an answer; the reveal is recorded and never changes a score.",
+                request=None,
+                responses={
+                    200: OpenApiResponse(description="The revealed verdicts or arithmetic."),
+                    404: ErrorSerializer,
+                    409: ErrorSerializer,
+                },  # fmt: skip
+                operation_id=f"{kind}_reveal",
+            )
+        )(type(f"{kind.title().replace('_', '')}RevealView", (RevealView,), {"kind": kind})),
+    ]
+
+
+DeepDiveHintView, DeepDiveRevealView = practice_schema("deep_dive", "a deep dive")
+StepHintView, StepRevealView = practice_schema("step", "an envelope step")
+ChallengeHintView, ChallengeRevealView = practice_schema("challenge", "a challenge")
+
+
+def visible_question(request: Request, pk: int):
+    """Return (question, checklist, lesson data) of an open question the request may see, else 404."""
+    question = get_object_or_404(
+        OpenQuestion.objects.filter(section__lesson__in=Lesson.objects.visible_to(request.user)).select_related(
+            "section__lesson"
+        ),
+        pk=pk,
+    )
+    data = load_lesson_data(django_request(request), question.section.lesson, only="open_question")
+    return question, [p for p in data.checklist if p.question_id == pk], data
+
+
+class OpenQuestionWriteView(AnswerView):
+    @extend_schema(
+        summary="Write an answer to an open question",
+        description="The answer is kept; the response gives the checklist of points a strong answer makes.",
+        request=WrittenAnswerSerializer,
+        responses={
+            200: OpenApiResponse(description="The saved draft and the checklist."),
+            400: ErrorSerializer,
+            404: ErrorSerializer,
+        },  # fmt: skip
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        question, checklist, _data = visible_question(request, pk)
+        serializer = WrittenAnswerSerializer(data=request.data)
+        if not serializer.is_valid():
+            return first_errors(serializer)
+        learner = services.current_learner(django_request(request), create=True)
+        services.save_draft(learner, question, serializer.validated_data["text"])
+        return Response({"draft": serializer.validated_data["text"], "checklist": checklist_data(checklist)})
+
+
+class OpenQuestionAnswerView(AnswerView):
+    @extend_schema(
+        summary="Tick the checklist points your written answer covered",
+        description="The ticked share of the checklist is the score; only the first answer scores.",
+        request=ChecklistAnswerSerializer,
+        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        question, checklist, data = visible_question(request, pk)
+        serializer = ChecklistAnswerSerializer(data=request.data)
+        if not serializer.is_valid():
+            return first_errors(serializer)
+        by_id = {p.pk: p for p in checklist}
+        chosen = serializer.validated_data["points"]
+        if any(pk_ not in by_id for pk_ in chosen):
+            return Response({"errors": {"points": ["Tick only this question's checklist points."]}}, status=400)
+        state = data.state("open_question", pk)
+        if not state.draft:
+            message = services.WRITE_BEFORE_CHECKLIST
+            return Response({"detail": message, "errors": {"text": [message]}}, status=409)
+        learner = services.current_learner(django_request(request), create=True)
+        ticked = [p for p in checklist if p.pk in set(chosen)]
+        with transaction.atomic():
+            answer = services.answer_open_question(
+                learner, question, checklist, ticked, state.draft, answered_before=state.count > 0, card=state.card
+            )
+        return Response({**answer_payload(answer), "feedback": answer.message, "text": answer.text,
+                         "ticked": answer.ticked, "checklist": checklist_data(checklist)})  # fmt: skip
 
 
 class ResultsView(APIView):
@@ -439,3 +686,83 @@ class ReviewView(APIView):
                 for item in items
             ]
         )
+
+
+def quiz_data(quiz: quiz_module.Quiz, hints: int) -> dict:
+    """A due item as a review session asks it: no verdict, no earlier answer, numbers drawn anew."""
+    data = {"type": quiz.kind, "id": quiz.item_id, "lesson": quiz.lesson.slug, "prompt_html": quiz.prompt_html,
+            "body_html": quiz.body_html,
+            "hints": quiz.hints_html[:hints], "hints_total": len(quiz.hints_html), "due": quiz.card.due}  # fmt: skip
+    if quiz.kind == "deep_dive":
+        data["choices"] = [{"id": c.pk, **text(c, "text")} for c in quiz.choices]
+    elif quiz.kind == "open_question":
+        data["answer_with"] = "text, then points (the checklist comes with the reply to text alone)"
+    else:
+        data.update(unit=quiz.unit, inputs=quiz.inputs)
+    return data
+
+
+class ReviewNextView(APIView):
+    @extend_schema(
+        summary="The next item of a review session, asked afresh",
+        description="Choices come in a new order, a challenge's numbers are drawn anew, no earlier verdict is "
+        "given. `?hints=N` shows the first N hints (a recall with a hint counts as hard).",
+        responses={200: OpenApiResponse(description='{"due": <count>, "item": {...} or null}')},
+    )
+    def get(self, request: Request) -> Response:
+        lookup = learner_filter(django_request(request))
+        lessons = list(Lesson.objects.visible_to(request.user))
+        card = quiz_module.next_card(lookup, lessons) if lookup is not None else None
+        if card is None:
+            return Response({"due": 0, "item": None})
+        quiz = quiz_module.present(card, services.learner_identity(django_request(request)))
+        hints = quiz_module.hints_shown(quiz, request.query_params.get("hints"))
+        return Response({"due": review.due_count(lookup, lessons), "item": quiz_data(quiz, hints)})
+
+
+class ReviewAnswerSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["deep_dive", "step", "challenge", "open_question"])
+    id = serializers.IntegerField()
+    choice = serializers.IntegerField(required=False)
+    value = serializers.CharField(required=False, max_length=40)
+    text = serializers.CharField(required=False, max_length=5000)
+    points = serializers.ListField(child=serializers.IntegerField(), required=False)
+    hints = serializers.IntegerField(required=False, min_value=0, default=0, help_text="Hints you were shown.")
+
+
+class ReviewAnswerView(AnswerView):
+    @extend_schema(
+        summary="Answer a review item",
+        description="Grades the answer and reschedules the item (FSRS); lesson scores never change.",
+        request=ReviewAnswerSerializer,
+        responses={
+            200: OpenApiResponse(description="outcome, recalled, next_due, feedback_html, answer_html"),
+            400: ErrorSerializer,
+            404: ErrorSerializer,
+        },  # fmt: skip
+    )
+    def post(self, request: Request) -> Response:
+        serializer = ReviewAnswerSerializer(data=request.data)
+        if not serializer.is_valid():
+            return first_errors(serializer)
+        data = serializer.validated_data
+        lookup = learner_filter(django_request(request))
+        lessons = list(Lesson.objects.visible_to(request.user))
+        card = quiz_module.card_for(lookup, lessons, data["type"], data["id"]) if lookup is not None else None
+        if card is None:
+            message = "That item is not in your review queue."
+            return Response({"detail": message, "errors": {"id": [message]}}, status=404)
+        quiz = quiz_module.present(card, services.learner_identity(django_request(request)))
+        if quiz.kind == "open_question":
+            if not data.get("text", "").strip():
+                return Response({"errors": {"text": [services.WRITE_BEFORE_CHECKLIST]}}, 400)
+            if "points" not in data:
+                return Response({"graded": False, "checklist": checklist_data(quiz.checklist)})
+        try:
+            graded = quiz_module.grade(quiz, data, quiz_module.hints_shown(quiz, data["hints"]))
+        except quiz_module.QuizError as error:
+            field = {"deep_dive": "choice", "open_question": "points"}.get(quiz.kind, "value")
+            return Response({"errors": {field: [str(error)]}}, status=400)
+        return Response({"graded": True, "outcome": graded.outcome, "recalled": graded.recalled,
+                         "next_due": graded.card.due, "feedback_html": graded.feedback_html,
+                         "answer_html": graded.answer_html})  # fmt: skip

@@ -7,7 +7,8 @@ import re
 
 from django import forms
 
-from lessons.models import Choice
+from lessons.models import ChecklistPoint, Choice
+from lessons.services import WRITE_BEFORE_CHECKLIST
 
 NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 # Commas only as thousands separators: "5,436" and "1,200,000.5", never "1,5".
@@ -51,3 +52,35 @@ class NumberForm(forms.Form):
         if not math.isfinite(value):
             raise forms.ValidationError("Enter a finite number.")
         return value
+
+
+class WrittenAnswerForm(forms.Form):
+    """An open question's written answer."""
+
+    text = forms.CharField(
+        max_length=5000,
+        strip=True,
+        error_messages={
+            "required": WRITE_BEFORE_CHECKLIST,
+            "max_length": "Keep it under 5,000 characters, as you would in an interview.",
+        },
+    )
+
+
+class ChecklistForm(forms.Form):
+    """The checklist points a learner says their written answer covered (none is a valid answer)."""
+
+    point = forms.TypedMultipleChoiceField(
+        coerce=int,
+        required=False,
+        error_messages={"invalid_choice": "Tick only this question's checklist points."},
+    )
+
+    def __init__(self, *args, checklist: list[ChecklistPoint], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.checklist = checklist
+        self.fields["point"].choices = [(p.pk, p.text) for p in checklist]
+
+    def ticked(self) -> list[ChecklistPoint]:
+        chosen = set(self.cleaned_data["point"])
+        return [p for p in self.checklist if p.pk in chosen]

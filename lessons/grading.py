@@ -68,7 +68,7 @@ def grade(
             "partial",
             0.5,
             f"Right order of magnitude, but {direction}: within {partial_band:g}x of the answer. "
-            "Half credit; check the arithmetic below.",
+            "Half credit; check each factor of your working.",
         )
     if expected and given and (given > 0) == (expected > 0):
         ratio = abs(given) / abs(expected)
@@ -76,4 +76,4 @@ def grade(
             factor = ratio if ratio >= 1 else (1 / ratio if ratio else math.inf)  # ratio may underflow to 0
             size = f"about {factor:,.0f}x" if math.isfinite(factor) and factor < 1e6 else "a huge factor"
             return Grade("incorrect", 0.0, f"Off by {size}: a unit or power of ten slipped.")
-    return Grade("incorrect", 0.0, "Not within tolerance. Work through the arithmetic below.")
+    return Grade("incorrect", 0.0, "Not within tolerance. Check each factor of your working.")

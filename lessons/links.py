@@ -8,34 +8,41 @@ from dataclasses import dataclass
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from lessons.models import Challenge, DeepDive, Lesson, Walkthrough, item_key_of
+from lessons.models import Challenge, DeepDive, Lesson, OpenQuestion, Walkthrough, item_key_of
 
 # The fields item_link() reads; add them to a values() query over Answer or ReviewCard.
 ITEM_FIELDS = (
     "deep_dive_id", "deep_dive__prompt_html", "deep_dive__key", "deep_dive__section__lesson_id",
     "step_id", "step__title", "step__order", "step__walkthrough__key", "step__walkthrough__section__lesson_id",
     "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id",
+    "open_question_id", "open_question__prompt_html", "open_question__key", "open_question__section__lesson_id",
 )  # fmt: skip
 
 
 @dataclass(frozen=True)
 class ItemLink:
-    kind: str  # "deep_dive" | "step" | "challenge"
+    kind: str  # one of AboutItem.ITEM_KINDS
     item_id: int
     title: str  # plain text
     url: str
     lesson: Lesson
 
 
-def url_maker(name: str, *args) -> Callable[[object], str]:
-    """Reverse ``name`` once and return a function giving its URL for any value of the last argument.
+def url_maker(name: str, *args, variables: int = 1) -> Callable[..., str]:
+    """Reverse ``name`` once and return a function giving its URL for any values of the last arguments.
 
-    A page that links every item (a lesson, the results) would otherwise reverse each link:
-    that took more time than the rest of an item's rendering.
+    ``args`` are the fixed first arguments and ``variables`` how many follow them. A page that
+    links every item (a lesson, the results) would otherwise reverse each link: that took more
+    time than the rest of an item's rendering. The values must need no quoting (ids, keys).
     """
-    marker = "4242424242"  # fits both int and slug converters
-    head, tail = reverse(name, args=[*args, marker]).rsplit(marker, 1)
-    return lambda last: f"{head}{last}{tail}"
+    markers = [f"424242424{n}" for n in range(variables)]  # each fits the int, slug and str converters
+    rest = reverse(name, args=[*args, *markers])
+    parts = []
+    for marker in reversed(markers):
+        rest, tail = rest.rsplit(marker, 1)
+        parts.insert(0, tail)
+    head = rest
+    return lambda *values: head + "".join(f"{value}{tail}" for value, tail in zip(values, parts, strict=True))
 
 
 def item_links(rows: Iterable[dict], lessons: Iterable[Lesson]) -> Iterator[tuple[dict, ItemLink]]:
@@ -60,10 +67,14 @@ def item_link(row: dict, visible: dict[int, Lesson], lesson_url: Callable[[objec
         title = row["step__title"]
         key = row["step__walkthrough__key"]
         anchor = f"walkthroughs/{key}/{row['step__order']}/#{Walkthrough.anchor_for(key)}"
-    else:
+    elif kind == "challenge":
         lesson = visible.get(row["challenge__section__lesson_id"])
         title = row["challenge__title"]
         anchor = "#" + Challenge.anchor_for(row["challenge__key"])
+    else:
+        lesson = visible.get(row["open_question__section__lesson_id"])
+        title = strip_tags(row["open_question__prompt_html"])
+        anchor = "#" + OpenQuestion.anchor_for(row["open_question__key"])
     if lesson is None:
         return None
     return ItemLink(kind, pk, title, lesson_url(lesson.slug) + anchor, lesson)

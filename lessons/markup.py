@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+import threading
 from collections.abc import Collection, Mapping
 
 import markdown as markdown_lib
@@ -15,6 +16,7 @@ from pygments.token import STANDARD_TYPES
 
 from calculators.formatting import in_format, number
 from calculators.registry import CalculatorInputError, get_calculator
+from calculators.simulator import REFERENCE_SLUGS, simulated_value
 
 CALC_PATTERN = re.compile(r"\{\{\s*calc\s+(?P<ref>[^}|]*?)\s*(?:\|\s*(?P<format>[A-Za-z0-9]+)\s*)?\}\}")
 
@@ -87,6 +89,11 @@ def parse_reference(ref: str) -> tuple[str, str, dict[str, str]]:
 def calc_value(ref: str) -> float | int | bool | None:
     """Return the calculator output named by a reference such as ``routing.round_robin_share cards=64``."""
     slug, output, params = parse_reference(ref)
+    if slug in REFERENCE_SLUGS:  # a number from a fleet-simulator run (a preset or given inputs)
+        try:
+            return simulated_value(slug, output, params)
+        except ValueError as error:
+            raise MarkupError(str(error)) from None
     try:
         calculator = get_calculator(slug)
     except KeyError:
@@ -131,15 +138,29 @@ def sanitize(html: str) -> str:
     )
 
 
+_converters = threading.local()
+
+
+def converter() -> markdown_lib.Markdown:
+    """Return this thread's Markdown converter, made once: building one (loading its extensions)
+    cost more than converting an answer's message. Python-Markdown's own advice for many
+    documents; ``reset()`` clears what the last conversion left, and it is never shared between threads.
+    """
+    md = getattr(_converters, "md", None)
+    if md is None:
+        md = _converters.md = markdown_lib.Markdown(
+            extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG, output_format="html"
+        )
+    return md
+
+
 def render_markdown(text: str) -> SafeString:
     """Return sanitised HTML for authored Markdown, with its {{calc ...}} numbers computed."""
     if not text:
         return mark_safe("")
     expanded = markdown_text(text)
     # smarty's curly quotes are inline patterns, which never run inside code spans or fenced code.
-    html = markdown_lib.markdown(
-        expanded, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG, output_format="html"
-    )
+    html = converter().reset().convert(expanded)
     # Wide tables and code scroll inside a keyboard-focusable region instead of widening the page.
     html = wrap_tables(sanitize(html)).replace(CODE_BLOCK, FOCUSABLE_CODE_BLOCK)
     return mark_safe(html)  # noqa: S308 - sanitised just above; the wrapper is ours
@@ -248,11 +269,13 @@ def prompt_value(value, spec: str) -> str:
 STORED_MARKDOWN = {
     "Lesson": {"summary": "block"},
     "Section": {"body": "block"},
-    "DeepDive": {"prompt": "inline", "context": "block"},
+    "DeepDive": {"prompt": "inline", "context": "block", "hints": "list"},
     "Choice": {"text": "inline", "feedback": "block"},
     "Walkthrough": {"intro": "block"},
     "Step": {"body": "block", "hints": "list", "explanation": "block"},
     "Challenge": {"prompt": "prompt", "hints": "list", "explanation": "block"},
+    "OpenQuestion": {"prompt": "inline"},
+    "ChecklistPoint": {"text": "inline"},
 }
 
 

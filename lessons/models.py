@@ -187,6 +187,10 @@ class DeepDive(RenderedMarkdown, Item):
         help_text="Show the choices in the authored order to everyone (when their order carries meaning); "
         "otherwise each learner sees them in their own shuffled order.",
     )
+    hints = models.JSONField(
+        default=list, blank=True, help_text="Up to three Markdown hints; one taken before answering costs points."
+    )
+    hints_html = models.JSONField(default=list, blank=True, editable=False)
 
     class Meta(Item.Meta):
         verbose_name = "deep dive"
@@ -279,7 +283,11 @@ class GradedNumber(models.Model):
         help_text='Predictable wrong answers: [{"factor": 0.9537, "feedback": "..."}] or '
         '[{"inputs": {...}, "feedback": "..."}].',
     )
-    hints = models.JSONField(default=list, blank=True, help_text="Markdown hints, revealed one at a time.")
+    hints = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Up to three Markdown hints, revealed one at a time; one taken before answering costs points.",
+    )
     hints_html = models.JSONField(default=list, blank=True, editable=False)
     explanation = models.TextField(blank=True, help_text="Markdown revealed after answering.")
     explanation_html = models.TextField(blank=True, editable=False)
@@ -417,6 +425,52 @@ class Challenge(RenderedMarkdown, Item, GradedNumber):
         return self.anchor_for(self.key)
 
 
+class OpenQuestion(RenderedMarkdown, Item):
+    """An interviewer's open question: the learner writes an answer, then ticks the checklist points it covered."""
+
+    topic = topic_field()
+    prompt = models.TextField(help_text="The interviewer's question, as spoken (Markdown).")
+    prompt_html = models.TextField(blank=True, editable=False)
+    points = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1)])
+
+    class Meta(Item.Meta):
+        verbose_name = "open question"
+        constraints = [
+            models.UniqueConstraint(fields=["section", "order"], name="openquestion_order_unique_in_section"),
+            models.CheckConstraint(condition=Q(points__gt=0), name="openquestion_points_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.prompt[:60]}"
+
+    @staticmethod
+    def anchor_for(key: str) -> str:
+        return f"oq-{key}"
+
+    @property
+    def anchor(self) -> str:
+        return self.anchor_for(self.key)
+
+
+class ChecklistPoint(RenderedMarkdown):
+    """One point a strong answer to an open question covers; the share of points ticked is the score."""
+
+    question = models.ForeignKey(OpenQuestion, on_delete=models.CASCADE, related_name="checklist")
+    order = models.PositiveSmallIntegerField(default=0)
+    text = models.TextField(help_text="Markdown, one point a strong answer makes.")
+    text_html = models.TextField(blank=True, editable=False)
+
+    class Meta:
+        ordering = ["question", "order"]
+        verbose_name = "checklist point"
+        constraints = [
+            models.UniqueConstraint(fields=["question", "order"], name="checklistpoint_order_unique_in_question"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
 class Learner(models.Model):
     """Whoever answers: an anonymous session at first, tied to an account once signed in."""
 
@@ -432,36 +486,26 @@ class Learner(models.Model):
         return self.user.get_username() if self.user_id else f"anonymous #{self.pk}"
 
 
-def exactly_one_item(name: str) -> models.CheckConstraint:
-    """Return the check that a row names exactly one of a deep dive, a step or a challenge."""
-    return models.CheckConstraint(
-        condition=(
-            Q(deep_dive__isnull=False, step__isnull=True, challenge__isnull=True)
-            | Q(deep_dive__isnull=True, step__isnull=False, challenge__isnull=True)
-            | Q(deep_dive__isnull=True, step__isnull=True, challenge__isnull=False)
-        ),
-        name=name,
-    )
-
-
 class AboutItem(models.Model):
-    """A row about one item: exactly one of a deep dive, a step or a challenge (Answer, ReviewCard).
+    """A row about one item: exactly one of a deep dive, a step, a challenge or an open question.
 
-    The one place that knows which of the three foreign keys names the item.
+    Answer, ReviewCard and ItemPractice are such rows; this is the one place that knows which
+    of the foreign keys names the item.
     """
 
-    ITEM_KINDS = ("deep_dive", "step", "challenge")
+    ITEM_KINDS = ("deep_dive", "step", "challenge", "open_question")
 
     deep_dive = models.ForeignKey(DeepDive, null=True, blank=True, on_delete=models.CASCADE)
     step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE)
     challenge = models.ForeignKey(Challenge, null=True, blank=True, on_delete=models.CASCADE)
+    open_question = models.ForeignKey(OpenQuestion, null=True, blank=True, on_delete=models.CASCADE)
 
     class Meta:
         abstract = True
 
     @property
     def item_key(self) -> tuple[str, int]:
-        """Return (kind, id) of the item: kind is "deep_dive", "step" or "challenge"."""
+        """Return (kind, id) of the item: kind is one of ITEM_KINDS, e.g. "deep_dive"."""
         return item_key_of({f"{kind}_id": getattr(self, f"{kind}_id") for kind in self.ITEM_KINDS})
 
     @property
@@ -469,6 +513,16 @@ class AboutItem(models.Model):
         """Return the lookup naming the same item, e.g. {"step_id": 3}."""
         kind, pk = self.item_key
         return {f"{kind}_id": pk}
+
+    @classmethod
+    def one_per_item(cls, prefix: str, **condition) -> list[models.UniqueConstraint]:
+        """Return the constraints allowing one row per learner and item (``condition`` narrows them)."""
+        return [
+            models.UniqueConstraint(
+                fields=["learner", kind], condition=Q(**condition) if condition else None, name=f"{prefix}_{kind}"
+            )
+            for kind in cls.ITEM_KINDS
+        ]
 
     @classmethod
     def items_q(cls, kind_ids: dict[str, list[int]]) -> Q:
@@ -481,6 +535,14 @@ class AboutItem(models.Model):
 
 
 ITEM_ID_FIELDS = tuple(f"{kind}_id" for kind in AboutItem.ITEM_KINDS)  # for values() rows read by item_key_of
+
+
+def exactly_one_item(name: str) -> models.CheckConstraint:
+    """Return the check that a row names exactly one item (one of AboutItem.ITEM_KINDS)."""
+    condition = Q(pk__in=[])
+    for kind in AboutItem.ITEM_KINDS:
+        condition |= Q(**{f"{other}__isnull": other != kind for other in AboutItem.ITEM_KINDS})
+    return models.CheckConstraint(condition=condition, name=name)
 
 
 def item_key_of(row: dict) -> tuple[str, int]:
@@ -510,6 +572,9 @@ class Answer(AboutItem):
     points = models.PositiveSmallIntegerField()
     max_points = models.PositiveSmallIntegerField()
     message = models.TextField(blank=True)
+    text = models.TextField(blank=True, help_text="An open question's written answer.")
+    ticked = models.JSONField(default=list, blank=True, help_text="An open question's checklist points ticked (ids).")
+    hints_taken = models.PositiveSmallIntegerField(default=0, help_text="Hints taken before this answer.")
     is_first = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -517,15 +582,7 @@ class Answer(AboutItem):
         ordering = ["created_at", "pk"]
         constraints = [
             exactly_one_item("answer_has_exactly_one_item"),
-            models.UniqueConstraint(
-                fields=["learner", "deep_dive"], condition=Q(is_first=True), name="one_first_answer_per_deep_dive"
-            ),
-            models.UniqueConstraint(
-                fields=["learner", "step"], condition=Q(is_first=True), name="one_first_answer_per_step"
-            ),
-            models.UniqueConstraint(
-                fields=["learner", "challenge"], condition=Q(is_first=True), name="one_first_answer_per_challenge"
-            ),
+            *AboutItem.one_per_item("one_first_answer_per", is_first=True),
             models.CheckConstraint(condition=Q(points__lte=models.F("max_points")), name="answer_points_within_max"),
             models.CheckConstraint(
                 condition=Q(outcome__in=["correct", "partial", "incorrect"]), name="answer_outcome_valid"
@@ -533,9 +590,7 @@ class Answer(AboutItem):
         ]
         indexes = [
             models.Index(fields=["learner", "created_at"]),
-            models.Index(fields=["learner", "deep_dive"], name="answer_learner_deep_dive"),
-            models.Index(fields=["learner", "step"], name="answer_learner_step"),
-            models.Index(fields=["learner", "challenge"], name="answer_learner_challenge"),
+            *(models.Index(fields=["learner", kind], name=f"answer_learner_{kind}") for kind in AboutItem.ITEM_KINDS),
         ]
 
     def __str__(self) -> str:
@@ -598,16 +653,44 @@ class ReviewCard(AboutItem):
     last_outcome = models.CharField(max_length=12, choices=Outcome.choices)
     reviews = models.PositiveIntegerField(default=1, help_text="Answers given to the item, retries included.")
     latest_answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The item's scoring answer, so a page reads a learner's state from the cards alone (one query).
+    first_answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         ordering = ["due"]
         constraints = [
             exactly_one_item("review_card_has_exactly_one_item"),
-            models.UniqueConstraint(fields=["learner", "deep_dive"], name="one_card_per_deep_dive"),
-            models.UniqueConstraint(fields=["learner", "step"], name="one_card_per_step"),
-            models.UniqueConstraint(fields=["learner", "challenge"], name="one_card_per_challenge"),
+            *AboutItem.one_per_item("one_card_per"),
         ]
         indexes = [models.Index(fields=["learner", "due"])]
 
     def __str__(self) -> str:
         return f"{self.learner} · due {self.due:%Y-%m-%d %H:%M}"
+
+
+class ItemPractice(AboutItem):
+    """A learner's work on one item besides their answers: hints taken, reveals asked for, a pending answer.
+
+    ``hints_taken`` counts the hints shown (before the first answer they cost points, see
+    lessons.scoring.hint_cost); ``revealed`` is set when the learner asked to see every approach
+    or the worked arithmetic before earning it; ``draft`` is an open question's written answer
+    waiting for its checklist to be ticked.
+    """
+
+    learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="practice")
+    hints_taken = models.PositiveSmallIntegerField(default=0, validators=[MaxValueValidator(3)])
+    revealed = models.BooleanField(default=False)
+    draft = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "item practice"
+        verbose_name_plural = "item practice"
+        constraints = [
+            exactly_one_item("item_practice_has_exactly_one_item"),
+            *AboutItem.one_per_item("one_practice_per"),
+            models.CheckConstraint(condition=Q(hints_taken__lte=3), name="item_practice_at_most_three_hints"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} · {self.hints_taken} hint(s){' · revealed' if self.revealed else ''}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property, partial
+from operator import attrgetter
 
 from django.http import HttpRequest
 
@@ -13,18 +15,21 @@ from lessons.models import (
     Answer,
     Challenge,
     ChallengeDraw,
+    ChecklistPoint,
     Choice,
     DeepDive,
+    ItemPractice,
     Layer,
     Learner,
     Lesson,
     LessonProgress,
+    OpenQuestion,
     ReviewCard,
     Section,
     Step,
     Walkthrough,
 )
-from lessons.scoring import Score, counts_toward_score
+from lessons.scoring import HINT_RULE, Score, counts_toward_score, hint_cost, reveal_earned
 from lessons.services import SESSION_KEY, challenge_draw, choice_order, ensure_session, expected_for, learner_identity
 
 
@@ -54,6 +59,24 @@ class ItemState:
     latest: Answer | None = None
     count: int = 0
     card: ReviewCard | None = None  # the item's review card, reused when the next answer reschedules it
+    practice: ItemPractice | None = None  # hints taken, reveals asked for, an open question's draft
+
+    @property
+    def hints_taken(self) -> int:
+        return self.practice.hints_taken if self.practice else 0
+
+    @property
+    def revealed(self) -> bool:
+        return bool(self.practice and self.practice.revealed)
+
+    @property
+    def draft(self) -> str:
+        return self.practice.draft if self.practice else ""
+
+    @property
+    def hints_before_first(self) -> int:
+        """Hints to pay for with the first answer: those taken so far, until it is given."""
+        return 0 if self.first else self.hints_taken
 
     @property
     def answers(self) -> list[Answer]:
@@ -64,6 +87,33 @@ class ItemState:
     @property
     def retries(self) -> int:
         return max(self.count - 1, 0)
+
+
+@dataclass(frozen=True)
+class Hints:
+    """An item's hints as the learner may see them: before the first answer each one costs (lessons.scoring)."""
+
+    html: list[str]
+    shown: int  # how many are on screen
+    cost: int  # points the next one would cost (0 once the item is answered)
+    url: str
+
+    @classmethod
+    def of(cls, html: list[str], state: ItemState, max_points: int, url: str) -> Hints:
+        if state.first:  # answered: every hint is free and shown
+            return cls(html, len(html), 0, url)
+        taken = min(state.hints_taken, len(html))
+        return cls(html, taken, hint_cost(max_points, taken + 1) - hint_cost(max_points, taken), url)
+
+    @property
+    def visible(self) -> list[str]:
+        return self.html[: self.shown]
+
+    @property
+    def more(self) -> bool:
+        return self.shown < len(self.html)
+
+    rule = HINT_RULE
 
 
 @dataclass
@@ -77,6 +127,8 @@ class DeepDiveView:
     follow_up_views: list[DeepDiveView] = field(default_factory=list)
     kind: str = "deep_dive"
     answer_url: str = ""
+    hints: Hints | None = None
+    reveal_url: str = ""
 
     @property
     def answered(self) -> bool:
@@ -87,6 +139,11 @@ class DeepDiveView:
         latest = self.state.latest
         return next((c for c in self.choices if latest and c.pk == latest.choice_id), None)
 
+    @property
+    def reveal_all(self) -> bool:
+        """Whether every approach's verdict and feedback is shown: after a best answer, a second try, or on request."""
+        return show_working(self.state)
+
 
 @dataclass
 class StepView:
@@ -94,13 +151,24 @@ class StepView:
     number: int
     state: ItemState
     answer_url: str = ""
+    hints: Hints | None = None
+    reveal_url: str = ""
 
     @property
     def answered(self) -> bool:
         return bool(self.state.answers)
 
+    @property
+    def show_working(self) -> bool:
+        return show_working(self.state)
+
     def derivation(self) -> list:
-        return expected_for(self.step).steps if self.answered else []
+        return expected_for(self.step).steps if self.show_working else []
+
+
+def show_working(state: ItemState) -> bool:
+    """Whether the reveal is earned: the other approaches, or a number's answer and worked arithmetic."""
+    return reveal_earned(state.latest.outcome if state.latest else None, state.count, state.revealed)
 
 
 @dataclass
@@ -167,10 +235,16 @@ class ChallengeView:
     answer_url: str
     calculator_url: str
     kind: str = "challenge"
+    hints: Hints | None = None
+    reveal_url: str = ""
 
     @property
     def answered(self) -> bool:
         return bool(self.state.answers)
+
+    @property
+    def show_working(self) -> bool:
+        return show_working(self.state)
 
     @property
     def inputs(self) -> dict:
@@ -178,9 +252,35 @@ class ChallengeView:
 
     def derivation(self) -> list:
         """Return the worked arithmetic for the numbers the latest answer was graded on."""
-        if not self.answered:
+        if not self.show_working:
             return []
         return expected_for(self.challenge, self.state.latest.drawn_inputs or self.inputs).steps
+
+
+@dataclass
+class OpenQuestionView:
+    """An open question: write an answer (kept as a draft), then tick the checklist points it covered."""
+
+    question: OpenQuestion
+    checklist: list[ChecklistPoint]
+    state: ItemState
+    write_url: str
+    answer_url: str
+    kind: str = "open_question"
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.state.answers)
+
+    @property
+    def ticking(self) -> bool:
+        """Whether the learner has written an answer and now ticks the checklist."""
+        return bool(self.state.draft)
+
+    @cached_property
+    def ticked(self) -> set[int]:
+        latest = self.state.latest
+        return set(latest.ticked) if latest and not self.ticking else set()
 
 
 @dataclass
@@ -204,6 +304,7 @@ class LessonPage:
     deep_dives: dict[int, DeepDiveView]
     walkthroughs: dict[int, WalkthroughView]
     challenges: dict[int, ChallengeView]
+    open_questions: dict[int, OpenQuestionView]
     resume_url: str | None
     score: Score
 
@@ -221,6 +322,7 @@ class LessonData:
     choices: list[Choice]
     steps: list[Step]
     challenges: list[Challenge]
+    checklist: list[ChecklistPoint]
     states: dict[tuple[str, int], ItemState]
     draws: dict[int, ChallengeDraw]
     resume_url: str | None
@@ -236,6 +338,8 @@ class LessonData:
         state.latest = answer
         if answer.is_first:
             state.first = answer
+        if answer.open_question_id and state.practice:
+            state.practice.draft = ""  # the written answer was used up by its checklist
 
 
 def load_lesson_data(
@@ -247,15 +351,18 @@ def load_lesson_data(
 ) -> LessonData:
     """Read a lesson's content and the learner's answers to it in a constant number of queries.
 
-    ``only`` ("deep_dive", "walkthrough" or "challenge") reads just that kind of item, and
+    ``only`` ("deep_dive", "walkthrough", "challenge" or "open_question") reads just that kind of item, and
     ``deep_dive`` just that deep dive and its follow-ups, ``step`` just the walkthrough holding that
     step: what the fragment an answer swaps in shows.
     """
-    wanted = {only} if only else {"deep_dive", "walkthrough", "challenge"}
-    sections = [] if only else list(Section.objects.filter(lesson=lesson).order_by("order"))
+    wanted = {only} if only else {"deep_dive", "walkthrough", "challenge", "open_question"}
+    sections = [] if only else sorted(Section.objects.filter(lesson=lesson).order_by(), key=attrgetter("order"))
     for section in sections:
         section.lesson = lesson
-    choices = steps = challenges = []
+    # Items are put in page order here rather than by the database: ORDER BY on the joined
+    # section and item made each query cost a fifth more to build and run.
+    section_order = {section.pk: section.order for section in sections}  # empty for a fragment: one section
+    choices = steps = challenges = checklist = []
     follow_up_ids: set[int] = set()
     if "deep_dive" in wanted:
         choices = Choice.objects.filter(deep_dive__section__lesson=lesson)
@@ -263,21 +370,34 @@ def load_lesson_data(
             links = list(choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id"))
             follow_up_ids = {follow_up for _parent, follow_up in links}
             choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
-        choices = list(
-            choices.select_related("deep_dive__topic").order_by(
-                "deep_dive__section__order", "deep_dive__order", "order"
-            )
+        choices = sorted(
+            choices.select_related("deep_dive__topic").order_by(),
+            key=lambda c: (section_order.get(c.deep_dive.section_id, 0), c.deep_dive.order, c.deep_dive_id, c.order),
         )
     if "walkthrough" in wanted:
         steps = Step.objects.filter(walkthrough__section__lesson=lesson)
         if step is not None:
             steps = steps.filter(walkthrough__steps=step)
-        steps = list(
-            steps.select_related("walkthrough").order_by("walkthrough__section__order", "walkthrough__order", "order")
+        steps = sorted(
+            steps.select_related("walkthrough").order_by(),
+            key=lambda s: (
+                section_order.get(s.walkthrough.section_id, 0),
+                s.walkthrough.order,
+                s.walkthrough_id,
+                s.order,
+            ),
         )
     if "challenge" in wanted:
-        challenges = list(
-            Challenge.objects.filter(section__lesson=lesson).select_related("topic").order_by("section__order", "order")
+        challenges = sorted(
+            Challenge.objects.filter(section__lesson=lesson).select_related("topic").order_by(),
+            key=lambda c: (section_order.get(c.section_id, 0), c.order),
+        )
+    if "open_question" in wanted:
+        checklist = sorted(
+            ChecklistPoint.objects.filter(question__section__lesson=lesson)
+            .select_related("question__topic")
+            .order_by(),
+            key=lambda p: (section_order.get(p.question.section_id, 0), p.question.order, p.question_id, p.order),
         )
     lookup = learner_filter(request)
     states: dict[tuple[str, int], ItemState] = {}
@@ -288,6 +408,7 @@ def load_lesson_data(
             "deep_dive": sorted({c.deep_dive_id for c in choices}),
             "step": [s.pk for s in steps if s.calculator],
             "challenge": [c.pk for c in challenges],
+            "open_question": sorted({p.question_id for p in checklist}),
         }
         states = load_answers(lookup, items)
         if any(ch.ranges for ch in challenges):
@@ -298,7 +419,7 @@ def load_lesson_data(
         if not only:
             position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url").first()
             resume_url = position.url if position else None
-    return LessonData(lesson, sections, choices, steps, challenges, states, draws, resume_url, follow_up_ids)
+    return LessonData(lesson, sections, choices, steps, challenges, checklist, states, draws, resume_url, follow_up_ids)
 
 
 def follow_up_tree(links: Iterable[tuple[int, int]], pk: int) -> set[int]:
@@ -344,12 +465,20 @@ def build_lesson_page(
     step_answer_url = url_maker("answer-step", lesson.slug)
     challenge_url = url_maker("answer-challenge", lesson.slug)
     calculator_url = url_maker("calculators:detail")
+    hint_url = url_maker("take-hint", lesson.slug, variables=2)  # (kind, pk)
+    reveal_url = url_maker("reveal", lesson.slug, variables=2)
+    step_url = url_maker("walkthrough-step", lesson.slug, variables=2)  # (walkthrough key, step order)
     deep_dives: dict[int, DeepDiveView] = {}
     targets: dict[int, DeepDive] = {}
     for choice in choices:
         dd = choice.deep_dive
         if dd.pk not in deep_dives:
-            view = DeepDiveView(dd, [], by_item["deep_dive", dd.pk], False, True, answer_url=deep_dive_url(dd.pk))
+            state = by_item["deep_dive", dd.pk]
+            view = DeepDiveView(
+                dd, [], state, False, True, answer_url=deep_dive_url(dd.pk), reveal_url=reveal_url("deep_dive", dd.pk)
+            )
+            if dd.hints_html:
+                view.hints = Hints.of(dd.hints_html, state, dd.points, hint_url("deep_dive", dd.pk))
             deep_dives[dd.pk] = view
         deep_dives[dd.pk].choices.append(choice)
         if choice.follow_up_id:
@@ -375,9 +504,15 @@ def build_lesson_page(
     for step in steps:
         wt = step.walkthrough
         if wt.pk not in walkthroughs:
-            walkthroughs[wt.pk] = WalkthroughView(wt, [], url_maker("walkthrough-step", lesson.slug, wt.key))
+            walkthroughs[wt.pk] = WalkthroughView(wt, [], partial(step_url, wt.key))
         view = walkthroughs[wt.pk]
-        view.steps.append(StepView(step, len(view.steps) + 1, by_item["step", step.pk], step_answer_url(step.pk)))
+        state = by_item["step", step.pk]
+        step_view = StepView(
+            step, len(view.steps) + 1, state, step_answer_url(step.pk), reveal_url=reveal_url("step", step.pk)
+        )
+        if step.hints_html and step.calculator:
+            step_view.hints = Hints.of(step.hints_html, state, step.points, hint_url("step", step.pk))
+        view.steps.append(step_view)
     for view in walkthroughs.values():
         wanted = (positions or {}).get(view.walkthrough.key)
         view.current = next((sv.number for sv in view.steps if sv.step.order == wanted), 1)
@@ -389,15 +524,35 @@ def build_lesson_page(
             challenge_draw(identity, ch, draws),
             challenge_url(ch.pk),
             calculator_url(ch.calculator),
+            hints=Hints.of(ch.hints_html, by_item["challenge", ch.pk], ch.points, hint_url("challenge", ch.pk))
+            if ch.hints_html
+            else None,
+            reveal_url=reveal_url("challenge", ch.pk),
         )
         for ch in challenges
     }
+
+    write_url = url_maker("write-open-question", lesson.slug)
+    open_answer_url = url_maker("answer-open-question", lesson.slug)
+    open_questions: dict[int, OpenQuestionView] = {}
+    for point in data.checklist:
+        question = point.question
+        if question.pk not in open_questions:
+            open_questions[question.pk] = OpenQuestionView(
+                question,
+                [],
+                by_item["open_question", question.pk],
+                write_url(question.pk),
+                open_answer_url(question.pk),
+            )
+        open_questions[question.pk].checklist.append(point)
 
     section_views = {s.pk: SectionView(s) for s in sections}
     placed = [
         *((v.deep_dive.section_id, v.deep_dive.order, v) for v in deep_dives.values() if not v.is_follow_up),
         *((v.walkthrough.section_id, v.walkthrough.order, v) for v in walkthroughs.values()),
         *((v.challenge.section_id, v.challenge.order, v) for v in challenge_views.values()),
+        *((v.question.section_id, v.question.order, v) for v in open_questions.values()),
     ]
     for section_id, _order, view in sorted(placed, key=lambda t: (t[0], t[1])):
         if section_id in section_views:
@@ -419,12 +574,15 @@ def build_lesson_page(
                 score.add(step_view.step.points, first_points(step_view.state))
     for view in challenge_views.values():
         score.add(view.challenge.points, first_points(view.state))
+    for view in open_questions.values():
+        score.add(view.question.points, first_points(view.state))
     return LessonPage(
         lesson=lesson,
         layers=layers,
         deep_dives=deep_dives,
         walkthroughs=walkthroughs,
         challenges=challenge_views,
+        open_questions=open_questions,
         resume_url=resume_url or first_unanswered(layers),
         score=score,
     )
@@ -435,26 +593,28 @@ def first_points(state: ItemState) -> int | None:
 
 
 def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, int], ItemState]:
-    """Return each answered item's state in two queries, however many retries were recorded.
+    """Return each item's state in two queries, however many retries were recorded.
 
-    ``items`` maps "deep_dive", "step" and "challenge" to the ids wanted. The first answers
-    come from Answer; the latest answer and the count of tries from the item's review card,
-    which every answer updates in the same transaction.
+    ``items`` maps item kinds (AboutItem.ITEM_KINDS) to the ids wanted. Every answer updates
+    its item's review card in the same transaction: the card names the first answer (it
+    scores), the latest and the count of tries. Hints, reveals and drafts come from ItemPractice.
     """
-    # Unordered: with no ORDER BY the first answers are found through their partial unique
-    # indexes, so the cost does not grow with the learner's retries.
+    cards = (
+        ReviewCard.objects.filter(ReviewCard.items_q(items), **lookup, first_answer__isnull=False)
+        .select_related("first_answer", "latest_answer")
+        .order_by()
+    )
     states = {
-        answer.item_key: ItemState(first=answer, latest=answer, count=1)
-        for answer in Answer.objects.filter(Answer.items_q(items), **lookup, is_first=True).order_by()
+        card.item_key: ItemState(
+            first=card.first_answer,
+            latest=card.latest_answer or card.first_answer,
+            count=max(card.reviews, 1),
+            card=card,
+        )
+        for card in cards
     }
-    cards = ReviewCard.objects.filter(ReviewCard.items_q(items), **lookup).select_related("latest_answer").order_by()
-    for card in cards:
-        state = states.get(card.item_key)
-        if state is not None:
-            state.card = card
-            if card.latest_answer is not None:
-                state.latest = card.latest_answer
-                state.count = max(card.reviews, 1)
+    for practice in ItemPractice.objects.filter(ItemPractice.items_q(items), **lookup).order_by():
+        states.setdefault(practice.item_key, ItemState()).practice = practice
     return states
 
 
@@ -470,6 +630,9 @@ def first_unanswered(layers: list[LayerView]) -> str | None:
                 elif isinstance(view, DeepDiveView):
                     if (not view.is_follow_up or view.reached) and not view.answered:
                         return f"#{view.deep_dive.anchor}"
+                elif isinstance(view, OpenQuestionView):
+                    if not view.answered:
+                        return f"#{view.question.anchor}"
                 elif not view.answered:
                     return f"#{view.challenge.anchor}"
     return None

@@ -1,22 +1,24 @@
-"""Scores per lesson, per topic and the list of misses, computed from stored first answers."""
+"""Scores per lesson, per topic, the list of misses and the review count, from the learner's review cards."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef, Value
 from django.http import HttpRequest
+from django.utils import timezone
 
 from lessons.links import ITEM_FIELDS, item_links
 from lessons.models import (
     ITEM_ID_FIELDS,
-    Answer,
     Challenge,
     Choice,
     DeepDive,
     Lesson,
+    OpenQuestion,
     Outcome,
+    ReviewCard,
     Step,
     item_key_of,
 )
@@ -30,6 +32,7 @@ class Results:
     topics: list[TopicScore]
     misses: list[Miss]
     total: Score = field(default_factory=Score)
+    due: int = 0  # items due for spaced review (lessons.review), in these lessons
 
     def score_for(self, lesson: Lesson) -> Score:
         return next((score for row, score in self.lessons if row.pk == lesson.pk), Score())
@@ -41,41 +44,54 @@ TopicRef = tuple[int, str, str]  # a topic as (order, slug, name): sorts as the 
 def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int], TopicRef, int, bool]]]:
     """Return, per lesson id, its graded items as (item key, topic, points, is a follow-up).
 
-    The topic's name and order come in the same rows (a join), so topics cost no query of their own.
+    One query: the four kinds of item read as one UNION ALL (a query each cost more to build
+    than to run); the topic's name and order come in the same rows (a join).
     """
     ids = [lesson.pk for lesson in lessons]
+
+    def rows(items, kind: str, topic: str = "topic", lesson: str = "section__lesson_id", follow_up=None):
+        return (
+            items.annotate(
+                item_kind=Value(kind),
+                item_topic=F(topic),
+                item_topic_name=F(f"{topic}__name"),
+                item_topic_order=F(f"{topic}__order"),
+                item_lesson=F(lesson),
+                follow_up_of=follow_up or Value(False),
+            )
+            .values_list(
+                "item_kind",
+                "pk",
+                "item_topic",
+                "item_topic_name",
+                "item_topic_order",
+                "points",
+                "item_lesson",
+                "follow_up_of",
+            )
+            .order_by()
+        )
+
+    deep_dives = rows(
+        DeepDive.objects.filter(section__lesson__in=ids),
+        "deep_dive",
+        follow_up=Exists(Choice.objects.filter(follow_up=OuterRef("pk"))),
+    )
+    steps = rows(
+        Step.objects.filter(walkthrough__section__lesson__in=ids).exclude(calculator=""),
+        "step",
+        topic="walkthrough__topic",
+        lesson="walkthrough__section__lesson_id",
+    )
+    challenges = rows(Challenge.objects.filter(section__lesson__in=ids), "challenge")
+    questions = rows(OpenQuestion.objects.filter(section__lesson__in=ids), "open_question")
     items: dict[int, list] = defaultdict(list)
-    is_follow_up = Exists(Choice.objects.filter(follow_up=OuterRef("pk")))
-    for dd in (
-        DeepDive.objects.filter(section__lesson__in=ids)
-        .annotate(is_follow_up=is_follow_up)
-        .values("pk", *TOPIC_FIELDS, "points", "section__lesson_id", "is_follow_up")
+    for kind, pk, slug, name, order, points, lesson_id, is_follow_up in deep_dives.union(
+        steps, challenges, questions, all=True
     ):
-        items[dd["section__lesson_id"]].append(
-            (("deep_dive", dd["pk"]), topic_ref(dd), dd["points"], dd["is_follow_up"])
-        )
-    for step in (
-        Step.objects.filter(walkthrough__section__lesson__in=ids)
-        .exclude(calculator="")
-        .values("pk", *(f"walkthrough__{name}" for name in TOPIC_FIELDS), "points", "walkthrough__section__lesson_id")
-    ):
-        items[step["walkthrough__section__lesson_id"]].append(
-            (("step", step["pk"]), topic_ref(step, "walkthrough__"), step["points"], False)
-        )
-    for ch in Challenge.objects.filter(section__lesson__in=ids).values(
-        "pk", *TOPIC_FIELDS, "points", "section__lesson_id"
-    ):
-        items[ch["section__lesson_id"]].append((("challenge", ch["pk"]), topic_ref(ch), ch["points"], False))
+        topic = (order or 0, slug or "", name or slug or "")  # an untopical step: first, unnamed
+        items[lesson_id].append(((kind, pk), topic, points, bool(is_follow_up)))
     return items
-
-
-TOPIC_FIELDS = ("topic", "topic__name", "topic__order")
-
-
-def topic_ref(row: dict, prefix: str = "") -> TopicRef:
-    """Return the (order, slug, name) of the topic a ``values()`` row names (an untopical step: last, unnamed)."""
-    slug = row[f"{prefix}topic"] or ""
-    return (row[f"{prefix}topic__order"] or 0, slug, row[f"{prefix}topic__name"] or slug)
 
 
 @dataclass
@@ -100,13 +116,27 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     items = gradable_items(lessons)
     lookup = learner_filter(request)
     rows: list[dict] = []
+    due = 0
     if lookup is not None:
-        # One read of the first answers serves the scores and, with the items' fields, the misses.
-        # Sorted here rather than by the database: unordered, it reads the first answers
-        # through their partial indexes instead of every retry.
-        fields = (*ITEM_FIELDS, "outcome", "max_points") if with_misses else ITEM_ID_FIELDS
-        rows = list(Answer.objects.filter(**lookup, is_first=True).order_by().values(*fields, "points", "pk"))
-        rows.sort(key=lambda row: row["pk"])  # oldest first
+        # One read of the learner's review cards serves the scores (each card names the item's
+        # first answer), the count of items due for review and, with the items' fields, the misses.
+        fields = (*ITEM_FIELDS, "due") if with_misses else (*ITEM_ID_FIELDS, "due")
+        cards = ReviewCard.objects.filter(**lookup).order_by()
+        cards = cards.values(
+            *fields,
+            first_id=F("first_answer_id"),
+            points=F("first_answer__points"),
+            outcome=F("first_answer__outcome"),
+            max_points=F("first_answer__max_points"),
+        )
+        now = timezone.now()
+        gradable = {key for lesson_items in items.values() for key, *_rest in lesson_items}
+        for row in cards:
+            if row["due"] <= now and item_key_of(row) in gradable:
+                due += 1
+            if row["first_id"] is not None:
+                rows.append(row)
+        rows.sort(key=lambda row: row["first_id"])  # oldest first answer first
     first_points = {item_key_of(row): row["points"] for row in rows}
     total = Score()
     lesson_rows = []
@@ -122,7 +152,7 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
         total.add_score(score)
     misses = misses_among(rows, lessons) if with_misses else []
     topic_list = [topics[ref] for ref in sorted(topics)]
-    return Results(lesson_rows, topic_list, misses, total)
+    return Results(lesson_rows, topic_list, misses, total, due)
 
 
 def misses_among(rows: list[dict], lessons: list[Lesson]) -> list[Miss]:

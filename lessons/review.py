@@ -1,7 +1,9 @@
 """Spaced review: every answer reschedules its item for the learner with FSRS (py-fsrs).
 
-A miss comes back within minutes, a right answer after days and then weeks; the
-review page lists what is due.
+A miss comes back within minutes, a right answer after days and then weeks. A review
+session (the review page, the API) quizzes each due item afresh (see ``present``): its
+outcome, less any hints taken, sets the FSRS rating (``review_rating``); it never writes an
+Answer, so lesson scores never change.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
@@ -33,6 +35,8 @@ def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | Non
     state = Card.from_dict(row.card) if row else Card(due=now)
     state, _log = SCHEDULER.review_card(state, RATING[answer.outcome], review_datetime=now)
     values = {"card": state.to_dict(), "due": state.due, "last_outcome": answer.outcome, "latest_answer": answer}
+    if answer.is_first:
+        values["first_answer"] = answer
     if row is None:
         try:
             with transaction.atomic():
@@ -46,6 +50,22 @@ def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | Non
     return row
 
 
+def review_rating(outcome: str, hints: int) -> Rating:
+    """Return the FSRS rating of a review answer: a hint turns a recall into a hard one."""
+    if outcome == Outcome.CORRECT and hints:
+        return Rating.Hard
+    return RATING[Outcome(outcome)]
+
+
+def record_review(card: ReviewCard, outcome: str, hints: int = 0, now: datetime | None = None) -> ReviewCard:
+    """Reschedule ``card`` from a review-session answer (no Answer row: scores never change)."""
+    now = now or timezone.now()
+    state, _log = SCHEDULER.review_card(Card.from_dict(card.card), review_rating(outcome, hints), review_datetime=now)
+    card.card, card.due, card.last_outcome = state.to_dict(), state.due, outcome
+    card.save(update_fields=["card", "due", "last_outcome"])
+    return card
+
+
 @dataclass(frozen=True)
 class DueItem:
     title: str
@@ -54,6 +74,8 @@ class DueItem:
     due: datetime
     last_outcome: str
     reviews: int
+    kind: str = ""
+    item_id: int = 0
 
     @property
     def outcome_label(self) -> str:
@@ -67,6 +89,7 @@ def in_lessons(lessons) -> Q:
         Q(deep_dive__section__lesson__in=ids)
         | Q(step__walkthrough__section__lesson__in=ids)
         | Q(challenge__section__lesson__in=ids)
+        | Q(open_question__section__lesson__in=ids)
     )
 
 
@@ -80,20 +103,25 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, 
         .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:limit]
     )
     return [
-        DueItem(link.title, link.lesson.title, link.url, row["due"], row["last_outcome"], row["reviews"])
+        DueItem(
+            link.title,
+            link.lesson.title,
+            link.url,
+            row["due"],
+            row["last_outcome"],
+            row["reviews"],
+            link.kind,
+            link.item_id,
+        )
         for row, link in item_links(rows, lessons)
     ]
-
-
-def due_count(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> int:
-    """Return how many of the learner's items in ``lessons`` are due (the review page lists the same)."""
-    return ReviewCard.objects.filter(**lookup, due__lte=now or timezone.now()).filter(in_lessons(lessons)).count()
 
 
 def merge_cards(source_id: int, target_id: int) -> None:
     """Move a learner's cards to another learner; where both have one, keep the target's schedule.
 
-    The kept card counts both learners' tries.
+    The kept card counts both learners' tries. Call it once the answers are merged: each card
+    then names the target's first answer to its item.
     """
     targets = {card.item_key: card for card in ReviewCard.objects.filter(learner_id=target_id)}
     for card in ReviewCard.objects.filter(learner_id=source_id):
@@ -105,3 +133,10 @@ def merge_cards(source_id: int, target_id: int) -> None:
         latest = kept.latest_answer_id or card.latest_answer_id
         ReviewCard.objects.filter(pk=kept.pk).update(reviews=kept.reviews + card.reviews, latest_answer_id=latest)
         card.delete()
+    for kind in ReviewCard.ITEM_KINDS:
+        first = Answer.objects.filter(
+            learner_id=target_id, is_first=True, **{f"{kind}_id": OuterRef(f"{kind}_id")}
+        ).values("pk")[:1]
+        ReviewCard.objects.filter(learner_id=target_id, **{f"{kind}__isnull": False}).update(
+            first_answer_id=Subquery(first)
+        )

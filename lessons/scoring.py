@@ -16,6 +16,42 @@ def choice_points(verdict: str, max_points: int) -> int:
     return 0
 
 
+# The practice rules (README "Practice rules"): the first answer to an item scores; retries,
+# "try again" and review are recorded but never change a score.
+MAX_HINTS = 3  # hints an author may give a deep dive or a numeric item
+HINT_COST = 0.2  # share of an item's points each hint taken before the first answer takes off
+HINT_RULE = "Each hint you take before your first answer takes 20% of this question's points off that answer."
+OPEN_CORRECT_SHARE = 0.8  # an open question whose ticked share reaches this counts as recalled
+OPEN_PARTIAL_SHARE = 0.4
+
+
+def reveal_earned(latest_outcome: str | None, tries: int, asked: bool) -> bool:
+    """Return whether the other approaches (or a number's worked arithmetic) may be shown.
+
+    Only once answered: after a right answer, a second try, or when the learner asked for it.
+    """
+    if latest_outcome is None:
+        return False
+    return latest_outcome == "correct" or tries > 1 or asked
+
+
+def hint_cost(max_points: int, hints: int) -> int:
+    """Return the points ``hints`` taken before the first answer cost, for an item worth ``max_points``."""
+    return round(max_points * HINT_COST * min(hints, MAX_HINTS))
+
+
+def after_hints(points: int, max_points: int, hints: int) -> int:
+    """Return an answer's points once the hints taken before it are paid for (never below zero)."""
+    return max(points - hint_cost(max_points, hints), 0)
+
+
+def checklist_score(max_points: int, ticked: int, total: int) -> tuple[str, int]:
+    """Return (outcome, points) of an open question: the ticked share of the checklist is the score."""
+    share = ticked / total if total else 0.0
+    outcome = "correct" if share >= OPEN_CORRECT_SHARE else "partial" if share >= OPEN_PARTIAL_SHARE else "incorrect"
+    return outcome, round(max_points * share)
+
+
 def counts_toward_score(is_follow_up: bool, answered: bool) -> bool:
     """Return whether an item counts: a follow-up only once answered (opening it is not enough)."""
     return not is_follow_up or answered

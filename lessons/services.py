@@ -7,21 +7,24 @@ import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
 
 from calculators.registry import CalculatorInputError, get_calculator
-from lessons import grading, review
+from lessons import grading, review, scoring
 from lessons.models import (
     Answer,
     Challenge,
     ChallengeDraw,
+    ChecklistPoint,
     Choice,
     DeepDive,
     GradedNumber,
+    ItemPractice,
     Learner,
     LessonProgress,
+    OpenQuestion,
     Outcome,
     Step,
 )
@@ -31,6 +34,8 @@ SESSION_KEY = "learner_id"
 FOLLOW_UP_NOT_REACHED = (
     "Answer the question it follows first: this follow-up opens from one of that question's approaches."
 )
+ANSWER_BEFORE_REVEAL = "Answer first: your own answer comes before the reveal."
+WRITE_BEFORE_CHECKLIST = "Write your answer first: the checklist comes after."
 VERDICT_OUTCOME = {"best": Outcome.CORRECT, "acceptable": Outcome.PARTIAL, "weak": Outcome.INCORRECT}
 
 
@@ -65,12 +70,16 @@ def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | 
     return learner
 
 
-def record(learner: Learner, *, answered_before: bool = False, card=None, **fields) -> Answer:
+def record(learner: Learner, *, answered_before: bool = False, card=None, hints: int = 0, **fields) -> Answer:
     """Store an answer; the first one per item scores, a concurrent duplicate becomes a retry.
 
     ``answered_before`` (known from the state already read) skips the doomed first-answer insert.
+    ``hints`` taken before the first answer are recorded on it and paid for (lessons.scoring).
     Inside the caller's transaction no savepoint is taken: a failure rolls back the whole answer.
     """
+    if hints and not answered_before:
+        fields["hints_taken"] = hints
+        fields["points"] = scoring.after_hints(fields["points"], fields["max_points"], hints)
     with transaction.atomic(savepoint=False):
         answer = store(learner, answered_before, fields)
         review.schedule(answer, card=card)
@@ -89,12 +98,13 @@ def store(learner: Learner, answered_before: bool, fields: dict) -> Answer:
 
 
 def answer_deep_dive(
-    learner: Learner, deep_dive: DeepDive, choice: Choice, answered_before: bool = False, card=None
+    learner: Learner, deep_dive: DeepDive, choice: Choice, answered_before: bool = False, card=None, hints: int = 0
 ) -> Answer:
     return record(
         learner,
         answered_before=answered_before,
         card=card,
+        hints=hints,
         deep_dive=deep_dive,
         choice=choice,
         outcome=VERDICT_OUTCOME[choice.verdict],
@@ -181,6 +191,7 @@ def answer_number(
     drawn: dict | None = None,
     answered_before: bool = False,
     card=None,
+    hints: int = 0,
 ) -> Answer:
     seed = drawn.get("seed") if drawn else None
     inputs = drawn.get("inputs") if drawn else None
@@ -190,6 +201,7 @@ def answer_number(
         learner,
         answered_before=answered_before,
         card=card,
+        hints=hints,
         **{field: item},
         value=given,
         expected=expected.value,
@@ -200,6 +212,82 @@ def answer_number(
         max_points=item.points,
         message=grade.message,
     )
+
+
+def answer_open_question(
+    learner: Learner,
+    question: OpenQuestion,
+    checklist: list[ChecklistPoint],
+    ticked: list[ChecklistPoint],
+    text: str,
+    answered_before: bool = False,
+    card=None,
+) -> Answer:
+    """Score a written answer by the checklist points the learner ticked; the written draft is used up."""
+    outcome, points = scoring.checklist_score(question.points, len(ticked), len(checklist))
+    answer = record(
+        learner,
+        answered_before=answered_before,
+        card=card,
+        open_question=question,
+        text=text,
+        ticked=sorted(point.pk for point in ticked),
+        outcome=outcome,
+        points=points,
+        max_points=question.points,
+        message=f"You covered {len(ticked)} of the {len(checklist)} points a strong answer makes.",
+    )
+    ItemPractice.objects.filter(learner=learner, open_question=question).update(draft="")
+    return answer
+
+
+def hints_to_pay(learner: Learner | None, item_fields: dict) -> int:
+    """Return the hints the learner took on an item they have not answered yet (what its first answer pays)."""
+    if learner is None or Answer.objects.filter(learner=learner, is_first=True, **item_fields).exists():
+        return 0
+    row = ItemPractice.objects.filter(learner=learner, **item_fields).only("hints_taken").first()
+    return row.hints_taken if row else 0
+
+
+def reveal_earned(learner: Learner, answer: Answer) -> bool:
+    """Return whether ``answer`` (just stored) earns the reveal: right, a second try, or asked for."""
+    fields = answer.item_fields
+    tries = Answer.objects.filter(learner=learner, **fields).count()
+    asked = ItemPractice.objects.filter(learner=learner, revealed=True, **fields).exists()
+    return scoring.reveal_earned(answer.outcome, tries, asked)
+
+
+def practice_row(learner: Learner, item_fields: dict) -> ItemPractice:
+    """Return the learner's practice row for the item (``item_fields`` e.g. {"step_id": 3}), made if missing."""
+    row = ItemPractice.objects.filter(learner=learner, **item_fields).first()
+    if row is None:
+        try:
+            with transaction.atomic():
+                row = ItemPractice.objects.create(learner=learner, **item_fields)
+        except IntegrityError:  # a concurrent request made it
+            row = ItemPractice.objects.get(learner=learner, **item_fields)
+    return row
+
+
+def take_hint(learner: Learner, item_fields: dict, available: int) -> None:
+    """Show the learner one more of the item's ``available`` hints (never more than there are)."""
+    row = practice_row(learner, item_fields)
+    ItemPractice.objects.filter(pk=row.pk, hints_taken__lt=min(available, scoring.MAX_HINTS)).update(
+        hints_taken=F("hints_taken") + 1
+    )
+
+
+def reveal(learner: Learner, item_fields: dict) -> None:
+    """Record that the learner asked to see every approach (or the worked arithmetic) of the item."""
+    row = practice_row(learner, item_fields)
+    if not row.revealed:
+        ItemPractice.objects.filter(pk=row.pk).update(revealed=True)
+
+
+def save_draft(learner: Learner, question: OpenQuestion, text: str) -> None:
+    """Keep an open question's written answer until the learner ticks its checklist."""
+    row = practice_row(learner, {"open_question_id": question.pk})
+    ItemPractice.objects.filter(pk=row.pk).update(draft=text)
 
 
 def draw_inputs(challenge: Challenge, seed: int) -> dict:
@@ -309,6 +397,10 @@ def merge_learners(source: Learner, target: Learner) -> None:
         Answer.objects.filter(learner=source, is_first=True, **{f"{field}__in": taken}).update(is_first=False)
     Answer.objects.filter(learner=source).update(learner=target)
     review.merge_cards(source.pk, target.pk)
+    for field in ItemPractice.ITEM_KINDS:  # where both worked on an item, the account's row stays
+        taken = ItemPractice.objects.filter(learner=target, **{f"{field}__isnull": False}).values(field)
+        ItemPractice.objects.filter(learner=source, **{f"{field}__in": taken}).delete()
+    ItemPractice.objects.filter(learner=source).update(learner=target)
     taken_draws = ChallengeDraw.objects.filter(learner=target).values("challenge")
     ChallengeDraw.objects.filter(learner=source, challenge__in=taken_draws).delete()
     ChallengeDraw.objects.filter(learner=source).update(learner=target)
@@ -337,6 +429,7 @@ def reset_progress(learner: Learner) -> int:
     count = learner.answers.count()
     with transaction.atomic():
         learner.answers.all().delete()
+        learner.practice.all().delete()
         learner.draws.all().delete()
         learner.positions.all().delete()
         learner.review_cards.all().delete()

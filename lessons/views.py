@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib import messages
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -11,8 +13,9 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django.views.decorators.vary import vary_on_headers
 
 from interview.ratelimit import limit_per_visitor
+from lessons import quiz as quiz_module
 from lessons import review, services
-from lessons.forms import ChoiceForm, NumberForm
+from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
 from lessons.models import ChallengeDraw, Lesson, Track
 from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
 from lessons.results import compute_results
@@ -32,9 +35,7 @@ def home_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
         rows = [(lesson, results.score_for(lesson)) for lesson in lessons if lesson.track_id == track.pk]
         if rows:
             tracks.append((track, rows))
-    lookup = learner_filter(request)
-    due = review.due_count(lookup, lessons) if lookup is not None and results.total.answered else 0
-    return {"tracks": tracks, "total": results.total, "due": due}
+    return {"tracks": tracks, "total": results.total, "due": results.due}
 
 
 def get_lesson(request: HttpRequest, slug: str) -> Lesson:
@@ -90,7 +91,7 @@ def item_errors(errors: dict | None = None) -> dict:
     Each item asks for its own key; a key missing from a plain dict costs the template a
     failed lookup (three exceptions and a dir()) per item.
     """
-    return {"dd": None, "ch": None, "step": None, "message": "", **(errors or {})}
+    return {"dd": None, "ch": None, "step": None, "oq": None, "message": "", **(errors or {})}
 
 
 def item_url(lesson: Lesson, anchor: str) -> str:
@@ -122,7 +123,12 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     state = data.state("deep_dive", pk)
     with transaction.atomic():  # one commit for the answer and the position
         answer = services.answer_deep_dive(
-            learner, deep_dive, form.cleaned_data["choice"], answered_before=state.count > 0, card=state.card
+            learner,
+            deep_dive,
+            form.cleaned_data["choice"],
+            answered_before=state.count > 0,
+            card=state.card,
+            hints=state.hints_before_first,
         )
         services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive.anchor))
     return answered(request, data, deep_dive.anchor, "deep_dive", pk, answer)
@@ -143,7 +149,12 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     state = data.state("step", pk)
     with transaction.atomic():
         answer = services.answer_number(
-            learner, step, form.cleaned_data["value"], answered_before=state.count > 0, card=state.card
+            learner,
+            step,
+            form.cleaned_data["value"],
+            answered_before=state.count > 0,
+            card=state.card,
+            hints=state.hints_before_first,
         )
         services.remember_position(learner, lesson.pk, step.walkthrough.anchor, f"{url}#{step.walkthrough.anchor}")
     if not request.htmx:
@@ -170,7 +181,13 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     with transaction.atomic():
         draw = services.store_draw(learner, challenge, services.learner_identity(request))
         answer = services.answer_number(
-            learner, challenge, form.cleaned_data["value"], draw, answered_before=state.count > 0, card=state.card
+            learner,
+            challenge,
+            form.cleaned_data["value"],
+            draw,
+            answered_before=state.count > 0,
+            card=state.card,
+            hints=state.hints_before_first,
         )
         services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge.anchor))
     data.draws[pk] = ChallengeDraw(challenge=challenge, seed=draw["seed"], inputs=draw["inputs"])
@@ -183,24 +200,162 @@ def answered(request, data, anchor: str, partial: str, pk: int, answer) -> HttpR
         return HttpResponseRedirect(item_url(data.lesson, anchor), status=303)
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
-    views = page.deep_dives if partial == "deep_dive" else page.challenges
-    return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": views[pk]}, answer)
+    views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
+    return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": views[partial][pk]}, answer)
 
 
-def fragment(request, partial: str, context: dict, answer) -> HttpResponse:
+def fragment(request, partial: str, context: dict, answer=None, announce: str = "") -> HttpResponse:
+    view = context["view"]
+    item_id = view.walkthrough.pk if partial == "walkthrough" else answer.item_key[1] if answer else item_pk(view)
     context = {
         **context,
-        "announce": announcement(answer),
-        "announce_for": answer.item_key[1],
+        "announce": announcement(answer) if answer else announce,
+        "announce_for": item_id,
         "errors": item_errors(),
         "as_fragment": True,
     }
     return render(request, f"lessons/lesson.html#{partial}", context)
 
 
+def item_pk(view) -> int:
+    return {"deep_dive": lambda: view.deep_dive.pk, "challenge": lambda: view.challenge.pk,
+            "open_question": lambda: view.question.pk}[view.kind]()  # fmt: skip
+
+
 def announcement(answer) -> str:
     scored = "" if answer.is_first else " (a retry: your first answer keeps its score)"
-    return f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points{scored}. {answer.message}"
+    hints = f" {answer.hints_taken} hint(s) taken before it cost points." if answer.hints_taken else ""
+    return (
+        f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points{scored}.{hints} "
+        f"{answer.message}"
+    )
+
+
+PRACTICE_KINDS = {"deep_dive": "deep_dive", "step": "walkthrough", "challenge": "challenge"}
+
+
+def practice_item(request, lesson: Lesson, kind: str, pk: int):
+    """Return (data, item) for a hint or a reveal on a deep dive, a numeric step or a challenge, else 404."""
+    if kind not in PRACTICE_KINDS:
+        raise Http404("No such kind of item.")
+    if kind == "challenge":
+        services.ensure_session(request)  # the numbers shown derive from it
+    if kind == "deep_dive":
+        data = load_lesson_data(request, lesson, only="deep_dive", deep_dive=pk)
+        return data, find([c.deep_dive for c in data.choices], pk=pk)
+    if kind == "step":
+        data = load_lesson_data(request, lesson, only="walkthrough", step=pk)
+        return data, find((s for s in data.steps if s.calculator), pk=pk)
+    data = load_lesson_data(request, lesson, only="challenge")
+    return data, find(data.challenges, pk=pk)
+
+
+def practice_response(request, data, kind: str, item, announce: str) -> HttpResponse:
+    """Show the item again after a hint or a reveal: its fragment for htmx, else a redirect to it."""
+    lesson = data.lesson
+    if kind == "step":
+        key = item.walkthrough.key
+        url = reverse("walkthrough-step", args=[lesson.slug, key, item.order])
+        if not request.htmx:
+            return HttpResponseRedirect(f"{url}#{item.walkthrough.anchor}", status=303)
+        page = build_lesson_page(request, lesson, {key: item.order}, data=data)
+        view = page.walkthroughs[item.walkthrough_id]
+        return fragment(request, "walkthrough", {"page": page, "lesson": lesson, "view": view}, announce=announce)
+    if not request.htmx:
+        return HttpResponseRedirect(item_url(lesson, item.anchor), status=303)
+    page = build_lesson_page(request, lesson, data=data)
+    view = (page.deep_dives if kind == "deep_dive" else page.challenges)[item.pk]
+    return fragment(request, kind, {"page": page, "lesson": lesson, "view": view}, announce=announce)
+
+
+@require_POST
+@limit_per_visitor("answers")
+def take_hint(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponse:
+    """Show the next hint of an item; taken before the first answer, it costs points (lessons.scoring)."""
+    lesson = get_lesson(request, slug)
+    data, item = practice_item(request, lesson, kind, pk)
+    if not item.hints:
+        return answer_error(request, lesson, "This question has no hints.", practice_errors(kind, item), status=409)
+    learner = services.current_learner(request, create=True)
+    state = data.state(kind, pk)
+    services.take_hint(learner, {f"{kind}_id": pk}, len(item.hints))
+    data = reload(request, lesson, kind, pk)
+    taken = min(data.state(kind, pk).hints_taken, len(item.hints))
+    cost = "" if state.first else " It costs points if you answer next."
+    return practice_response(request, data, kind, item, f"Hint {taken} of {len(item.hints)} shown.{cost}")
+
+
+@require_POST
+@limit_per_visitor("answers")
+def reveal(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponse:
+    """Show every approach of a deep dive, or a number's worked arithmetic, once the learner has answered it."""
+    lesson = get_lesson(request, slug)
+    data, item = practice_item(request, lesson, kind, pk)
+    if not data.state(kind, pk).first:
+        message = services.ANSWER_BEFORE_REVEAL
+        return answer_error(request, lesson, message, practice_errors(kind, item), status=409)
+    services.reveal(services.current_learner(request, create=True), {f"{kind}_id": pk})
+    data = reload(request, lesson, kind, pk)
+    shown = "Every approach is shown." if kind == "deep_dive" else "The worked arithmetic is shown."
+    return practice_response(request, data, kind, item, shown)
+
+
+def reload(request, lesson, kind: str, pk: int):
+    return practice_item(request, lesson, kind, pk)[0]
+
+
+def practice_errors(kind: str, item) -> dict:
+    return {"dd": item.pk} if kind == "deep_dive" else {"ch": item.pk} if kind == "challenge" else {"step": item.pk}
+
+
+def open_question_data(request, lesson: Lesson, pk: int):
+    data = load_lesson_data(request, lesson, only="open_question")
+    checklist = [p for p in data.checklist if p.question_id == pk]
+    return data, find([p.question for p in checklist], pk=pk), checklist
+
+
+@require_POST
+@limit_per_visitor("answers")
+def write_open_question(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Keep the learner's written answer; the page then shows the checklist to tick."""
+    lesson = get_lesson(request, slug)
+    data, question, _checklist = open_question_data(request, lesson, pk)
+    form = WrittenAnswerForm(request.POST)
+    if not form.is_valid():
+        return answer_error(request, lesson, form_message(form), {"oq": question.pk})
+    learner = services.current_learner(request, create=True)
+    with transaction.atomic():
+        services.save_draft(learner, question, form.cleaned_data["text"])
+        services.remember_position(learner, lesson.pk, question.anchor, item_url(lesson, question.anchor))
+    if not request.htmx:
+        return HttpResponseRedirect(item_url(lesson, question.anchor), status=303)
+    data, _question, _checklist = open_question_data(request, lesson, pk)
+    page = build_lesson_page(request, lesson, data=data)
+    announce = "Your answer is saved. Now tick the points it covered."
+    return fragment(request, "open_question", {"page": page, "lesson": lesson, "view": page.open_questions[pk]},
+                    announce=announce)  # fmt: skip
+
+
+@require_POST
+@limit_per_visitor("answers")
+def answer_open_question(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Score the written answer by the checklist points the learner ticked."""
+    lesson = get_lesson(request, slug)
+    data, question, checklist = open_question_data(request, lesson, pk)
+    form = ChecklistForm(request.POST, checklist=checklist)
+    if not form.is_valid():
+        return answer_error(request, lesson, form_message(form), {"oq": question.pk})
+    state = data.state("open_question", pk)
+    if not state.draft:
+        message = services.WRITE_BEFORE_CHECKLIST
+        return answer_error(request, lesson, message, {"oq": question.pk}, status=409)
+    learner = services.current_learner(request, create=True)
+    with transaction.atomic():
+        answer = services.answer_open_question(
+            learner, question, checklist, form.ticked(), state.draft, answered_before=state.count > 0, card=state.card
+        )
+        services.remember_position(learner, lesson.pk, question.anchor, item_url(lesson, question.anchor))
+    return answered(request, data, question.anchor, "open_question", pk, answer)
 
 
 def form_message(form) -> str:
@@ -219,10 +374,12 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
             partial, view = "deep_dive", page.deep_dives[errors["dd"]]
         elif "ch" in errors:
             partial, view = "challenge", page.challenges[errors["ch"]]
+        elif "oq" in errors:
+            partial, view = "open_question", page.open_questions[errors["oq"]]
         else:
             partial = "walkthrough"
             view = next(w for w in page.walkthroughs.values() if any(s.step.pk == errors["step"] for s in w.steps))
-        item_id = errors.get("dd") or errors.get("ch") or errors.get("step")
+        item_id = errors.get("dd") or errors.get("ch") or errors.get("oq") or errors.get("step")
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": message,
                    "announce_for": item_id, "as_fragment": True}  # fmt: skip
         return render(request, f"lessons/lesson.html#{partial}", context, status=status or 422)
@@ -234,17 +391,88 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
 def results(request: HttpRequest) -> HttpResponse:
     """Show the learner's results: totals, lessons, topics and misses to retry."""
     lessons = list(Lesson.objects.visible_to(request.user))
-    lookup = learner_filter(request)
-    due = review.due_count(lookup, lessons) if lookup is not None else 0
-    return render(request, "lessons/results.html", {"results": compute_results(request, lessons), "due": due})
+    results = compute_results(request, lessons)
+    return render(request, "lessons/results.html", {"results": results, "due": results.due})
+
+
+LAST_REVIEW_KEY = "review_last"  # the graded answer shown once, after the redirect
 
 
 @require_safe
 def review_queue(request: HttpRequest) -> HttpResponse:
-    """List the items due for spaced review, most overdue first."""
+    """The review session: the most overdue item quizzed afresh, the last result, the session's summary."""
+    return render_review(request, hints=request.GET.get("hints"))
+
+
+def render_review(request, *, quiz=None, hints=None, error: str = "", written: str = "", status: int = 200):
     lookup = learner_filter(request)
-    items = review.due_items(lookup, list(Lesson.objects.visible_to(request.user))) if lookup is not None else []
-    return render(request, "lessons/review.html", {"items": items, "started": lookup is not None})
+    lessons = list(Lesson.objects.visible_to(request.user))
+    due = review.due_items(lookup, lessons) if lookup is not None else []
+    if quiz is None and due:
+        card = quiz_module.next_card(lookup, lessons)
+        quiz = quiz_module.present(card, services.learner_identity(request)) if card else None
+    shown = quiz_module.hints_shown(quiz, hints) if quiz else 0
+    summary = request.session.get(quiz_module.SUMMARY_KEY)
+    if summary:
+        summary = {**summary, "items": [{**i, "due": datetime.fromisoformat(i["due"])} for i in summary["items"]]}
+    last = request.session.pop(LAST_REVIEW_KEY, None)
+    if last:
+        last = {**last, "due": datetime.fromisoformat(last["due"])}
+    context = {
+        "quiz": quiz,
+        "hints": quiz.hints_html[:shown] if quiz else [],
+        "more_hints": bool(quiz) and shown < len(quiz.hints_html),
+        "error": error,
+        "written": written,
+        "last": last,
+        "summary": summary,
+        "due_count": len(due),
+        "upcoming": [item for item in due if not quiz or (item.kind, item.item_id) != (quiz.kind, quiz.item_id)],
+        "started": lookup is not None,
+    }
+    return render(request, "lessons/review.html", context, status=status)
+
+
+@require_POST
+@limit_per_visitor("answers")
+def review_answer(request: HttpRequest) -> HttpResponse:
+    """Grade a review answer, reschedule the item and show the next one; lesson scores never change."""
+    lookup = learner_filter(request)
+    lessons = list(Lesson.objects.visible_to(request.user))
+    try:
+        pk = int(request.POST.get("id", ""))
+    except ValueError:
+        pk = 0
+    card = quiz_module.card_for(lookup, lessons, request.POST.get("kind", ""), pk) if lookup is not None else None
+    if card is None:
+        return render_review(request, error="That item is not in your review queue.", status=404)
+    quiz = quiz_module.present(card, services.learner_identity(request))
+    hints = quiz_module.hints_shown(quiz, request.POST.get("hints"))
+    written = request.POST.get("text", "").strip()
+    if quiz.kind == "open_question" and request.POST.get("checked") != "yes":
+        if not written:
+            message = services.WRITE_BEFORE_CHECKLIST
+            return render_review(request, quiz=quiz, hints=hints, error=message, status=400)
+        return render_review(request, quiz=quiz, hints=hints, written=written[:5000])
+    data = {"choice": request.POST.get("choice"), "value": request.POST.get("value", ""),
+            "points": request.POST.getlist("points")}  # fmt: skip
+    try:
+        graded = quiz_module.grade(quiz, data, hints)
+    except quiz_module.QuizError as error:
+        return render_review(request, quiz=quiz, hints=hints, error=str(error), written=written, status=400)
+    quiz_module.tally(request.session, quiz, graded)
+    request.session[LAST_REVIEW_KEY] = {
+        "outcome": graded.outcome, "label": graded.outcome_label, "feedback_html": graded.feedback_html,
+        "answer_html": graded.answer_html, "due": graded.card.due.isoformat(), "title": quiz.title,
+    }  # fmt: skip
+    return HttpResponseRedirect(reverse("review") + "#review-result", status=303)
+
+
+@require_POST
+def review_finish(request: HttpRequest) -> HttpResponse:
+    """End the review session: its summary is cleared."""
+    request.session.pop(quiz_module.SUMMARY_KEY, None)
+    return redirect("review")
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

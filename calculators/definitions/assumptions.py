@@ -23,7 +23,11 @@ BF16_BYTES = 2
 
 MONTHS_PER_YEAR = 12
 
-H100_GB = 80  # decimal GB per H100
+H100_GB = 80  # the "80GB" on the box, read as decimal GB
+H100_MIB = 81_559  # what nvidia-smi reports for an H100 SXM "80GB": almost 80 GiB
+H100_VISIBLE_GB = round(H100_MIB * 2**20 / 1e9, 2)  # the same memory in decimal GB: 85.52
+H100_HBM_TB_S = 3.35  # H100 SXM HBM3 bandwidth, TB/s (S3)
+H100_BF16_TFLOPS = 989.0  # H100 SXM dense BF16 tensor throughput, TFLOPS (no sparsity)
 H100_70B_TOKENS_PER_S = 700  # S13: per card on a 70B model
 H100_8B_TOKENS_PER_S = 10_000  # S13: per card on an 8B model
 B200_OVER_H100 = 2.4  # S14

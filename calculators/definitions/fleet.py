@@ -27,6 +27,11 @@ MONTHLY_TOKENS = 1e13
 OWNED_CARDS = 5000
 BET_CARDS = 17_500
 BET_IDLE_CLAIMED = 0.71  # the source's figure for the bet's idle share
+# Sensitivity: per-card 70B output rates from half the assumption to about TensorRT-LLM's FP8 figure at
+# 1,000/1,000 tokens (S13), and 70B API prices from half to twice the unsourced $2.50 (S17).
+SENSITIVITY_TOKENS_PER_S = (350, 700, 1400, 2100)
+SENSITIVITY_API_USD = (1.25, 2.5, 5.0)
+PEAK_TO_MEAN = 2.0  # an illustrative daily peak against the month's average demand
 
 
 def _div(x: float) -> str:
@@ -242,7 +247,48 @@ def notes() -> tuple[str, ...]:
         "**Rented cards to close the gap** counts cards for the tokens owned cards "
         f"cannot carry, whatever is rented already: with {number(OWNED_CARDS)} owned cards, "
         f"{number(case.rented_cards_to_cover)}.",
+        _sensitivity_note(),
+        _peak_note(),
         assumptions_note(),
+    )
+
+
+def _sensitivity_note() -> str:
+    """Return a Markdown table: owned-card cost as a share of the API price over the assumptions' range."""
+    header = "| Tokens/s per card | " + " | ".join(f"API {money(api)} per 1M" for api in SENSITIVITY_API_USD) + " |"
+    rule = "|---|" + "---|" * len(SENSITIVITY_API_USD)
+    rows = [
+        f"| {number(rate)} | "
+        + " | ".join(
+            percent(maths.token_cost(CARD_MONTH_USD, 1, rate, api).share_of_api, 3) for api in SENSITIVITY_API_USD
+        )
+        + " |"
+        for rate in SENSITIVITY_TOKENS_PER_S
+    ]
+    low = maths.token_cost(CARD_MONTH_USD, 1, SENSITIVITY_TOKENS_PER_S[0], SENSITIVITY_API_USD[0]).share_of_api
+    high = maths.token_cost(CARD_MONTH_USD, 1, SENSITIVITY_TOKENS_PER_S[-1], SENSITIVITY_API_USD[-1]).share_of_api
+    return (
+        "**A range, not a headline.** The two numbers that decide the answer, tokens per second per card "
+        "and the API price, are assumptions with a wide range. An owned card at "
+        f"{money(CARD_MONTH_USD)} a month costs this share of the API price per million tokens, from "
+        f"{percent(low, 3)} to {percent(high, 2)} across the table; the margin check passes below "
+        f"{percent(maths.MARGIN_LIMIT)}:\n\n" + "\n".join([header, rule, *rows])
+    )
+
+
+def _peak_note() -> str:
+    """Return the note on sizing for a daily peak against the month's average."""
+    average = maths.fleet(**_month())
+    peak_cards = round(average.cards_needed * PEAK_TO_MEAN)
+    at_peak = maths.fleet(**_month(owned_cards=peak_cards))
+    return (
+        "**Months average, days peak.** Tokens per month is an average; a chat product's demand swings "
+        f"within each day. If the daily peak is {number(PEAK_TO_MEAN)}× the average and owned cards must "
+        f"carry it, the fleet is {number(peak_cards)} cards instead of {number(average.cards_needed)}, and "
+        f"over the month {percent(at_peak.idle_share, 3)} of that capacity idles, failing the idle check. "
+        "Owning for the trough and renting or overflowing for the peak, or filling the night with an "
+        "offline batch tier, is how the checks are met. Prices differ for input and output tokens too "
+        "(see the request-cost calculator): a blended per-token price hides the prompt-to-answer mix."
     )
 
 

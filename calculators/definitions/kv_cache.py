@@ -16,6 +16,7 @@ PREFIX_TOKENS = 1200
 CACHE_GB = 8.0
 BLOCK_TOKENS = 16  # vLLM's default KV block size
 TP = 4  # the tensor-parallel degree of a 70B replica on H100s
+WIDE_TP = 16  # more GPUs than a 70B model has KV heads: heads are replicated
 VLLM_13B_SEQUENCE_GB = 1.7  # vLLM's “up to 1.7GB” for one Llama-2-13B sequence
 VLLM_13B_TOKENS = 2048
 
@@ -58,6 +59,20 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
             o["copies_per_cache"],
             "copies",
         ),
+        step(
+            "KV heads on one GPU: max(heads ÷ TP, 1)",
+            f"max({number(i['kv_heads'])} ÷ {number(i['tp'])}, 1)"
+            + (" (each head replicated on several GPUs)" if i["tp"] > i["kv_heads"] else ""),
+            maths.kv_heads_per_gpu(i["kv_heads"], i["tp"]),
+            "heads",
+        ),
+        step(
+            "KV bytes per token on one GPU",
+            f"2 × {number(i['layers'])} × {number(maths.kv_heads_per_gpu(i['kv_heads'], i['tp']))} × "
+            f"{number(i['head_dim'])} × {number(i['bytes_per_value'])} B",
+            o["bytes_per_token_per_gpu"],
+            "B",
+        ),
     ]
 
 
@@ -99,6 +114,9 @@ def notes() -> tuple[str, ...]:
     blocks = -(-PREFIX_TOKENS // BLOCK_TOKENS)
     exactly = "exactly " if PREFIX_TOKENS % BLOCK_TOKENS == 0 else ""
     no_gqa = maths.kv_cache(**LLAMA_2_13B, tokens=VLLM_13B_TOKENS, cache_gb=CACHE_GB)
+    at_tp = maths.kv_cache(**LLAMA_3_70B, tokens=PREFIX_TOKENS, cache_gb=CACHE_GB, tp=TP)
+    wide = maths.kv_cache(**LLAMA_3_70B, tokens=PREFIX_TOKENS, cache_gb=CACHE_GB, tp=WIDE_TP)
+    heads = LLAMA_3_70B["kv_heads"]
     return (
         "**Units.** Sizes are in bytes. MB and GB are decimal (10⁶ and 10⁹ bytes); "
         "KiB, MiB and GiB are binary (2¹⁰, 2²⁰, 2³⁰). A 70B-class model stores "
@@ -115,7 +133,10 @@ def notes() -> tuple[str, ...]:
         "**What the formula leaves out.** A paged engine rounds each copy up to whole "
         f"blocks (up to block size − 1 extra tokens; {number(PREFIX_TOKENS)} tokens is {exactly}{number(blocks)} "
         f"blocks of {number(BLOCK_TOKENS)}). Under tensor parallelism each GPU keeps only its share of the "
-        f"KV heads ({number(kib / TP)} KiB per token per GPU for a 70B model at TP = {TP}).",
+        f"KV heads: {number(at_tp.bytes_per_token_per_gpu / 2**10)} KiB per token per GPU for a 70B model at "
+        f"TP = {TP}. Past the number of KV heads the share stops shrinking: at TP = {WIDE_TP} each of the "
+        f"{heads} heads is held by {WIDE_TP // heads} GPUs, so one GPU still stores "
+        f"{number(wide.bytes_per_token_per_gpu / 2**10)} KiB per token, max(heads ÷ TP, 1) heads.",
         f"**Model shapes.** Llama-2-70B and Llama-3-70B: {_shape(LLAMA_3_70B)} "
         f"(grouped-query attention), head size {LLAMA_3_70B['head_dim']}. Llama-3-8B: {_shape(LLAMA_3_8B)}. "
         f"Llama-2-13B has no GQA: {LLAMA_2_13B['layers']} layers × {LLAMA_2_13B['kv_heads']} KV heads, "
@@ -156,7 +177,8 @@ CALCULATOR = Calculator(
             unit="heads",
             help="Key/value heads per layer: 8 with grouped-query attention on Llama-3; "
             "equal to the attention heads without it (Llama-2-13B: 40). Under "
-            "tensor parallelism, divide by the TP degree for one GPU's share.",
+            "tensor parallelism one GPU holds max(kv_heads ÷ TP, 1): heads are replicated "
+            "when TP exceeds them.",
             label="KV heads",
         ),
         Parameter(
@@ -171,12 +193,12 @@ CALCULATOR = Calculator(
         ),
         Parameter(
             name="bytes_per_value",
-            type="int",
-            default=2,
-            min=1,
-            max=8,
+            type="float",
+            default=2.0,
+            min=0.125,
+            max=8.0,
             unit="B",
-            help="2 for BF16/FP16, 1 for an FP8 KV cache.",
+            help="2 for BF16/FP16, 1 for an FP8 KV cache, 0.5 for a 4-bit one.",
             label="Bytes per value",
         ),
         Parameter(
@@ -199,23 +221,38 @@ CALCULATOR = Calculator(
             help="Prefix-cache size in decimal GB (10⁹ bytes).",
             label="Cache size",
         ),
+        Parameter(
+            name="tp",
+            type="int",
+            default=1,
+            min=1,
+            max=1024,
+            unit="GPUs",
+            help="Tensor-parallel degree: GPUs that split the KV heads. It must divide the KV heads "
+            "or be a multiple of them.",
+            label="Tensor-parallel GPUs",
+        ),
     ),
     outputs=(
         Output(name="bytes_per_token", unit="B", label="KV bytes per token"),
         Output(name="copy_bytes", unit="B", label="Bytes per prefix copy"),
         Output(name="copies_per_cache", unit="copies", label="Whole copies per cache"),
+        Output(name="bytes_per_token_per_gpu", unit="B", label="KV bytes per token on one GPU"),
     ),
     compute=maths.kv_cache,
     derive=derive,
     headline="copies_per_cache",
     presets=(
-        Preset(label="Llama-3-70B, BF16 (also Llama-2-70B)", values=LLAMA_3_70B),
-        Preset(label="Llama-3-70B, FP8 KV cache", values={**LLAMA_3_70B, "bytes_per_value": 1}),
-        Preset(label="Llama-3-8B, BF16", values=LLAMA_3_8B),
-        Preset(label="Llama-2-13B, BF16 (no GQA)", values=LLAMA_2_13B),
+        Preset(label="Llama-3-70B, BF16 (also Llama-2-70B)", values={**LLAMA_3_70B, "tp": 1}),
+        Preset(label="Llama-3-70B, FP8 KV cache", values={**LLAMA_3_70B, "bytes_per_value": 1, "tp": 1}),
+        Preset(label=f"Llama-3-70B, BF16, split over TP {TP}", values={**LLAMA_3_70B, "tp": TP}),
+        Preset(label=f"Llama-3-70B, BF16, TP {WIDE_TP} (heads replicated)", values={**LLAMA_3_70B, "tp": WIDE_TP}),
+        Preset(label="Llama-3-70B, 4-bit KV cache", values={**LLAMA_3_70B, "bytes_per_value": 0.5, "tp": 1}),
+        Preset(label="Llama-3-8B, BF16", values={**LLAMA_3_8B, "tp": 1}),
+        Preset(label="Llama-2-13B, BF16 (no GQA)", values={**LLAMA_2_13B, "tp": 1}),
         Preset(
             label=f"Check: Llama-2-13B, {number(VLLM_13B_TOKENS)} tokens (vLLM's “up to {number(VLLM_13B_SEQUENCE_GB)} GB”)",
-            values={**LLAMA_2_13B, "tokens": VLLM_13B_TOKENS},
+            values={**LLAMA_2_13B, "tokens": VLLM_13B_TOKENS, "tp": 1},
         ),
     ),
     chart=chart,

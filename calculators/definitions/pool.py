@@ -12,6 +12,8 @@ from calculators.definitions.assumptions import (
     BF16_BYTES,
     H100_70B_TOKENS_PER_S,
     H100_GB,
+    H100_MIB,
+    H100_VISIBLE_GB,
     LLAMA_3_8B,
     LLAMA_3_8B_PARAMS_B,
 )
@@ -24,8 +26,13 @@ REQUESTS_PER_REPLICA = 110
 GPUS_PER_REPLICA = 4
 TARGET_UTILIZATION = 0.6  # S11: a policy value, not a sourced figure
 TOKENS_PER_S_DEMAND = 50_000  # a token-throughput example for the last note
+# The same 70B replica with the H100's memory as software sees it (81,559 MiB) instead of 80 GB.
+REQUESTS_VISIBLE = maths.replica(
+    replica.GPUS, H100_VISIBLE_GB, replica.WEIGHTS_GB, replica.UTILIZATION, replica.KV_70B, replica.CONTEXT_TOKENS
+).requests_per_replica
+DECODE_ONLY_S = 15.0  # an example: the streaming part of a 20 s request, first token to last
 REQUESTS_8B = maths.replica(
-    1, H100_GB, LLAMA_3_8B_PARAMS_B * BF16_BYTES, replica.UTILIZATION, maths.kv_bytes_per_token(**LLAMA_3_8B),
+    1, H100_VISIBLE_GB, LLAMA_3_8B_PARAMS_B * BF16_BYTES, replica.UTILIZATION, maths.kv_bytes_per_token(**LLAMA_3_8B),
     replica.CONTEXT_TOKENS,
 ).requests_per_replica  # fmt: skip
 
@@ -81,19 +88,36 @@ def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
     case = _source_pool(TARGET_UTILIZATION)
     wait_in_services = maths.queue_wait(1.0, TARGET_UTILIZATION, 1, 0.0).wait_ms  # a 1 ms service time
+    pooled_wait = maths.queue_wait(1.0, TARGET_UTILIZATION, REQUESTS_PER_REPLICA, 0.0).wait_ms
     replica_tokens_per_s = H100_70B_TOKENS_PER_S * GPUS_PER_REPLICA
     by_tokens = [
         maths.pool(TOKENS_PER_S_DEMAND, 1.0, replica_tokens_per_s, GPUS_PER_REPLICA, target).replicas
         for target in (1.0, TARGET_UTILIZATION)
     ]
+    visible = maths.pool(PEAK_REQUESTS_PER_S, MEAN_REQUEST_S, REQUESTS_VISIBLE, GPUS_PER_REPLICA, TARGET_UTILIZATION)
+    decode_only = maths.pool(
+        PEAK_REQUESTS_PER_S, DECODE_ONLY_S, REQUESTS_PER_REPLICA, GPUS_PER_REPLICA, TARGET_UTILIZATION
+    )
     return (
         "**Little's law.** Requests in flight = arrival rate × time in the system: "
         f"{number(PEAK_REQUESTS_PER_S)} requests/s × {number(MEAN_REQUEST_S)} s = "
-        f"{number(case.peak_concurrency)} concurrent requests, whatever their arrival pattern.",
-        "**Headroom.** The target keeps every replica below full so bursts and the "
-        "non-linear queue wait (see the queue-wait calculator) do not hit users. A cap "
-        f"near {percent(TARGET_UTILIZATION)} is a policy value from the source, not a sourced figure (S11): at "
-        f"ρ = {number(TARGET_UTILIZATION)} an M/M/1 queue waits {number(wait_in_services)} service times.",
+        f"{number(case.peak_concurrency)} concurrent requests, whatever their arrival pattern. The time must "
+        "run from arrival to completion: queueing, prefill and the whole streamed answer, since a request "
+        "holds its slot and its KV memory all that while. Timing only the stream (first token to last, "
+        f"say {number(DECODE_ONLY_S)} s of the {number(MEAN_REQUEST_S)}) would give "
+        f"{number(decode_only.peak_concurrency)} in flight and {number(decode_only.gpus)} GPUs instead of "
+        f"{number(case.gpus)}.",
+        f"**Slots per replica.** {REQUESTS_PER_REPLICA} requests is a 70B replica on four H100s sized at "
+        f"{H100_GB} decimal GB each. Software sees {number(H100_MIB)} MiB = {number(H100_VISIBLE_GB)} GB per "
+        f"H100, so the same replica holds {REQUESTS_VISIBLE} (see the replica calculator) and the pool needs "
+        f"{number(visible.gpus)} GPUs, not {number(case.gpus)}.",
+        f"**Headroom.** A cap near {percent(TARGET_UTILIZATION)} is a policy value from the source, not a "
+        f"sourced figure (S11), and an M/M/1 queue (ρ = {number(TARGET_UTILIZATION)}: a wait of "
+        f"{number(wait_in_services)} service times) is the wrong reason for it: a replica's "
+        f"{REQUESTS_PER_REPLICA} slots act like {REQUESTS_PER_REPLICA} servers on one queue, which at the same "
+        f"load wait next to nothing ({number(pooled_wait, 2)} service times). The reasons that hold are losing a replica, bursts "
+        "faster than a cold start, time per output token growing with the batch, and KV growing until the "
+        "engine preempts; the headroom calculator sizes spares and an occupancy cap separately.",
         "**Only the memory limit.** A pool can also be limited by token throughput: "
         f"{number(TOKENS_PER_S_DEMAND)} tokens/s of a 70B model at {number(H100_70B_TOKENS_PER_S)} tokens/s "
         f"per GPU with TP = {GPUS_PER_REPLICA} needs {number(by_tokens[0])} "
@@ -127,7 +151,10 @@ CALCULATOR = Calculator(
             min=0.001,
             max=86_400.0,
             unit="s",
-            help="Mean time a request stays in the system, first token to last.",
+            help=(
+                "Mean time from a request's arrival to its last token: queueing, prefill and the whole "
+                "answer (Little's law needs the full time in the system)."
+            ),
             label="Mean request time",
         ),
         Parameter(
@@ -157,7 +184,10 @@ CALCULATOR = Calculator(
             min=0.01,
             max=1.0,
             unit="fraction",
-            help="Highest share of its request slots a replica should use at peak (0.6 leaves 40% headroom).",
+            help=(
+                "Highest share of its request slots a replica should use at peak (0.6 leaves 40% headroom "
+                "for a lost replica, bursts and KV growth)."
+            ),
             label="Target utilisation",
         ),
     ),
@@ -195,6 +225,10 @@ CALCULATOR = Calculator(
                 "gpus_per_replica": GPUS_PER_REPLICA,
                 "target_utilization": 1.0,
             },
+        ),
+        Preset(
+            label=f"H100 as software sees it ({number(H100_VISIBLE_GB)} GB): {REQUESTS_VISIBLE} requests per replica",
+            values={"requests_per_replica": REQUESTS_VISIBLE, "gpus_per_replica": GPUS_PER_REPLICA},
         ),
         Preset(
             label=f"Llama-3-8B replicas: 1 GPU, {number(REQUESTS_8B)} requests",

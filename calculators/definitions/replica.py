@@ -11,6 +11,8 @@ from calculators.charts import Chart, DataTable, Segment, stacked_chart
 from calculators.definitions.assumptions import (
     BF16_BYTES,
     H100_GB,
+    H100_MIB,
+    H100_VISIBLE_GB,
     LLAMA_2_13B,
     LLAMA_3_8B,
     LLAMA_3_8B_PARAMS_B,
@@ -102,27 +104,36 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
 
 def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
-    four = maths.replica(GPUS, H100_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
-    two = maths.replica(2, H100_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
-    source_budget_gb = (GPUS * H100_GB - WEIGHTS_GB) * UTILIZATION  # the source's convention
+    four = maths.replica(GPUS, H100_VISIBLE_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
+    two = maths.replica(2, H100_VISIBLE_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
+    boxed = maths.replica(GPUS, H100_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
+    source_budget_gb = (GPUS * H100_VISIBLE_GB - WEIGHTS_GB) * UTILIZATION  # the source's convention
     source_requests = maths.whole_floor(source_budget_gb * maths.BYTES_PER_GB / four.kv_bytes_per_request)
     heads = LLAMA_3_70B["kv_heads"]
+    gib = H100_MIB / 2**10
     return (
+        f"**An “{H100_GB}GB” H100 is not {H100_GB} decimal GB.** `nvidia-smi` reports {number(H100_MIB)} MiB, "
+        f"which is {number(gib, 4)} GiB and {number(H100_VISIBLE_GB)} GB (10⁹ bytes). The label is close to "
+        f"GiB, and this calculator, like every `_gb` input here, counts decimal GB: entering {H100_GB} "
+        f"throws away {number(H100_VISIBLE_GB - H100_GB, 3)} GB per GPU. For a 70B replica on {GPUS} GPUs "
+        f"that is {number(four.kv_budget_bytes / 1e9, 4)} GB of KV budget and **{four.requests_per_replica} "
+        f"requests** at {number(CONTEXT_TOKENS)} tokens, not {number(boxed.kv_budget_bytes / 1e9, 4)} GB and "
+        f"{boxed.requests_per_replica}. The defaults keep {H100_GB} GB (the public contract); the H100 presets "
+        "use what software sees.",
         f"**Convention.** This follows vLLM: `gpu_memory_utilization` (default {UTILIZATION:.2f}) is a "
-        "share of *total* GPU memory, and the weights come out of it. Activations are "
-        "ignored, so a real engine fits slightly fewer requests. The source's "
-        f"convention, (memory − weights) × utilisation, gives {number(source_budget_gb)} GB and "
-        f"{number(source_requests)} requests for the same replica.",
-        f"**Why a 70B replica has four GPUs.** {number(WEIGHTS_GB)} GB of BF16 weights fit on two "
-        f"{number(H100_GB)} GB GPUs, but at {number(UTILIZATION)} utilisation that leaves "
-        f"{number(two.kv_budget_bytes / 1e9)} GB for the KV cache: {number(two.requests_per_replica)} "
-        f"requests at {number(CONTEXT_TOKENS)} tokens. Four GPUs leave {number(four.kv_budget_bytes / 1e9)} GB: "
-        f"{number(four.requests_per_replica)} requests. (Its {heads} KV heads also split "
-        f"evenly, {heads // GPUS} per GPU, at tensor parallelism {GPUS}.)",
-        f"**Sizes are decimal.** An H100 has {number(H100_GB)} GB (10⁹ bytes each). {NOMINAL_70B}B parameters × "
-        f"{BF16_BYTES} B = {number(WEIGHTS_GB)} GB nominal; Llama-3-70B has about {number(LLAMA_3_70B_PARAMS_B)}B "
-        f"parameters, so {number(LLAMA_3_70B_PARAMS_B * BF16_BYTES)} GB. The Llama-2-13B preset uses "
-        f"{NOMINAL_13B}B × {BF16_BYTES} B = {number(NOMINAL_13B * BF16_BYTES)} GB, nominal too.",
+        "share of *total* GPU memory, and the weights and the activations measured at start-up both come "
+        "out of it; the rest is held back. Activations are ignored here, so a real engine fits slightly "
+        "fewer requests. The source's convention, (memory − weights) × utilisation, gives "
+        f"{number(source_budget_gb, 4)} GB and {number(source_requests)} requests for the same replica.",
+        f"**Why a 70B replica has four GPUs.** {number(WEIGHTS_GB)} GB of BF16 weights fit on two H100s, "
+        f"but at {number(UTILIZATION)} utilisation that leaves {number(two.kv_budget_bytes / 1e9, 3)} GB for "
+        f"the KV cache: {number(two.requests_per_replica)} requests at {number(CONTEXT_TOKENS)} tokens. Four "
+        f"GPUs leave {number(four.kv_budget_bytes / 1e9, 4)} GB: {number(four.requests_per_replica)} requests. "
+        f"(Its {heads} KV heads also split evenly, {heads // GPUS} per GPU, at tensor parallelism {GPUS}.)",
+        f"**Weights are decimal too.** {NOMINAL_70B}B parameters × {BF16_BYTES} B = {number(WEIGHTS_GB)} GB "
+        f"nominal; Llama-3-70B has about {number(LLAMA_3_70B_PARAMS_B)}B parameters, so "
+        f"{number(LLAMA_3_70B_PARAMS_B * BF16_BYTES)} GB. The Llama-2-13B preset uses {NOMINAL_13B}B × "
+        f"{BF16_BYTES} B = {number(NOMINAL_13B * BF16_BYTES)} GB, nominal too.",
         "**Full context.** Requests are counted at their maximum length (prompt plus "
         "output). A paged engine (vLLM) admits more when most requests are shorter.",
     )
@@ -153,7 +164,10 @@ CALCULATOR = Calculator(
             min=1.0,
             max=10_000.0,
             unit="GB",
-            help="Memory per GPU in decimal GB (H100: 80).",
+            help=(
+                f"Memory per GPU in decimal GB. An “{H100_GB}GB” H100 shows {number(H100_MIB)} MiB = "
+                f"{number(H100_VISIBLE_GB)} GB to software; {H100_GB} understates it."
+            ),
             label="Memory per GPU",
         ),
         Parameter(
@@ -207,10 +221,13 @@ CALCULATOR = Calculator(
     headline="requests_per_replica",
     presets=(
         Preset(
-            label=f"Llama-3-70B on {GPUS} × H100 {H100_GB} GB, {number(CONTEXT_TOKENS)} tokens",
+            label=(
+                f"Llama-3-70B on {GPUS} × H100 ({number(H100_MIB)} MiB = {number(H100_VISIBLE_GB)} GB), "
+                f"{number(CONTEXT_TOKENS)} tokens"
+            ),
             values={
                 "gpus": GPUS,
-                "gpu_memory_gb": H100_GB,
+                "gpu_memory_gb": H100_VISIBLE_GB,
                 "weights_gb": WEIGHTS_GB,
                 "memory_utilization": UTILIZATION,
                 "kv_bytes_per_token": KV_70B,
@@ -218,30 +235,34 @@ CALCULATOR = Calculator(
             },
         ),
         Preset(
-            label=f"Llama-3-70B on 2 × H100 {H100_GB} GB",
+            label=f"The same, sizing each H100 at the box's {H100_GB} GB (the slip)",
+            values={"gpus": GPUS, "gpu_memory_gb": H100_GB, "weights_gb": WEIGHTS_GB},
+        ),
+        Preset(
+            label="Llama-3-70B on 2 × H100",
             values={
                 "gpus": 2,
-                "gpu_memory_gb": H100_GB,
+                "gpu_memory_gb": H100_VISIBLE_GB,
                 "weights_gb": WEIGHTS_GB,
                 "memory_utilization": UTILIZATION,
                 "kv_bytes_per_token": KV_70B,
             },
         ),
         Preset(
-            label=f"Llama-3-8B on 1 × H100 {H100_GB} GB",
+            label="Llama-3-8B on 1 × H100",
             values={
                 "gpus": 1,
-                "gpu_memory_gb": H100_GB,
+                "gpu_memory_gb": H100_VISIBLE_GB,
                 "weights_gb": LLAMA_3_8B_PARAMS_B * BF16_BYTES,
                 "memory_utilization": UTILIZATION,
                 "kv_bytes_per_token": maths.kv_bytes_per_token(**LLAMA_3_8B),
             },
         ),
         Preset(
-            label=f"Llama-2-13B on 1 × H100 {H100_GB} GB",
+            label="Llama-2-13B on 1 × H100",
             values={
                 "gpus": 1,
-                "gpu_memory_gb": H100_GB,
+                "gpu_memory_gb": H100_VISIBLE_GB,
                 "weights_gb": NOMINAL_13B * BF16_BYTES,
                 "memory_utilization": UTILIZATION,
                 "kv_bytes_per_token": maths.kv_bytes_per_token(**LLAMA_2_13B),

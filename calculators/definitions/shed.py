@@ -90,10 +90,10 @@ def notes() -> tuple[str, ...]:
     return (
         "**Priority.** Paid requests are admitted first; free requests fill whatever "
         "is left below target × capacity, never below zero and never above their demand.",
-        "**Why shed at the gateway.** A request refused with a 429 costs nothing. The same "
-        "request admitted into a saturated pool holds an expensive seat and lengthens every "
-        "wait behind it, and waits grow non-linearly with utilisation (see the queue-wait "
-        "calculator).",
+        "**Why shed at the gateway.** Turning a request away there with a 429 is almost free. "
+        "Letting it into a pool that is already full ties up costly GPU memory and adds to the "
+        "queue every later request must sit through, and waits grow non-linearly with "
+        "utilisation (see the queue-wait calculator).",
         "**Overload.** When paid traffic alone exceeds the target, all free traffic is "
         "shed and the utilisation shown is the paid load alone, which can exceed 1: the "
         "pool needs more capacity, not more shedding.",

@@ -8,6 +8,8 @@ from typing import Any
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
 from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
+from calculators.definitions import decode_step
+from calculators.definitions.assumptions import BF16_BYTES, LLAMA_3_8B, LLAMA_3_8B_PARAMS_B
 from calculators.formatting import number
 
 ACCEPTANCE = 0.8
@@ -18,6 +20,26 @@ CHEN_SPEEDUP = (2, 2.5)  # Chen et al. on Chinchilla 70B
 VLLM_LOW_LOAD = {"draft model": 1.5, "n-gram": 2.8}
 VLLM_HIGH_LOAD_SLOWDOWN = (1.4, 1.8)
 VLLM_GPUS = 4
+VLLM_DRAFT_PARAMS_B = 0.5  # vLLM's draft-model run used a 0.5B draft (Qwama-0.5B-Instruct) for Llama-3-70B
+LARGE_BATCH = decode_step.CLAIMED_COMPUTE_BOUND
+
+
+def _step_ms(params_b: float, tp: int, kv_bytes_per_token: float, batch: int = 1) -> float:
+    """Return one decode step's roofline time for a model on the default H100 replica (decode-step maths)."""
+    return decode_step.roofline_case(params_b=params_b, tp=tp, kv_bytes_per_token=kv_bytes_per_token, batch=batch,
+                             bytes_per_param=float(BF16_BYTES)).step_ms  # fmt: skip
+
+
+def draft_cost(draft_params_b: float, draft_tp: int, draft_kv: float) -> float:
+    """Return c, a draft step's time over the 70B target's at batch 1, from the decode-step roofline."""
+    target = _step_ms(decode_step.NOMINAL_70B, decode_step.TP, decode_step.KV_70B)
+    return _step_ms(draft_params_b, draft_tp, draft_kv) / target
+
+
+KV_8B = maths.kv_bytes_per_token(**LLAMA_3_8B)
+C_TINY = round(draft_cost(VLLM_DRAFT_PARAMS_B, 1, 0), 3)  # a 0.5B draft on one GPU (its KV is negligible)
+C_8B = round(draft_cost(LLAMA_3_8B_PARAMS_B, decode_step.TP, KV_8B), 3)  # an 8B draft split like the target
+C_8B_ONE_GPU = round(draft_cost(LLAMA_3_8B_PARAMS_B, 1, KV_8B), 3)  # an 8B draft on one GPU
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
@@ -112,19 +134,38 @@ def notes() -> tuple[str, ...]:
     expected = maths.spec_decode(ACCEPTANCE, DRAFT_TOKENS, DRAFT_COST).expected_tokens
     compute_bound = expected / ((DRAFT_TOKENS + 1) * (1 + DRAFT_TOKENS * DRAFT_COST))
     low, high = VLLM_LOW_LOAD, VLLM_HIGH_LOAD_SLOWDOWN
+    tiny = maths.spec_decode(ACCEPTANCE, DRAFT_TOKENS, C_TINY).speedup
+    big = maths.spec_decode(ACCEPTANCE, DRAFT_TOKENS, C_8B).speedup
+    big_one = maths.spec_decode(ACCEPTANCE, DRAFT_TOKENS, C_8B_ONE_GPU).speedup
+    best_big, best_big_speedup = maths.best_draft_tokens(ACCEPTANCE, C_8B)
+    ridge = decode_step.roofline_case().ridge_batch
+    verified = LARGE_BATCH * (DRAFT_TOKENS + 1)
     return (
         "**Formulas.** Leviathan, Kalman and Matias (ICML 2023): expected tokens per "
         "target pass (1 − α^(γ+1)) ÷ (1 − α) (eq. 1) and walltime speedup "
         "(1 − α^(γ+1)) ÷ ((1 − α)(γc + 1)) (theorem 3.8). Chen et al. report "
         f"{number(CHEN_SPEEDUP[0])}–{number(CHEN_SPEEDUP[1])}× on Chinchilla 70B.",
-        "**When it does not pay.** The theorem assumes checking γ + 1 tokens costs one "
-        "target step, which holds while decoding is memory-bound (small batches). At large "
-        "batch the target step becomes compute-bound, verification costs grow with γ + 1 "
-        "and rejected drafts waste compute. vLLM measured up to "
+        f"**The draft cost depends on the draft.** The default c = {number(DRAFT_COST)} suits a tiny draft. "
+        f"By the decode roofline (weights read per step, see the decode-step calculator), a "
+        f"{number(VLLM_DRAFT_PARAMS_B)}B draft on one H100 costs c ≈ {number(C_TINY, 2)} of a "
+        f"{decode_step.NOMINAL_70B}B target step on {decode_step.TP} GPUs; vLLM's draft-model measurement on "
+        f"Llama-3-70B used a draft of that size. An 8B draft for a {decode_step.NOMINAL_70B}B target is not "
+        f"cheap: c ≈ {number(C_8B, 2)} at best, split over the same {decode_step.TP} GPUs, and "
+        f"c ≈ {number(C_8B_ONE_GPU, 2)} on a single GPU. At α = {number(ACCEPTANCE)} and γ = {DRAFT_TOKENS} "
+        f"that is {number(tiny, 3)}× for the tiny draft against {number(big, 3)}× (or {number(big_one, 3)}×) "
+        f"for the 8B one, whose best γ is {best_big} ({number(best_big_speedup, 3)}×). Real drafts also pay "
+        "kernel launches and scheduling per step, so measured c is higher than these roofline figures; a "
+        "larger draft has to earn its cost with a higher acceptance rate.",
+        "**When it does not pay.** The theorem assumes checking γ + 1 tokens costs one target step, which "
+        "holds while the target's step is memory-bound. Verification multiplies the tokens per step by "
+        f"γ + 1: at batch {LARGE_BATCH} with γ = {DRAFT_TOKENS} the target checks {verified} tokens per "
+        f"step, past the H100's ridge of about {number(ridge, 3)} tokens (a plain decode step at batch "
+        f"{LARGE_BATCH} is still memory-bound). Past the ridge verification costs grow with γ + 1 and rejected "
+        "drafts waste compute. vLLM measured up to "
         + " and ".join(f"{number(speedup)}× ({name})" for name, speedup in low.items())
         + f" at low load on Llama-3-70B with {VLLM_GPUS} × H100, but {number(high[0])}× and {number(high[1])}× "
         "slowdowns at high load. A compute-bound estimate, E ÷ ((γ + 1)(1 + γc)), gives "
-        f"{number(compute_bound, 2)}× at the defaults.",
+        f"{number(compute_bound, 2)}× at the defaults: gate speculation by batch size.",
     )
 
 
@@ -170,7 +211,10 @@ CALCULATOR = Calculator(
             min=0.0,
             max=1.0,
             unit="× target step",
-            help="Time of one draft step as a share of one target step (c); below 0.05 in Leviathan et al.",
+            help=(
+                "Time of one draft step as a share of one target step (c). 0.05 suits a tiny draft (vLLM's "
+                "1.5× on Llama-3-70B used a 0.5B one); an 8B draft for a 70B target costs 0.1 or more."
+            ),
             label="Draft cost",
         ),
     ),
@@ -186,6 +230,9 @@ CALCULATOR = Calculator(
         _preset(ACCEPTANCE, maths.best_draft_tokens(ACCEPTANCE, DRAFT_COST)[0], DRAFT_COST, " (best γ)"),
         _preset(0.6, 5, 0.1),
         _preset(0.5, 3, 0.2),
+        _preset(ACCEPTANCE, DRAFT_TOKENS, C_TINY, f" ({number(VLLM_DRAFT_PARAMS_B)}B draft, 70B target)"),
+        _preset(ACCEPTANCE, DRAFT_TOKENS, C_8B, " (8B draft, 70B target, at best)"),
+        _preset(ACCEPTANCE, DRAFT_TOKENS, C_8B_ONE_GPU, " (8B draft on one GPU)"),
     ),
     chart=chart,
     notes=notes(),

@@ -168,7 +168,7 @@ CALCULATOR = Calculator(
     slug="token-bucket",
     title="Token bucket admissions",
     purpose=(
-        "How many requests a token-bucket rate limiter at the gateway admits from a "
+        "How many requests the gateway's token-bucket limiter lets through from a "
         "burst or from a stream spread over a window."
     ),
     parameters=(

@@ -12,6 +12,7 @@ from lessons.models import (
     Challenge,
     DeepDive,
     Lesson,
+    OpenQuestion,
     Track,
     Walkthrough,
 )
@@ -83,6 +84,7 @@ def lesson_to_data(lesson: Lesson) -> dict:
         put(out, "context", dd.context)
         put(out, "points", dd.points, DEFAULT_POINTS)
         put(out, "keep_choice_order", dd.keep_choice_order, False)
+        put(out, "hints", dd.hints, [])
         out["choices"] = []
         for choice in dd.choices.all():
             c = {"text": choice.text, "verdict": choice.verdict}
@@ -118,6 +120,11 @@ def lesson_to_data(lesson: Lesson) -> dict:
         put(out, "hints", ch.hints, [])
         put(out, "explanation", ch.explanation)
         items[ch.section_id].append((ch.order, {"challenge": out}))
+    for question in OpenQuestion.objects.filter(section__lesson=lesson).prefetch_related("checklist"):
+        out = {"key": question.key, "topic": question.topic_id, "prompt": question.prompt}
+        put(out, "points", question.points, DEFAULT_POINTS)
+        out["checklist"] = [point.text for point in question.checklist.all()]
+        items[question.section_id].append((question.order, {"open_question": out}))
     data["sections"] = []
     for section in sections:
         s = {"key": section.key, "layer": section.layer, "title": section.title}

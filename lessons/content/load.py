@@ -14,9 +14,11 @@ from lessons.content.validate import DEFAULT_POINTS, ContentError, LessonSpec
 from lessons.models import (
     Answer,
     Challenge,
+    ChecklistPoint,
     Choice,
     DeepDive,
     Lesson,
+    OpenQuestion,
     Section,
     Step,
     Track,
@@ -85,7 +87,9 @@ ANSWERS_OF = {
     Walkthrough: "step__walkthrough__in",
     Challenge: "challenge__in",
     Step: "step__in",
+    OpenQuestion: "open_question__in",
 }
+ITEM_MODELS = (DeepDive, Walkthrough, Challenge, OpenQuestion)
 
 
 def delete_missing(report: LoadReport, queryset, *, file: str = "", prune: bool = True) -> None:
@@ -156,9 +160,9 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
     slug = values.pop("slug")
     lesson = upsert(report, Lesson, {"slug": slug}, values)
     Section.objects.filter(lesson=lesson).update(order=F("order") + ORDER_BUMP)
-    for model in (DeepDive, Walkthrough, Challenge):
+    for model in ITEM_MODELS:
         model.objects.filter(section__lesson=lesson).update(order=F("order") + ORDER_BUMP)
-    kept: dict[type, list[int]] = {DeepDive: [], Walkthrough: [], Challenge: [], Section: []}
+    kept: dict[type, list[int]] = {model: [] for model in (*ITEM_MODELS, Section)}
     follow_ups: list[tuple[Choice, str, bool]] = []
     for section_order, section_spec in enumerate(spec.sections, start=1):
         section = upsert(
@@ -175,6 +179,9 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
             elif kind == "walkthrough":
                 row = write_walkthrough(report, lesson, section, item_order, fields, spec.file, prune)
                 kept[Walkthrough].append(row.pk)
+            elif kind == "open_question":
+                row = write_open_question(report, lesson, section, item_order, fields)
+                kept[OpenQuestion].append(row.pk)
             else:
                 row = write_challenge(report, lesson, section, item_order, fields)
                 kept[Challenge].append(row.pk)
@@ -183,7 +190,7 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
         if choice.follow_up_id != deep_dive_ids.get(key):
             Choice.objects.filter(pk=choice.pk).update(follow_up_id=deep_dive_ids.get(key))
             report.updated += 0 if created else 1  # a new choice's link is part of creating it
-    for model in (DeepDive, Walkthrough, Challenge):
+    for model in ITEM_MODELS:
         missing = model.objects.filter(section__lesson=lesson).exclude(pk__in=kept[model])
         delete_missing(report, missing, file=spec.file, prune=prune)
     delete_missing(report, Section.objects.filter(lesson=lesson).exclude(pk__in=kept[Section]))
@@ -228,7 +235,7 @@ def match_choices(existing: list[Choice], specs: list[dict]) -> tuple[list[Choic
 def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: str = "", prune: bool = True) -> DeepDive:
     deep_dive = item_row(
         report, DeepDive, lesson, section, order, fields["key"],
-        {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "context", "points", "keep_choice_order")}},
+        {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "context", "points", "keep_choice_order", "hints")}},
     )  # fmt: skip
     Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
     matched, leftover = match_choices(list(Choice.objects.filter(deep_dive=deep_dive)), fields["choices"])
@@ -280,3 +287,30 @@ def write_challenge(report, lesson, section, order, fields) -> Challenge:
     values.update(ask_values(fields["ask"]))
     values["ranges"] = fields["ask"]["ranges"]
     return item_row(report, Challenge, lesson, section, order, fields["key"], values)
+
+
+def write_open_question(report, lesson, section, order, fields) -> OpenQuestion:
+    """Upsert an open question; its checklist points keep their rows by position (answers name them by id)."""
+    question = item_row(
+        report,
+        OpenQuestion,
+        lesson,
+        section,
+        order,
+        fields["key"],
+        {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "points")}},
+    )
+    rows = {row.order: row for row in ChecklistPoint.objects.filter(question=question)}
+    for number, text in enumerate(fields["checklist"], start=1):
+        row = rows.pop(number, None)
+        if row is None:
+            ChecklistPoint.objects.create(question=question, order=number, text=text)
+            report.created += 1
+        elif row.text != text:
+            save_fields(row, text=text)
+            report.updated += 1
+        else:
+            report.unchanged += 1
+    _count, by_model = ChecklistPoint.objects.filter(pk__in=[row.pk for row in rows.values()]).delete()
+    report.deleted += by_model.get(ChecklistPoint._meta.label, 0)
+    return question

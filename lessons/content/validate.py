@@ -26,6 +26,7 @@ from lessons.models import (
     Verdict,
     Walkthrough,
 )
+from lessons.scoring import MAX_HINTS
 
 FORMAT_VERSION = 1
 KEY_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -351,17 +352,16 @@ def parse_section(
 
 def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[str, dict]) -> tuple[str, dict]:
     if not isinstance(item, dict) or len(item) != 1:
-        check.fail("each item must be exactly one of deep_dive, walkthrough or challenge")
+        check.fail("each item must be exactly one of deep_dive, walkthrough, challenge or open_question")
     ((kind, body),) = item.items()
-    if kind not in ("deep_dive", "walkthrough", "challenge"):
+    if kind not in PARSERS:
         check.fail(f"unknown item type '{kind}'")
     item_key = check.key(body if isinstance(body, dict) else {})
     check.item = f"{kind} '{item_key}'"
     if item_key in item_keys:
         check.fail("item keys must be unique in the lesson")
     item_keys.add(item_key)
-    parser = {"deep_dive": parse_deep_dive, "walkthrough": parse_walkthrough, "challenge": parse_challenge}
-    fields = parser[kind](check, body)
+    fields = PARSERS[kind](check, body)
     if kind == "deep_dive":
         deep_dives[item_key] = fields
     return kind, fields
@@ -369,7 +369,7 @@ def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[
 
 def parse_deep_dive(check: Checker, data: Any) -> dict:
     data = check.mapping(
-        data, {"key", "topic", "prompt", "context", "points", "keep_choice_order", "choices"},
+        data, {"key", "topic", "prompt", "context", "points", "keep_choice_order", "hints", "choices"},
         {"key", "topic", "prompt", "choices"},
         "deep_dive",
     )  # fmt: skip
@@ -381,6 +381,7 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
         "context": check.text(data, "context", required=False, markup=True),
         "points": points,
         "keep_choice_order": data.get("keep_choice_order", False),
+        "hints": hint_list(check, data),
         "choices": [],
     }
     if not isinstance(fields["keep_choice_order"], bool):
@@ -472,7 +473,7 @@ def parse_walkthrough(check: Checker, data: Any) -> dict:
         parsed = {
             "title": check.text(step, "title"),
             "body": check.text(step, "body", required=False, markup=True),
-            "hints": check.markdown_list(step, "hints"),
+            "hints": hint_list(check, step),
             "explanation": check.text(step, "explanation", required=False, markup=True),
             "components": [],
             "connections": [],
@@ -524,7 +525,7 @@ def parse_challenge(check: Checker, data: Any) -> dict:
         "topic": check.topic(data),
         "title": check.text(data, "title"),
         "prompt": check.text(data, "prompt", markup=True),
-        "hints": check.markdown_list(data, "hints"),
+        "hints": hint_list(check, data),
         "explanation": check.text(data, "explanation", required=False, markup=True),
         "ask": validate_ask(check, data["ask"], allow_ranges=True),
     }
@@ -533,6 +534,50 @@ def parse_challenge(check: Checker, data: Any) -> dict:
     except MarkupError as error:
         check.fail(f"'prompt': {error}", "prompt")
     return fields
+
+
+def hint_list(check: Checker, data: dict) -> list[str]:
+    """Return an item's hints: at most MAX_HINTS Markdown texts (one taken before answering costs points)."""
+    hints = check.markdown_list(data, "hints")
+    if len(hints) > MAX_HINTS:
+        check.fail(f"'hints' may hold at most {MAX_HINTS} hints (found {len(hints)})", "hints")
+    return hints
+
+
+MIN_CHECKLIST, MAX_CHECKLIST = 2, 12
+
+
+def parse_open_question(check: Checker, data: Any) -> dict:
+    data = check.mapping(
+        data,
+        {"key", "topic", "prompt", "points", "checklist"},
+        {"key", "topic", "prompt", "checklist"},
+        "open_question",
+    )
+    fields = {
+        "key": data["key"],
+        "topic": check.topic(data),
+        "prompt": check.text(data, "prompt", markup=True),
+        "points": check.integer(data, "points", DEFAULT_POINTS, 1, 100),
+        "checklist": [],
+    }
+    checklist = data["checklist"]
+    if not isinstance(checklist, list) or not MIN_CHECKLIST <= len(checklist) <= MAX_CHECKLIST:
+        check.fail(
+            f"'checklist' must list {MIN_CHECKLIST} to {MAX_CHECKLIST} points a strong answer covers", "checklist"
+        )
+    fields["checklist"] = check.markdown_list(data, "checklist")
+    if len(set(fields["checklist"])) != len(fields["checklist"]):
+        check.fail("'checklist' repeats a point", "checklist")
+    return fields
+
+
+PARSERS = {
+    "deep_dive": parse_deep_dive,
+    "walkthrough": parse_walkthrough,
+    "challenge": parse_challenge,
+    "open_question": parse_open_question,
+}
 
 
 # Give-aways: choices whose shape, not their content, tells the learner which is best.

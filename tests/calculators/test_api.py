@@ -47,8 +47,14 @@ def test_detail_with_defaults(client):
         "bytes_per_value": 2,
         "tokens": 1200,
         "cache_gb": 8.0,
+        "tp": 1,
     }
-    assert body["outputs"] == {"bytes_per_token": 327680, "copy_bytes": 393216000, "copies_per_cache": 20}
+    assert body["outputs"] == {
+        "bytes_per_token": 327680,
+        "copy_bytes": 393216000,
+        "copies_per_cache": 20,
+        "bytes_per_token_per_gpu": 327680,
+    }
     assert body["steps"][0] == {
         "label": "KV bytes per token",
         "expression": "2 (K and V) × 80 layers × 8 KV heads × 128 values per head × 2 B",
@@ -170,3 +176,64 @@ def test_schema_validates_without_warnings():
     from django.core.management import call_command
 
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null")
+
+
+def test_kv_cache_per_gpu_share_under_tensor_parallelism(client):
+    outputs = _detail(client, "kv-cache", tp="4").json()["outputs"]
+    assert outputs["bytes_per_token_per_gpu"] == 81920  # 2 of the 8 KV heads per GPU
+    assert _detail(client, "kv-cache", tp="16").json()["outputs"]["bytes_per_token_per_gpu"] == 40960
+
+
+def test_kv_cache_refuses_a_tp_that_splits_heads(client):
+    response = _detail(client, "kv-cache", tp="3")
+    assert response.status_code == 400
+    assert response.json() == {
+        "errors": {
+            "tp": [
+                "A tensor-parallel degree of 3 cannot share 8 KV heads evenly: use a tp that divides 8 or "
+                "is a multiple of it."
+            ]
+        }
+    }
+
+
+def test_kv_cache_accepts_half_a_byte_per_value(client):
+    body = _detail(client, "kv-cache", bytes_per_value="0.5").json()
+    assert body["outputs"]["bytes_per_token"] == 81920
+
+
+@pytest.mark.parametrize(
+    ("slug", "params", "expected"),
+    [
+        ("decode-step", {"batch": "128"}, {"memory_bound": True}),
+        ("prefill", {}, {"flops": 5.6e14}),
+        ("bounded-load", {"replicas": "64", "in_flight": "1000", "epsilon": "0.25", "family_in_flight": "800"},
+         {"cap_per_replica": 20, "replicas_for_family": 40}),
+        ("rehash", {}, {"consistent_moved": 0.2, "modulo_moved": 0.8}),
+        ("autoscale", {"replicas": "10", "metric": "12", "target": "5"}, {"desired_replicas": 24}),
+        ("headroom", {}, {"replicas": 23, "gpus": 92}),
+        ("request-cost", {}, {"usd_total": 1.98}),
+    ],
+)  # fmt: skip
+def test_new_calculators_answer_over_the_api(client, slug, params, expected):
+    body = _detail(client, slug, **params).json()
+    for name, value in expected.items():
+        assert body["outputs"][name] == pytest.approx(value)
+    assert body["steps"] and set(body["inputs"]) == {p.name for p in CALCULATORS[slug].parameters}
+
+
+def test_bounded_load_family_bigger_than_the_fleet_is_a_400(client):
+    response = _detail(client, "bounded-load", family_in_flight="5000")
+    assert response.status_code == 400
+    assert "cannot be more" in response.json()["errors"]["family_in_flight"][0]
+
+
+def test_the_api_list_and_schema_include_the_new_calculators(client):
+    from drf_spectacular.generators import SchemaGenerator
+
+    listed = {c["slug"] for c in client.get(reverse("calculator-list")).json()}
+    new = {"decode-step", "prefill", "bounded-load", "rehash", "autoscale", "headroom", "request-cost"}
+    assert new <= listed
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    slug = next(p for p in schema["paths"]["/api/v1/calculators/{slug}/"]["get"]["parameters"] if p["name"] == "slug")
+    assert new <= set(slug["schema"]["enum"])

@@ -476,3 +476,152 @@ def test_compute_bound_bound_is_0_56():  # F11: E / ((g + 1)(1 + g c)) for 0.8, 
 def test_whole_floor_and_ceil_ignore_float_noise(x, floor, ceil):
     assert maths.whole_floor(x) == floor
     assert maths.whole_ceil(x) == ceil
+
+
+# --- F1: one GPU's share of the KV cache under tensor parallelism ---------------
+
+
+@pytest.mark.parametrize(
+    ("kv_heads", "tp", "heads_per_gpu"),
+    [(8, 1, 8), (8, 2, 4), (8, 4, 2), (8, 8, 1), (8, 16, 1), (8, 32, 1), (40, 8, 5), (1, 4, 1)],
+)
+def test_kv_heads_per_gpu_is_max_of_share_and_one(kv_heads, tp, heads_per_gpu):  # cli99: max(kv_heads / tp, 1)
+    assert maths.kv_heads_per_gpu(kv_heads, tp) == heads_per_gpu
+
+
+def test_70b_kv_per_gpu_at_tp4_is_80_kib_and_stops_shrinking_past_8():  # F1: 81,920 B at TP 4
+    assert maths.kv_cache(80, 8, 128, 2, 1200, 8, tp=4).bytes_per_token_per_gpu == 81_920
+    assert maths.kv_cache(80, 8, 128, 2, 1200, 8, tp=8).bytes_per_token_per_gpu == 40_960
+    assert maths.kv_cache(80, 8, 128, 2, 1200, 8, tp=16).bytes_per_token_per_gpu == 40_960
+
+
+@pytest.mark.parametrize(("kv_heads", "tp"), [(8, 3), (8, 12), (40, 16), (6, 4)])
+def test_a_tp_that_would_split_a_head_is_refused_on_tp(kv_heads, tp):
+    with pytest.raises(CalculatorError) as error:
+        maths.kv_cache(80, kv_heads, 128, 2, 1200, 8, tp=tp)
+    assert error.value.fields == ("tp",)
+    assert f"{tp} cannot share {kv_heads} KV heads evenly" in error.value.message
+
+
+def test_a_4_bit_kv_cache_is_half_a_byte_per_value():  # 2 x 80 x 8 x 128 x 0.5 = 81,920 B
+    result = maths.kv_cache(80, 8, 128, 0.5, 1200, 8)
+    assert result.bytes_per_token == 81_920 and isinstance(result.bytes_per_token, int)
+    assert result.copies_per_cache == 81  # 8e9 / 98,304,000 = 81.4
+
+
+def test_odd_fractions_of_a_byte_keep_fractional_bytes():
+    result = maths.kv_cache(1, 1, 3, 0.25, 1, 1)  # 2 x 3 x 0.25 = 1.5 B
+    assert result.bytes_per_token == 1.5 and result.copies_per_cache == 666_666_666
+
+
+# --- Roofline: decode step and prefill ------------------------------------------
+
+
+def test_decode_step_defaults_by_hand():
+    # 70B BF16 over TP 4 on H100 (3.35 TB/s, 989 TFLOPS), batch 64 at 2,048 tokens.
+    r = maths.decode_step(70, 2, 327_680, 64, 2048, 4, 3.35, 989)
+    assert r.weights_ms == pytest.approx(35e9 / 3.35e12 * 1e3)  # 10.448 ms
+    assert r.kv_ms == pytest.approx(64 * 2048 * 327_680 / 4 / 3.35e12 * 1e3)  # 3.205 ms
+    assert r.compute_ms == pytest.approx(2 * 70e9 * 64 / 4 / 989e12 * 1e3)  # 2.265 ms
+    assert r.step_ms == pytest.approx(r.weights_ms + r.kv_ms) == pytest.approx(13.653, abs=5e-4)
+    assert r.tokens_per_s_per_stream == pytest.approx(1000 / r.step_ms)
+    assert r.tokens_per_s == pytest.approx(64 * 1000 / r.step_ms)
+    assert r.memory_bound is True
+
+
+def test_the_h100_ridge_is_about_295_and_batch_128_is_memory_bound():  # issue 13: the review's correction
+    assert maths.ridge_batch(2, 3.35, 989) == pytest.approx(295.22, abs=0.01)
+    at_128 = maths.decode_step(70, 2, 327_680, 128, 2048, 4, 3.35, 989)
+    assert at_128.memory_bound and at_128.weights_ms > at_128.compute_ms  # even without the KV reads
+    past_ridge = maths.decode_step(70, 2, 0, 300, 0, 4, 3.35, 989)
+    assert not past_ridge.memory_bound and past_ridge.step_ms == past_ridge.compute_ms
+
+
+def test_compute_catches_up_with_kv_reads_only_at_short_contexts():
+    # One sequence's KV at 2,048 tokens: 671 MB / 3.35 TB/s = 0.200 ms > 1.4e11 / 989e12 = 0.142 ms of compute.
+    assert maths.compute_bound_batch(70, 2, 327_680, 2048, 3.35, 989) is None
+    at_256 = maths.compute_bound_batch(70, 2, 327_680, 256, 3.35, 989)
+    weights, kv, flops = 140e9 / 3.35e12, 256 * 327_680 / 3.35e12, 1.4e11 / 989e12
+    assert at_256 == pytest.approx(weights / (flops - kv))
+    r = maths.decode_step(70, 2, 327_680, round(at_256), 256, 4, 3.35, 989)
+    assert r.weights_ms + r.kv_ms == pytest.approx(r.compute_ms, rel=0.01)
+
+
+def test_prefill_of_4000_tokens_on_four_h100s():
+    r = maths.prefill(70, 4000, 4, 989, 0.5)
+    assert r.flops == 5.6e14  # 2 x 70e9 x 4,000
+    assert r.ttft_s == pytest.approx(5.6e14 / (4 * 989e12 * 0.5)) == pytest.approx(0.2831, abs=1e-4)
+
+
+def test_prefill_attention_flops_grow_with_the_square():
+    assert maths.prefill_attention_flops(80, 8192, 4000) == 2 * 80 * 8192 * 4000**2
+    assert maths.prefill_attention_flops(80, 8192, 8000) == 4 * maths.prefill_attention_flops(80, 8192, 4000)
+
+
+# --- Routing: bounded loads and rehashing ----------------------------------------
+
+
+def test_bounded_load_reference_case():  # F5: 64 cards, 1,000 in flight, eps 0.25 -> 20; 800 -> 40 cards
+    assert maths.bounded_load(64, 1000, 0.25, 800) == (20, 40)
+    assert maths.bounded_load_cap(64, 1000, 0.10) == 18  # ceil(17.1875)
+
+
+def test_bounded_load_defaults_land_on_a_whole_cap():
+    # 1.2 x 1,200 / 48 = 30 exactly in decimal, 29.999999999999996 in binary floating point: still 30.
+    assert maths.bounded_load(48, 1200, 0.2, 600) == (30, 20)
+
+
+def test_a_family_larger_than_the_fleet_is_refused_on_family_in_flight():
+    with pytest.raises(CalculatorError) as error:
+        maths.bounded_load(48, 1200, 0.2, 1201)
+    assert error.value.fields == ("family_in_flight",)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "consistent", "modulo"),
+    [
+        (40, 50, Fraction(10, 50), 1 - Fraction(40, 200)),  # 0.2 and 0.8
+        (40, 41, Fraction(1, 41), 1 - Fraction(40, 1640)),
+        (40, 80, Fraction(1, 2), Fraction(1, 2)),  # one size divides the other: the same
+        (50, 40, Fraction(10, 50), 1 - Fraction(40, 200)),  # shrinking is symmetric
+        (7, 7, 0, 0),
+    ],
+)
+def test_rehash_shares(before, after, consistent, modulo):
+    r = maths.rehash(before, after)
+    assert r.consistent_moved == pytest.approx(float(consistent))
+    assert r.modulo_moved == pytest.approx(float(modulo))
+
+
+def test_modulo_share_matches_counting_keys():
+    before, after = 12, 18
+    moved = sum(1 for key in range(36 * 100) if key % before != key % after) / (36 * 100)
+    assert maths.modulo_moved_share(before, after) == pytest.approx(moved)
+
+
+# --- Autoscaling and headroom ----------------------------------------------------
+
+
+def test_hpa_rule_and_tolerance():  # F6: 10 replicas, 12 waiting, target 5 -> 24
+    assert maths.autoscale(10, 12, 5, 0.1).desired_replicas == 24
+    assert maths.autoscale(12, 9, 4, 0.1).desired_replicas == 27
+    assert maths.autoscale(12, 4.4, 4, 0.1).desired_replicas == 12  # exactly at the tolerance: unchanged
+    assert maths.autoscale(12, 4.41, 4, 0.1).desired_replicas == 14  # ceil(13.23)
+    assert maths.autoscale(12, 2, 4, 0.1).desired_replicas == 6
+
+
+def test_headroom_by_hand():
+    assert maths.headroom(2000, 110, 0.9, 2, 4) == (23, 92)  # ceil(20.2) + 2
+    assert maths.headroom(2000, 125, 0.9, 2, 4) == (20, 80)  # ceil(17.8) + 2
+    assert maths.headroom(1980, 110, 0.9, 0, 4) == (20, 80)  # 1,980 / 99 = 20 exactly
+
+
+# --- Request cost ----------------------------------------------------------------
+
+
+def test_request_cost_by_hand():
+    # 1,200 uncached x $0.60 + 1,800 cached x $0.30 + 300 x $2.40, per million.
+    r = maths.request_cost(3000, 0.6, 300, 0.6, 0.3, 2.4, 1000)
+    assert r.usd_per_request == pytest.approx((1200 * 0.6 + 1800 * 0.3 + 300 * 2.4) / 1e6) == pytest.approx(0.00198)
+    assert r.usd_total == pytest.approx(1.98)
+    assert maths.request_cost_parts(3000, 0.6, 300, 0.6, 0.3, 2.4) == pytest.approx((0.00072, 0.00054, 0.00072))

@@ -105,3 +105,18 @@ def test_notes_quote_the_maths_figures():
 
 def test_shed_notes_have_no_figures():
     assert not any(re.search(r"\d{2}", note.replace("429", "")) for note in CALCULATORS["shed"].notes)
+
+
+def test_calculator_text_copies_no_run_of_eight_words_from_the_seeds():
+    """Notes, help, purposes and preset labels are written afresh, as the lessons are."""
+    from tests.content.test_originality import runs, seed_runs
+
+    seeds = seed_runs()
+    copied = {}
+    for slug, calculator in CALCULATORS.items():
+        texts = [*calculator.notes, calculator.purpose, *(p.help for p in calculator.parameters)]
+        texts += [preset.label for preset in calculator.presets]
+        found = {" ".join(run) for text in texts for run in runs(text) & seeds}
+        if found:
+            copied[slug] = found
+    assert copied == {}

@@ -144,7 +144,12 @@ def test_shed_splits_free_traffic(capacity, paid, free, target):
 # --- Every calculator: every valid input gives finite outputs ------------------
 
 # Cross-field rules that bounds alone cannot express: the registry reports these as input errors.
-ALLOWED_DOMAIN_ERRORS = {("routing", "shards"), ("replica", "weights_gb")}
+ALLOWED_DOMAIN_ERRORS = {
+    ("routing", "shards"),
+    ("replica", "weights_gb"),
+    ("kv-cache", "tp"),
+    ("bounded-load", "family_in_flight"),
+}
 
 
 def _value(parameter):
@@ -153,8 +158,18 @@ def _value(parameter):
     return st.floats(min_value=parameter.min, max_value=parameter.max, allow_nan=False, allow_infinity=False)
 
 
+def _tp_for(kv_heads: int):
+    """Return tensor-parallel degrees that share `kv_heads` evenly: its divisors and multiples up to 1,024."""
+    divisors = [d for d in range(1, kv_heads + 1) if kv_heads % d == 0]
+    multiples = list(range(kv_heads, 1025, kv_heads))
+    return st.sampled_from(sorted(set(divisors + multiples)))
+
+
 def _inputs(calculator: Calculator):
-    return st.fixed_dictionaries({p.name: _value(p) for p in calculator.parameters})
+    values = st.fixed_dictionaries({p.name: _value(p) for p in calculator.parameters})
+    if calculator.slug == "kv-cache":  # most random pairs split a head: draw tp that fits the heads
+        return values.flatmap(lambda raw: _tp_for(raw["kv_heads"]).map(lambda tp: {**raw, "tp": tp}))
+    return values
 
 
 def _check_finite(calculator: Calculator, raw: dict) -> None:

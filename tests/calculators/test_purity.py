@@ -13,6 +13,7 @@ def test_pure_modules_do_not_import_django():
         "import calculators.maths, calculators.registry, calculators.charts, calculators.formatting\n"
         "import calculators.calculator, calculators.definitions.assumptions\n"
         "import calculators.errors\n"
+        "import calculators.simulation, calculators.simulator, calculators.simulator_charts\n"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework'))))\n"
     )
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}

@@ -12,8 +12,16 @@ from calculators.registry import CALCULATORS, DerivationStep, Result, get_calcul
 # The calculator table of DESIGN.md, verbatim: slug -> ([(parameter, default)], [outputs]).
 CONTRACT = {
     "kv-cache": (
-        [("layers", 80), ("kv_heads", 8), ("head_dim", 128), ("bytes_per_value", 2), ("tokens", 1200), ("cache_gb", 8)],
-        ["bytes_per_token", "copy_bytes", "copies_per_cache"],
+        [
+            ("layers", 80),
+            ("kv_heads", 8),
+            ("head_dim", 128),
+            ("bytes_per_value", 2),
+            ("tokens", 1200),
+            ("cache_gb", 8),
+            ("tp", 1),
+        ],
+        ["bytes_per_token", "copy_bytes", "copies_per_cache", "bytes_per_token_per_gpu"],
     ),
     "routing": (
         [("cards", 64), ("hot_share", 0.8), ("family_fleet_share", 0.3), ("shards", 1)],
@@ -84,6 +92,60 @@ CONTRACT = {
     "spec-decode": (
         [("acceptance", 0.8), ("draft_tokens", 4), ("draft_cost", 0.05)],
         ["expected_tokens", "speedup"],
+    ),
+    "decode-step": (
+        [
+            ("params_b", 70),
+            ("bytes_per_param", 2),
+            ("kv_bytes_per_token", 327680),
+            ("batch", 64),
+            ("mean_context", 2048),
+            ("tp", 4),
+            ("hbm_tb_s", 3.35),
+            ("tflops", 989),
+        ],
+        [
+            "weights_ms",
+            "kv_ms",
+            "compute_ms",
+            "step_ms",
+            "tokens_per_s_per_stream",
+            "tokens_per_s",
+            "ridge_batch",
+            "memory_bound",
+        ],
+    ),
+    "prefill": (
+        [("params_b", 70), ("prompt_tokens", 4000), ("gpus", 4), ("tflops", 989), ("mfu", 0.5)],
+        ["flops", "ttft_s"],
+    ),
+    "bounded-load": (
+        [("replicas", 48), ("in_flight", 1200), ("epsilon", 0.2), ("family_in_flight", 600)],
+        ["cap_per_replica", "replicas_for_family"],
+    ),
+    "rehash": ([("replicas_before", 40), ("replicas_after", 50)], ["consistent_moved", "modulo_moved"]),
+    "autoscale": ([("replicas", 12), ("metric", 9), ("target", 4), ("tolerance", 0.1)], ["desired_replicas"]),
+    "headroom": (
+        [
+            ("concurrency", 2000),
+            ("slots_per_replica", 110),
+            ("max_occupancy", 0.9),
+            ("spare_replicas", 2),
+            ("gpus_per_replica", 4),
+        ],
+        ["replicas", "gpus"],
+    ),
+    "request-cost": (
+        [
+            ("input_tokens", 3000),
+            ("cached_fraction", 0.6),
+            ("output_tokens", 300),
+            ("input_usd_per_million", 0.6),
+            ("cached_usd_per_million", 0.3),
+            ("output_usd_per_million", 2.4),
+            ("requests", 1000),
+        ],
+        ["usd_per_request", "usd_total"],
     ),
 }
 
@@ -228,7 +290,12 @@ def test_evaluate_returns_the_api_shape():
     assert isinstance(result, Result)
     body = result.as_dict()
     assert list(body) == ["slug", "inputs", "outputs", "steps"]
-    assert body["outputs"] == {"bytes_per_token": 327680, "copy_bytes": 393216000, "copies_per_cache": 20}
+    assert body["outputs"] == {
+        "bytes_per_token": 327680,
+        "copy_bytes": 393216000,
+        "copies_per_cache": 20,
+        "bytes_per_token_per_gpu": 327680,
+    }
     assert body["inputs"]["cache_gb"] == 8.0
     assert set(body["steps"][0]) == {"label", "expression", "value", "unit"}
     json.dumps(body, allow_nan=False)
@@ -306,7 +373,7 @@ def test_kv_cache_derivation_reads_like_the_worked_example():
         ("Copy size in decimal megabytes", 393.216, "MB"),
         ("Copy size in binary mebibytes", 375.0, "MiB"),
     ]
-    assert steps[-1].expression == "⌊8,000,000,000 B ÷ 393,216,000 B⌋ = ⌊20.35⌋"
+    assert steps[6].expression == "⌊8,000,000,000 B ÷ 393,216,000 B⌋ = ⌊20.35⌋"
 
 
 def test_replica_derivation_ends_with_the_floor():
@@ -392,3 +459,79 @@ def test_failed_checks_read_as_true_statements():
         "Margin check": "$2.50 > 0.75 × $2.50 = $1.875",
         "Overflow check": "100% > 10%",
     }
+
+
+# --- Corrections from the expert review (issue 13) -------------------------------
+
+
+def test_h100_presets_use_the_memory_software_sees_and_hold_125_requests():
+    # nvidia-smi: 81,559 MiB = 85,520,809,984 B = 85.52 GB; 0.9 x 4 x 85.52 - 140 = 167.87 GB -> 125 at 4,096 tokens.
+    replica = get_calculator("replica")
+    preset = next(p for p in replica.presets if "81,559 MiB" in p.label)
+    assert preset.values["gpu_memory_gb"] == pytest.approx(81_559 * 2**20 / 1e9, abs=0.005)
+    assert replica.evaluate(preset.values).outputs["requests_per_replica"] == 125
+    assert replica.evaluate({}).outputs["requests_per_replica"] == 110  # the contract's default keeps 80 GB
+    assert "81,559 MiB" in replica.parameter("gpu_memory_gb").help
+    assert "**125 requests**" in " ".join(replica.notes) and "79.65 GiB" in " ".join(replica.notes)
+
+
+def test_pool_and_headroom_show_what_125_slots_change():
+    pool = get_calculator("pool")
+    preset = next(p for p in pool.presets if "as software sees it" in p.label)
+    assert pool.evaluate(preset.values).outputs["gpus"] == 108  # ceil(2,000 / (125 x 0.6)) = 27 replicas
+    headroom = get_calculator("headroom")
+    preset = next(p for p in headroom.presets if "as software sees it" in p.label)
+    assert headroom.evaluate(preset.values).outputs == {"replicas": 20, "gpus": 80}  # ceil(17.8) + 2
+
+
+def test_littles_law_help_asks_for_arrival_to_completion_time():
+    help_text = get_calculator("pool").parameter("mean_request_s").help
+    assert "arrival" in help_text and "first token to last" not in help_text
+    notes = " ".join(get_calculator("pool").notes)
+    assert "1,500 in flight and 92 GPUs instead of 124" in notes  # 100/s x 15 s against 100/s x 20 s
+
+
+def test_pool_headroom_note_no_longer_rests_on_m_m_1():
+    notes = " ".join(get_calculator("pool").notes)
+    assert "110 slots act like 110 servers" in notes and "wrong reason" in notes
+
+
+def test_kv_heads_help_gives_the_per_gpu_rule():
+    assert "max(kv_heads ÷ TP, 1)" in get_calculator("kv-cache").parameter("kv_heads").help
+
+
+def test_spec_decode_prices_a_big_draft_higher_than_a_tiny_one():
+    from calculators.definitions import spec_decode
+
+    # Weight reads per step: 8.03B x 2 B over 4 GPUs against 70B x 2 B over 4 GPUs (KV at batch 1 is tiny).
+    target = (70e9 * 2 / 4 + 2048 * 327_680 / 4) / 3.35e12
+    eight_b = (8.03e9 * 2 / 4 + 2048 * 131_072 / 4) / 3.35e12
+    big, tiny = spec_decode.C_8B, spec_decode.C_TINY
+    assert big == pytest.approx(eight_b / target, abs=0.0005)
+    assert tiny == pytest.approx(0.5e9 * 2 / 3.35e12 / target, abs=0.0005)
+    assert tiny < 0.05 < 0.1 < big
+    calculator = get_calculator("spec-decode")
+    labels = [p.label for p in calculator.presets]
+    assert any("8B draft, 70B target" in label for label in labels)
+    assert "0.5B" in calculator.parameter("draft_cost").help
+
+
+def test_no_calculator_says_decode_turns_compute_bound_at_batch_128():
+    decode = get_calculator("decode-step").evaluate({"batch": "128"})
+    assert decode.outputs["memory_bound"] is True
+    assert decode.outputs["ridge_batch"] == pytest.approx(295.22, abs=0.01)
+    for calculator in CALCULATORS.values():
+        text = " ".join(calculator.notes)
+        assert "batch the target step becomes compute-bound" not in text, calculator.slug
+    assert "still memory-bound" in " ".join(get_calculator("decode-step").notes)
+
+
+def test_fleet_notes_show_the_sensitivity_not_one_headline(client):
+    # $2,100 / 730 h / (700 tokens/s x 3,600 s) x 1e6 = $1.1416 per 1M: 45.7% of $2.50, 91.3% of $1.25.
+    notes = " ".join(get_calculator("fleet").notes)
+    assert "| 700 | 91.3% | 45.7% | 22.8% |" in notes
+    assert "| 350 | 183% | 91.3% | 45.7% |" in notes
+    # Sized for a daily peak twice the average: 2 x 5,436 cards, half of it idle over the month.
+    assert "10,872 cards instead of 5,436" in notes and "50% of that capacity idles" in notes
+    page = client.get("/calculators/fleet/").content.decode()
+    assert "<table>" in page and "API $1.25 per 1M" in page

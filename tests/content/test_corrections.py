@@ -119,3 +119,86 @@ def test_the_wait_after_loss_challenge_wants_the_slowed_service_and_names_the_ol
     assert "kept the old service time" in kept_service.content.decode()
     slowed = client.post(url, {"value": f"{16.5 * service_ms / 0.7:.1f}"}, HTTP_HX_REQUEST="true")
     assert "Correct" in slowed.content.decode()
+
+
+# An "80GB" H100 shows software 81,559 MiB = 85.52 GB; sizing with 80 decimal GB understates KV room.
+# Every lesson that asks the replica calculator about an H100 gives it the memory software sees.
+REPLICA_REFERENCE = re.compile(r"\{\{\s*calc\s+replica\.\w+(?P<params>[^}|]*)")
+
+
+def test_every_replica_number_in_the_lessons_uses_the_memory_software_sees():
+    references = [(name, m.group("params")) for name, text in all_texts() for m in REPLICA_REFERENCE.finditer(text)]
+    assert len(references) > 20
+    for name, params in references:
+        # 80 GB appears only where a lesson shows what the slip costs, and it says so explicitly.
+        assert re.search(r"gpu_memory_gb=(85\.52|80)\b", params), f"{name}: replica reference without memory: {params}"
+    slips = [text for _name, text in all_texts() if "gpu_memory_gb=80" in text]
+    assert slips and all("label" in text for text in slips)
+
+
+def _asks(node):
+    """Yield every `ask` mapping (envelope steps and challenges) in a lesson file."""
+    if isinstance(node, dict):
+        if isinstance(node.get("ask"), dict):
+            yield node["ask"]
+        for value in node.values():
+            yield from _asks(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _asks(value)
+
+
+def test_no_graded_question_sizes_an_h100_at_80_gb():
+    for path in sorted(CONTENT.glob("*.yaml")):
+        for ask in _asks(yaml.safe_load(path.read_text(encoding="utf-8"))):
+            if ask.get("calculator") == "replica" and "gpu_memory_gb" in ask.get("inputs", {}):
+                assert ask["inputs"]["gpu_memory_gb"] == 85.52, path.name
+            if ask.get("calculator") == "pool":
+                assert ask["inputs"].get("requests_per_replica") != 110, path.name
+
+
+def _platform_step(title_start):
+    from lessons.models import Step
+
+    return Step.objects.get(walkthrough__section__lesson__slug="llm-serving-platform", title__startswith=title_start)
+
+
+def test_the_platform_replica_holds_125_and_sizing_at_80_gb_is_named_as_the_slip(client, content):
+    from django.urls import reverse
+
+    step = _platform_step("How many requests can one 70B replica")
+    url = reverse("answer-step", args=["llm-serving-platform", step.pk])
+    # 0.9 x 4 x 85.52 GB - 140 GB = 167.87 GB; / (4,096 x 327,680 B) = 125.07 -> 125.
+    slip = client.post(url, {"value": "110"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "81,559" in slip and "80 GiB" in slip
+    right = client.post(url, {"value": "125"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "Correct" in right
+    page = client.get(reverse("lesson", args=["llm-serving-platform"])).content.decode()
+    assert "81,559 MiB = 85.52 GB" in page
+
+
+def test_the_platform_pool_is_sized_from_125_requests(client, content):
+    from django.urls import reverse
+
+    step = _platform_step("How many GPUs must the 70B pool have")
+    url = reverse("answer-step", args=["llm-serving-platform", step.pk])
+    # ceil(100/s x 20 s / (125 x 0.6)) = ceil(26.67) = 27 replicas = 108 GPUs (not 31 replicas = 124).
+    assert "Correct" in client.post(url, {"value": "108"}, HTTP_HX_REQUEST="true").content.decode()
+
+
+# Decode at batch 128 on an H100 is still memory-bound (ridge near 295); verification of
+# batch x (gamma + 1) tokens is what crosses it.
+BATCH_128_MYTHS = [r"batch 128 the step is limited by compute", r"compute-bound at batch 128"]
+
+
+@pytest.mark.parametrize("myth", BATCH_128_MYTHS)
+def test_no_lesson_calls_decode_at_batch_128_compute_bound(myth):
+    found = [name for name, text in all_texts() if re.search(myth, text, re.IGNORECASE)]
+    assert found == [], f"{myth!r} in {found}"
+
+
+def test_the_speculative_moment_prices_an_8b_draft_and_shows_the_ridge():
+    texts = [text for name, text in all_texts() if name == "llm-serving-platform.yaml"]
+    feedback = next(text for text in texts if "three times" in text and "ridge" in text)
+    assert "spec-decode.speedup draft_cost=0.116" in feedback
+    assert "decode-step.ridge_batch" in feedback and "decode-step.step_ms batch=128" in feedback

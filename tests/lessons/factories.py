@@ -85,3 +85,20 @@ def answer_deep_dive(client, lesson, key, verdict):
     dd = DeepDive.objects.get(key=key, section__lesson=lesson)
     choice = Choice.objects.get(deep_dive=dd, verdict=verdict)
     return client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": choice.pk})
+
+
+def make_open_question(section, key="walk-me-through", order=200, points=10, checklist=4):
+    """Return an open question of ``section`` with ``checklist`` points."""
+    from lessons.models import ChecklistPoint, OpenQuestion
+
+    question = OpenQuestion.objects.create(
+        section=section,
+        key=key,
+        order=order,
+        topic_id="routing",
+        prompt="Walk me through a replica dying.",
+        points=points,
+    )
+    for n in range(1, checklist + 1):
+        ChecklistPoint.objects.create(question=question, order=n, text=f"Point {n} a strong answer makes.")
+    return question

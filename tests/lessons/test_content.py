@@ -1,6 +1,5 @@
 """Content files: idempotent loading, round-trip export, refusal of bad files with nothing half-written."""
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,14 +11,6 @@ from lessons.models import Choice, DeepDive, Lesson, Step
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 SAMPLE = "how-the-lab-works"
-
-
-@pytest.fixture
-def content_copy(tmp_path):
-    """A writable copy of the shipped content folder."""
-    target = tmp_path / "content"
-    shutil.copytree(CONTENT, target)
-    return target
 
 
 def load(directory):
@@ -50,6 +41,8 @@ def test_sample_lesson_uses_every_feature(content):
     steps = Step.objects.filter(walkthrough__section__lesson=lesson).exclude(calculator="")
     assert any(s.slips for s in steps)
     assert any(s.hints for s in steps)
+    assert any(dd.hints for dd in deep_dives)
+    assert lesson.sections.filter(openquestions__isnull=False).exists()
     assert lesson.sections.filter(challenges__ranges__isnull=False).exclude(challenges__ranges={}).exists()
 
 

@@ -1,4 +1,4 @@
-"""Data migrations: answers given before review cards existed get one, with their history."""
+"""Data migrations: answers given before review cards existed get one, with their history and first answer."""
 
 import pytest
 from django.db import connection
@@ -28,12 +28,13 @@ def test_backfill_builds_cards_from_earlier_answers():
     card = ReviewCard.objects.get()
     assert card.reviews == 3
     assert card.latest_answer_id == answers[-1].pk
+    assert card.first_answer_id == answers[0].pk  # 0012 names the scoring answer on the card
     assert card.last_outcome == "correct"
 
 
 @pytest.mark.django_db(transaction=True)
 def test_removing_choice_points_keeps_the_scores_already_earned():
-    before, after = ("lessons", "0012_topics_as_data"), ("lessons", "0013_choice_points_follow_verdict")
+    before, after = ("lessons", "0015_topics_as_data"), ("lessons", "0016_choice_points_follow_verdict")
     executor = MigrationExecutor(connection)
     executor.migrate([before])
     apps = executor.loader.project_state([before]).apps

@@ -7,10 +7,23 @@ from django.urls import reverse
 
 from lessons import markup
 from lessons.markup import STORED_MARKDOWN
-from lessons.models import Challenge, Choice, DeepDive, Lesson, Section, Step, Walkthrough
-from tests.lessons.factories import make_lesson
+from lessons.models import (
+    Challenge,
+    ChecklistPoint,
+    Choice,
+    DeepDive,
+    Lesson,
+    OpenQuestion,
+    Section,
+    Step,
+    Walkthrough,
+)
+from tests.lessons.factories import make_lesson, make_open_question
 
-MODELS = {m.__name__: m for m in (Lesson, Section, DeepDive, Choice, Walkthrough, Step, Challenge)}
+MODELS = {
+    m.__name__: m
+    for m in (Lesson, Section, DeepDive, Choice, Walkthrough, Step, Challenge, OpenQuestion, ChecklistPoint)
+}
 XSS = 'Marked <script>alert(1)</script><img src=x onerror="alert(2)"> [x](javascript:alert(3)) <a href="#" onclick="s()">a</a>'
 FIELDS = [(model, name) for model, fields in STORED_MARKDOWN.items() for name in fields]
 
@@ -22,6 +35,7 @@ def test_every_content_model_names_its_markdown():
 @pytest.mark.parametrize(("model", "name"), FIELDS, ids=[f"{m}.{n}" for m, n in FIELDS])
 def test_script_in_any_authored_field_is_sanitised_when_saved_and_on_the_page(client, db, model, name):
     lesson = make_lesson()
+    make_open_question(lesson.sections.get())
     row = MODELS[model].objects.first()
     if model == "Challenge":
         Challenge.objects.update(ranges={})  # a fixed prompt is stored rendered, like the rest

@@ -45,16 +45,105 @@ def test_retries_reschedule_the_same_card(client, lesson, clock):
     assert card.due > first_due
 
 
-def test_review_page_lists_due_items_with_links(client, lesson, clock):
+def test_review_page_quizzes_a_due_item_afresh(client, lesson, clock):
     answer(client, lesson, "dd-1", "weak")
     clock.shift(timedelta(minutes=9))
     assert "Nothing is due right now" in client.get(reverse("review")).content.decode()
     clock.shift(timedelta(minutes=2))  # the miss comes back ten minutes after the answer
     html = client.get(reverse("review")).content.decode()
-    assert f'href="{lesson.get_absolute_url()}#dd-dd-1"' in html
-    assert "Last answer: missed" in html
+    assert "How? (dd-1)" in html and "Pick an approach:" in html
+    for choice in DeepDive.objects.get(key="dd-1").choices.all():
+        assert f'name="choice" value="{choice.pk}"' in html
+    assert "Wastes 60-80%." not in html  # no earlier verdict or feedback on screen
+    assert "Missed" not in html and f"{lesson.get_absolute_url()}#dd-dd-1" not in html
     results = client.get(reverse("results")).content.decode()
     assert "1 item due for review" in results
+
+
+def test_a_review_session_grades_a_recall_reschedules_it_and_never_changes_the_score(client, lesson, clock):
+    answer(client, lesson, "dd-1", "weak")
+    clock.shift(timedelta(minutes=11))
+    dd = DeepDive.objects.get(key="dd-1")
+    card_before = ReviewCard.objects.get()
+    response = client.post(
+        reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk}
+    )
+    assert response.status_code == 303
+    html = client.get(response["Location"]).content.decode()
+    assert "Recalled" in html and "Holds up." in html
+    card = ReviewCard.objects.get()
+    assert card.due > START + timedelta(minutes=11, hours=1)  # a recall comes back much later than a miss
+    assert card.last_outcome == "correct"
+    assert (card.reviews, card.latest_answer_id) == (card_before.reviews, card_before.latest_answer_id)
+    assert f"It comes back on <strong>{card.due:%-d %b %Y, %H:%M}</strong>" in html
+    assert "1 reviewed · 1 recalled" in html  # the session's summary
+    assert "Nothing is due right now" in html
+    first = Answer.objects.get()
+    assert (Answer.objects.count(), first.points, first.is_first) == (1, 0, True)  # the lesson score stands
+    assert "0 of 10 points" in client.get(lesson.get_absolute_url()).content.decode()
+    client.post(reverse("review-finish"))
+    assert "This session" not in client.get(reverse("review")).content.decode()
+
+
+def test_a_review_miss_comes_back_in_minutes_and_a_hint_makes_a_recall_hard(client, lesson, clock):
+    from fsrs import Rating
+
+    from lessons.review import review_rating
+
+    assert review_rating("correct", 0) == Rating.Good
+    assert review_rating("correct", 1) == Rating.Hard
+    assert review_rating("incorrect", 0) == Rating.Again
+    answer(client, lesson, "dd-1", "best")
+    clock.shift(timedelta(hours=5))  # a first right answer comes back after four hours
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(
+        reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="weak").pk}
+    )
+    card = ReviewCard.objects.get()
+    assert card.due == START + timedelta(hours=5, minutes=10)
+    assert card.last_outcome == "incorrect"
+
+
+def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson, clock):
+    import re
+
+    from calculators.registry import get_calculator
+
+    challenge = lesson.sections.get().challenges.get(key="copies")
+    client.post(reverse("answer-challenge", args=[lesson.slug, challenge.pk]), {"value": "1"})
+    clock.shift(timedelta(minutes=11))
+    html = client.get(reverse("review")).content.decode()
+    shown = int(re.search(r"A cache of (\d+) GB", html).group(1))
+    expected = get_calculator("kv-cache").evaluate({"cache_gb": shown}).outputs["copies_per_cache"]
+    bad = client.post(reverse("review-answer"), {"kind": "challenge", "id": challenge.pk, "value": "lots"})
+    assert bad.status_code == 400 and "Enter a plain number" in bad.content.decode()
+    client.post(reverse("review-answer"), {"kind": "challenge", "id": challenge.pk, "value": str(expected)})
+    assert ReviewCard.objects.get().last_outcome == "correct"
+
+
+def test_an_item_not_in_the_queue_is_refused(client, lesson):
+    response = client.post(reverse("review-answer"), {"kind": "deep_dive", "id": "12", "choice": "1"})
+    assert response.status_code == 404
+    assert "not in your review queue" in response.content.decode()
+    assert client.post(reverse("review-answer"), {"kind": "lesson", "id": "x"}).status_code == 404
+
+
+def test_an_open_question_in_review_is_written_then_ticked(client, lesson, clock):
+    from tests.lessons.factories import make_open_question
+
+    question = make_open_question(lesson.sections.get())
+    client.post(reverse("write-open-question", args=[lesson.slug, question.pk]), {"text": "First go."})
+    client.post(reverse("answer-open-question", args=[lesson.slug, question.pk]), {"point": []})
+    clock.shift(timedelta(minutes=11))
+    html = client.get(reverse("review")).content.decode()
+    assert "Walk me through a replica dying." in html and "Point 1 a strong" not in html
+    html = client.post(reverse("review-answer"), {"kind": "open_question", "id": question.pk, "text": "Retry it."})
+    assert "Point 1 a strong" in html.content.decode() and "Retry it." in html.content.decode()
+    points = list(question.checklist.values_list("pk", flat=True))
+    client.post(reverse("review-answer"),
+                {"kind": "open_question", "id": question.pk, "text": "Retry it.", "checked": "yes", "points": points})  # fmt: skip
+    assert ReviewCard.objects.get().last_outcome == "correct"
+    assert Answer.objects.get().points == 0  # the lesson score stands
 
 
 def test_schedule_is_computed_from_the_answer_time(lesson):
@@ -102,7 +191,8 @@ def test_due_count_and_review_list_agree_when_a_lesson_is_unpublished(client, le
     Lesson = type(lesson)
     Lesson.objects.filter(pk=other.pk).update(published=False)
     assert "1 item due for review" in client.get(reverse("results")).content.decode()
-    assert client.get(reverse("review")).content.decode().count('class="card"') == 1
+    html = client.get(reverse("review")).content.decode()
+    assert "Lesson sample · 1 due" in html and "Lesson other" not in html
 
 
 def test_home_page_points_a_returning_learner_at_what_is_due(client, lesson, clock):
@@ -110,3 +200,50 @@ def test_home_page_points_a_returning_learner_at_what_is_due(client, lesson, clo
     assert "due for review" not in client.get("/").content.decode()
     clock.shift(timedelta(minutes=11))
     assert "1 due for review" in client.get("/").content.decode()
+
+
+def test_a_review_session_through_the_api(lesson, learner_user, clock):
+    from rest_framework.test import APIClient
+
+    from interview.accounts.tokens import create_token
+
+    _token, key = create_token(learner_user, "review")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    dd = DeepDive.objects.get(key="dd-1")
+    api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
+    assert api.get("/api/v1/review/next/").json() == {"due": 0, "item": None}
+    clock.shift(timedelta(minutes=11))
+    body = api.get("/api/v1/review/next/").json()
+    item = body["item"]
+    assert (body["due"], item["type"], item["id"]) == (1, "deep_dive", dd.pk)
+    assert sorted(c["id"] for c in item["choices"]) == sorted(dd.choices.values_list("pk", flat=True))
+    assert "verdict" not in str(item) and "Wastes" not in str(item)
+    bad = api.post("/api/v1/review/answer/", {"type": "deep_dive", "id": dd.pk, "choice": 0}, format="json")
+    assert bad.status_code == 400 and "choice" in bad.json()["errors"]
+    best = dd.choices.get(verdict="best").pk
+    body = api.post("/api/v1/review/answer/", {"type": "deep_dive", "id": dd.pk, "choice": best}, format="json").json()
+    assert (body["outcome"], body["recalled"]) == ("correct", True)
+    card = ReviewCard.objects.get()
+    assert body["next_due"].startswith(f"{card.due:%Y-%m-%dT%H:%M}") and card.due > START + timedelta(hours=1)
+    assert Answer.objects.get().points == 0  # the lesson score stands
+    missing = api.post("/api/v1/review/answer/", {"type": "step", "id": 1, "value": "3"}, format="json")
+    assert missing.status_code == 404
+
+
+def test_a_hint_taken_in_review_makes_the_recall_come_back_sooner(client, lesson, clock):
+    dd = DeepDive.objects.get(key="dd-1")
+    dd.hints = ["Think of virtual memory."]
+    dd.save()
+    for key in ("dd-1", "dd-2"):
+        answer(client, lesson, key, "weak")
+    clock.shift(timedelta(minutes=11))
+    html = client.get(reverse("review") + "?hints=1").content.decode()
+    assert "Think of virtual memory." in html and 'name="hints" value="1"' in html
+    best = {key: DeepDive.objects.get(key=key).choices.get(verdict="best").pk for key in ("dd-1", "dd-2")}
+    client.post(reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": best["dd-1"], "hints": "1"})
+    other = DeepDive.objects.get(key="dd-2")
+    client.post(reverse("review-answer"), {"kind": "deep_dive", "id": other.pk, "choice": best["dd-2"]})
+    helped, unaided = ReviewCard.objects.get(deep_dive=dd), ReviewCard.objects.get(deep_dive=other)
+    assert helped.last_outcome == unaided.last_outcome == "correct"
+    assert helped.due < unaided.due

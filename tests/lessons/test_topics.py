@@ -5,7 +5,7 @@ from django.core.management import CommandError
 from django.urls import reverse
 
 from lessons.models import Choice, DeepDive, Topic
-from tests.lessons.test_content import SAMPLE, content_copy, edit, load  # noqa: F401 (a fixture)
+from tests.lessons.test_content import SAMPLE, edit, load
 
 
 def first_deep_dive(data: dict) -> dict:
@@ -17,7 +17,7 @@ def test_the_migration_seeds_the_topics_that_were_fixed_in_code(db):
     assert Topic.objects.get(slug="caching").name == "Prefix caching"
 
 
-def test_an_instructor_adds_a_topic_in_the_admin_and_a_file_may_then_name_it(instructor_client, content_copy):  # noqa: F811
+def test_an_instructor_adds_a_topic_in_the_admin_and_a_file_may_then_name_it(instructor_client, content_copy):
     edit(content_copy, SAMPLE, lambda d: first_deep_dive(d).update(topic="observability"))
     with pytest.raises(CommandError, match="'topic' 'observability' is not a topic; the topics are kv_allocation"):
         load(content_copy)

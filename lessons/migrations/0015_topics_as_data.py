@@ -69,7 +69,7 @@ def topic_field(**options):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("lessons", "0011_deep_dive_keep_choice_order"),
+        ("lessons", "0014_review_card_first_answer"),
         ("lessons", "0002_instructors_group"),
     ]
 
@@ -107,6 +107,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AlterField(
             model_name="challenge",
+            name="topic",
+            field=topic_field(),
+        ),
+        migrations.AlterField(
+            model_name="openquestion",
             name="topic",
             field=topic_field(),
         ),

@@ -1,0 +1,30 @@
+"""Time the fleet simulator: 100,000 requests over 64 replicas with all five routing policies.
+
+`python -m bench.simulator` prints the best and the median of three runs, in seconds, as JSON;
+`make bench` reports the line (issue 17's budget: at most 2 s on a 2-core machine).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+
+from calculators.simulation import ROUTING_POLICIES, RoutingSetup, simulate_routing
+
+SETUP = RoutingSetup(replicas=64, requests=100_000, seed=1)
+BUDGET_S = 2.0
+
+
+def measure(runs: int = 3) -> dict:
+    seconds = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        simulate_routing(SETUP, ROUTING_POLICIES)
+        seconds.append(time.perf_counter() - started)
+    return {"best_s": min(seconds), "median_s": statistics.median(seconds), "budget_s": BUDGET_S,
+            "requests": SETUP.requests, "replicas": SETUP.replicas, "policies": len(ROUTING_POLICIES)}  # fmt: skip
+
+
+if __name__ == "__main__":
+    print(json.dumps(measure()))

@@ -1,0 +1,178 @@
+"""A review session: each due item quizzed afresh, graded, rescheduled; lesson scores never change.
+
+``present`` shows a due item as if new: a deep dive's choices shuffled with a seed of this
+review (not the learner's lesson order), a challenge's numbers drawn anew from its ranges, no
+earlier verdict. ``grade`` marks the answer; ``lessons.review.record_review`` reschedules the
+card. The review page (lessons.views) and the API (lessons.api) both go through here.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from django.utils.html import escape, strip_tags
+
+from calculators.formatting import number
+from lessons import review, scoring, services
+from lessons.forms import NumberForm
+from lessons.models import Challenge, ChecklistPoint, Choice, DeepDive, Lesson, OpenQuestion, ReviewCard, Step
+from lessons.templatetags.lesson_tags import drawn_prompt
+
+SUMMARY_KEY = "review_summary"  # the session's tally: reviewed, recalled, and each item's next due date
+
+
+@dataclass
+class Quiz:
+    """One due item as a review session shows it."""
+
+    kind: str  # one of AboutItem.ITEM_KINDS
+    card: ReviewCard
+    item: object
+    lesson: Lesson
+    prompt_html: str  # the question, as the interviewer asks it
+    body_html: str = ""  # what is said around it: a deep dive's context, a step's body
+    choices: list[Choice] = field(default_factory=list)
+    inputs: dict = field(default_factory=dict)
+    unit: str = ""
+    hints_html: list[str] = field(default_factory=list)
+    checklist: list[ChecklistPoint] = field(default_factory=list)
+
+    @property
+    def item_id(self) -> int:
+        return self.item.pk
+
+    @property
+    def title(self) -> str:
+        return strip_tags(self.prompt_html)[:200]
+
+
+@dataclass(frozen=True)
+class Graded:
+    outcome: str
+    feedback_html: str
+    answer_html: str  # what a right answer is, shown after grading
+    card: ReviewCard
+
+    @property
+    def recalled(self) -> bool:
+        return self.outcome == "correct"
+
+    @property
+    def outcome_label(self) -> str:
+        return {"correct": "Recalled", "partial": "Partly recalled", "incorrect": "Not recalled"}[self.outcome]
+
+
+class QuizError(ValueError):
+    """An answer the session cannot grade (a missing or foreign choice, not a number...): say why."""
+
+
+def review_seed(identity: str | None, quiz_card: ReviewCard, item, purpose: str) -> int:
+    """Return a seed for this learner, item and review: it changes each time the card is rescheduled."""
+    return services.seed_for(identity, item, f"review-{purpose}:{quiz_card.due.isoformat()}")
+
+
+def next_card(lookup: dict, lessons: list[Lesson]) -> ReviewCard | None:
+    """Return the learner's most overdue card in ``lessons`` (one query)."""
+    from django.utils import timezone
+
+    cards = ReviewCard.objects.filter(**lookup, due__lte=timezone.now()).filter(review.in_lessons(lessons))
+    return cards.order_by("due").first()
+
+
+def card_for(lookup: dict, lessons: list[Lesson], kind: str, pk: int) -> ReviewCard | None:
+    """Return the learner's card of one item in ``lessons``, if they have one."""
+    if kind not in ReviewCard.ITEM_KINDS:
+        return None
+    return ReviewCard.objects.filter(**lookup, **{f"{kind}_id": pk}).filter(review.in_lessons(lessons)).first()
+
+
+def present(card: ReviewCard, identity: str | None) -> Quiz:
+    """Return the card's item as a fresh question (a few queries: one item, its choices or checklist)."""
+    kind, pk = card.item_key
+    if kind == "deep_dive":
+        dd = DeepDive.objects.select_related("section__lesson").get(pk=pk)
+        choices = list(dd.choices.all())
+        if not dd.keep_choice_order:
+            random.Random(review_seed(identity, card, dd, "order")).shuffle(choices)
+        return Quiz(kind, card, dd, dd.section.lesson, dd.prompt_html, dd.context_html, choices=choices,
+                    hints_html=dd.hints_html)  # fmt: skip
+    if kind == "step":
+        step = Step.objects.select_related("walkthrough__section__lesson").get(pk=pk)
+        prompt = f"{escape(step.walkthrough.title)}: {escape(step.title)}"
+        return Quiz(kind, card, step, step.walkthrough.section.lesson, prompt, step.body_html, unit=step.unit,
+                    hints_html=step.hints_html)  # fmt: skip
+    if kind == "challenge":
+        ch = Challenge.objects.select_related("section__lesson").get(pk=pk)
+        inputs = services.draw_inputs(ch, review_seed(identity, card, ch, "draw")) if ch.ranges else {}
+        return Quiz(kind, card, ch, ch.section.lesson, escape(ch.title), str(drawn_prompt(ch, inputs)), inputs=inputs,
+                    unit=ch.unit, hints_html=ch.hints_html)  # fmt: skip
+    question = OpenQuestion.objects.select_related("section__lesson").get(pk=pk)
+    return Quiz(kind, card, question, question.section.lesson, question.prompt_html,
+                checklist=list(question.checklist.all()))  # fmt: skip
+
+
+def hints_shown(quiz: Quiz, asked) -> int:
+    """Return how many hints to show: what the learner asked for, within what there are."""
+    try:
+        wanted = int(asked or 0)
+    except (TypeError, ValueError):
+        return 0
+    return max(0, min(wanted, len(quiz.hints_html), scoring.MAX_HINTS))
+
+
+def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
+    """Grade a review answer (``data``: choice, value, or text and points) and reschedule the card.
+
+    Raises QuizError, with a message for the learner, when the answer cannot be graded.
+    """
+    if quiz.kind == "deep_dive":
+        picked = next((c for c in quiz.choices if str(c.pk) == str(data.get("choice"))), None)
+        if picked is None:
+            raise QuizError("Pick one of the approaches.")
+        best = next(c for c in quiz.choices if c.verdict == "best")
+        outcome = services.VERDICT_OUTCOME[picked.verdict]
+        feedback = f"<p><strong>You chose:</strong> {picked.text_html}</p>{picked.feedback_html}"
+        answer = (
+            "" if picked == best else f"<p><strong>The best approach:</strong> {best.text_html}</p>{best.feedback_html}"
+        )
+    elif quiz.kind == "open_question":
+        chosen = {str(v) for v in data.get("points", [])}
+        known = {str(p.pk) for p in quiz.checklist}
+        if chosen - known:
+            raise QuizError("Tick only this question's checklist points.")
+        ticked = len(chosen)
+        outcome, _points = scoring.checklist_score(10, ticked, len(quiz.checklist))
+        feedback = f"<p>You covered {ticked} of the {len(quiz.checklist)} points a strong answer makes.</p>"
+        answer = (
+            "<ul class='checklist'>"
+            + "".join(
+                f"<li class='{'covered' if str(p.pk) in chosen else 'missed'}'>"
+                f"<span class='verdict'>{'Covered' if str(p.pk) in chosen else 'Not covered'}:</span> {p.text_html}</li>"
+                for p in quiz.checklist
+            )
+            + "</ul>"
+        )
+    else:
+        form = NumberForm({"value": data.get("value", "")})
+        if not form.is_valid():
+            raise QuizError(" ".join(e for errors in form.errors.values() for e in errors))
+        expected, result = services.grade_number(quiz.item, form.cleaned_data["value"], quiz.inputs or None)
+        outcome = result.outcome
+        feedback = f"<p>{escape(result.message)}</p>"
+        answer = f"<p>The answer is <strong>{number(expected.value)} {escape(quiz.unit)}</strong>.</p>"
+    card = review.record_review(quiz.card, outcome, hints)
+    return Graded(outcome, feedback, answer, card)
+
+
+def tally(session, quiz: Quiz, graded: Graded) -> dict:
+    """Add a graded review to the session's summary and return it."""
+    summary = session.get(SUMMARY_KEY) or {"reviewed": 0, "recalled": 0, "items": []}
+    summary["reviewed"] += 1
+    summary["recalled"] += int(graded.recalled)
+    summary["items"] = [
+        *summary["items"][-49:],
+        {"title": quiz.title, "outcome": graded.outcome, "due": graded.card.due.isoformat()},
+    ]
+    session[SUMMARY_KEY] = summary
+    return summary

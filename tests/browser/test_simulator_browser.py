@@ -1,0 +1,50 @@
+"""The simulator in a real browser: htmx re-runs on change, focus stays, axe-core finds nothing, 375 px wide."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import describe
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SMALL = "/simulator/?replicas=8&requests=1500"
+
+
+def test_changing_an_input_reruns_and_keeps_focus(page, live_server, console_errors, axe_violations):
+    page.goto(f"{live_server.url}{SMALL}")
+    busiest = page.locator('[data-output="busiest_share"] td').first
+    expect(busiest).to_have_text("12.5%")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    replicas = page.get_by_label("Replicas (replicas)")
+    replicas.fill("4")
+    replicas.press("Tab")  # a change event: the form re-runs through htmx
+
+    expect(busiest).to_have_text("25%")
+    expect(page).to_have_url(re.compile(r"/simulator/\?.*replicas=4"))
+    expect(page.locator("#announcer")).to_contain_text("Simulation updated. Highest hit rate:")
+    expect(page.get_by_label("Decode slots per replica (requests)")).to_be_focused()  # only the results swapped
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    page.get_by_label("Hash affinity hash").uncheck()
+    expect(page.locator(".sim-table thead th")).to_have_count(5)  # Measure + four policies
+    assert console_errors == []
+
+
+def test_errors_and_the_autoscaling_page_are_accessible_on_a_phone(page, live_server, axe_violations):
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}/simulator/?requests=0")
+    expect(page.locator("#id_requests_error")).to_contain_text("Must be at least 1 request; got 0.")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    page.goto(f"{live_server.url}/simulator/autoscaling/")
+    expect(page.locator('[data-output="slo_violation_minutes"] td')).to_have_count(3)
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    # Nothing but the tables' own scroll boxes is wider than the phone.
+    overflow = page.evaluate("() => document.documentElement.scrollWidth")
+    assert overflow <= 375

@@ -1,0 +1,130 @@
+"""The simulator pages: GET parameters in the URL, the htmx fragment, errors beside the fields, presets."""
+
+import re
+from html import unescape
+
+import pytest
+from django.urls import reverse
+
+from calculators.simulator import AUTOSCALING, ROUTING
+from calculators.simulator_charts import POLICY_LABELS
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+SMALL = {"replicas": "8", "requests": "1500"}
+
+
+def _routing(client, params=None, **headers):
+    return client.get(reverse("simulator:routing"), params or {}, **headers)
+
+
+def _cell(html: str, output: str) -> list[str]:
+    row = re.search(rf'<tr data-output="{output}">(.*?)</tr>', html, re.S).group(1)
+    return re.findall(r'<td class="num">(.*?)</td>', row)
+
+
+def test_urls_and_navigation(client):
+    assert reverse("simulator:routing") == "/simulator/"
+    assert reverse("simulator:autoscaling") == "/simulator/autoscaling/"
+    html = client.get("/calculators/").content.decode()
+    assert '<a href="/simulator/">Simulator</a>' in html
+    page = _routing(client, SMALL).content.decode()
+    assert '<a href="/simulator/" aria-current="page">Simulator</a>' in page
+
+
+def test_routing_page_compares_every_policy_side_by_side(client):
+    response = _routing(client, SMALL)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.startswith("<!doctype html>")
+    assert html.count("<h1>") == 1
+    for policy in ROUTING.choice.options:
+        assert f'<th scope="col">{POLICY_LABELS[policy]}</th>' in html
+        assert f'value="{policy}"' in html and "checked" in html
+    assert len(_cell(html, "hit_rate")) == 5
+    assert _cell(html, "busiest_share")[0] == "12.5%"  # round robin over 8 replicas
+    # Every control is a labelled field that carries its value in the URL (a plain GET form).
+    assert 'method="get" action="/simulator/"' in html
+    for parameter in ROUTING.parameters:
+        assert f'<label for="id_{parameter.name}">' in html
+        assert f'name="{parameter.name}"' in html
+    assert 'name="replicas" value="8"' in html
+    # Charts with text alternatives.
+    assert html.count('role="img"') == 3
+    assert html.count("The chart as a table") == 3
+    for title in ("Prefix-cache hit rate against cache size", "Requests per replica", "Time to first token"):
+        assert title in html
+    assert 'href="/api/v1/simulator/routing/?' in html
+
+
+def test_parameters_in_the_url_change_the_run(client):
+    eight = _routing(client, SMALL).content.decode()
+    four = _routing(client, {**SMALL, "replicas": "4", "policies": "round_robin"}).content.decode()
+    assert _cell(four, "busiest_share") == ["25%"]
+    assert _cell(eight, "busiest_share")[0] == "12.5%"
+    assert '<th scope="col">Hash affinity</th>' not in four
+    # Both ways of naming several policies work: repeated keys (checkboxes) and a comma list (links).
+    repeated = client.get("/simulator/?replicas=8&requests=1500&policies=hash&policies=round_robin").content.decode()
+    listed = _routing(client, {**SMALL, "policies": "hash,round_robin"}).content.decode()
+    assert _cell(repeated, "hit_rate") == _cell(listed, "hit_rate")
+
+
+def test_htmx_gets_the_result_fragment_with_an_announcement(client):
+    response = _routing(client, SMALL, **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="sim-result"')
+    assert "<h1>" not in html and "<form" not in html
+    assert '<div id="announcer" hx-swap-oob="innerHTML">Simulation updated. Highest hit rate:' in html
+    assert response["Vary"] == "HX-Request"
+    full = _routing(client, SMALL).content.decode()
+    assert 'aria-live="polite"' in full and 'id="announcer"' in full
+    assert 'hx-get="/simulator/"' in full and 'hx-target="#sim-result"' in full and 'hx-push-url="true"' in full
+
+
+def test_bad_values_are_shown_beside_their_fields_and_nothing_runs(client):
+    response = _routing(client, {"requests": "500000", "replicas": "x", "policies": "hash,random"})
+    assert response.status_code == 200
+    html = unescape(response.content.decode())
+    assert "Not run: 3 inputs need attention." in html
+    assert "Must be at most 100,000 requests; got 500000." in html
+    assert "“x” is not a number." in html
+    assert "random" in html
+    assert 'data-output="hit_rate"' not in html
+    fragment = _routing(client, {"requests": "0"}, **HTMX).content.decode()
+    assert 'id="id_requests_error" hx-swap-oob="innerHTML"' in fragment
+    assert "Not run: check the inputs marked with errors." in fragment
+
+
+def test_presets_reproduce_the_lessons_scenarios(client):
+    html = unescape(_routing(client, SMALL).content.decode())
+    links = re.findall(r'<li><a href="(/simulator/\?[^"]+)">([^<]+)</a></li>', html)
+    assert len(links) == len(ROUTING.presets)
+    href = {label: url for url, label in links}[ROUTING.preset("cache-aware-routing").label]
+    assert "cache_copies=20" in href and "preamble_tokens=1200" in href  # from the kv-cache calculator
+    response = client.get(href.replace("replicas=64", "replicas=64&requests=2000"))
+    assert response.status_code == 200
+    assert 'name="cache_copies" value="20"' in response.content.decode()
+
+
+def test_hot_family_preset_gives_the_hot_family_its_share():
+    from calculators.simulation import family_shares
+
+    preset = ROUTING.preset("hot-family").values
+    assert family_shares(preset["families"], preset["zipf"])[0] == pytest.approx(0.8, abs=1e-3)
+
+
+def test_autoscaling_page_compares_the_three_policies(client):
+    response = client.get(reverse("simulator:autoscaling"), {"spike_minutes": "20"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    for policy in AUTOSCALING.choice.options:
+        assert f'<th scope="col">{POLICY_LABELS[policy]}</th>' in html
+    assert len(_cell(html, "slo_violation_minutes")) == 3
+    assert _cell(html, "cost_usd")[0].startswith("$")
+    assert "Replicas and demand over the day" in html
+    assert 'name="spike_minutes" value="20"' in html
+    assert 'href="/api/v1/simulator/autoscaling/?' in html and "policy=queue_depth" in html
+    fragment = client.get(reverse("simulator:autoscaling"), {"min_replicas": "9", "max_replicas": "3"}, **HTMX)
+    text = unescape(fragment.content.decode())
+    assert "The minimum replicas cannot exceed the maximum." in text
+    assert "Not run" in text

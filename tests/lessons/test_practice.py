@@ -1,0 +1,212 @@
+"""Practice that trains recall: think before the reveal, hints that cost, open questions on the page."""
+
+import pytest
+from django.urls import reverse
+
+from lessons.models import Answer, DeepDive, ItemPractice, Step
+from tests.lessons.factories import make_lesson, make_open_question
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def lesson(db):
+    return make_lesson()
+
+
+def deep_dive():
+    return DeepDive.objects.get(key="dd-1")
+
+
+def pick(client, verdict, **extra):
+    dd = deep_dive()
+    url = reverse("answer-deep-dive", args=[dd.section.lesson.slug, dd.pk])
+    return client.post(url, {"choice": dd.choices.get(verdict=verdict).pk}, **extra)
+
+
+def page(client, lesson) -> str:
+    return client.get(lesson.get_absolute_url()).content.decode()
+
+
+def test_a_weak_first_answer_shows_its_own_feedback_but_not_the_others_until_asked(client, lesson):
+    pick(client, "weak")
+    html = page(client, lesson)
+    assert "Wastes 60-80%." in html  # the learner's own feedback
+    assert "Holds up." not in html  # the best choice's feedback stays hidden
+    assert "Compare the other approaches" not in html
+    assert "Show all approaches" in html
+    assert "Try again (recorded, not scored)" in html
+    dd = deep_dive()
+    response = client.post(reverse("reveal", args=[lesson.slug, "deep_dive", dd.pk]))
+    assert response.status_code == 303
+    html = page(client, lesson)
+    assert "Holds up." in html and "Compare the other approaches" in html
+    assert ItemPractice.objects.get(deep_dive=dd).revealed
+
+
+def test_a_second_try_reveals_every_approach_and_the_first_answer_keeps_the_score(client, lesson):
+    pick(client, "weak")
+    pick(client, "acceptable")
+    html = page(client, lesson)
+    assert "Holds up." in html
+    assert Answer.objects.get(is_first=True).points == 0
+
+
+def test_a_best_first_answer_shows_every_approach(client, lesson):
+    pick(client, "best")
+    assert "Compare the other approaches" in page(client, lesson)
+
+
+def test_reveal_before_answering_is_refused(client, lesson):
+    dd = deep_dive()
+    response = client.post(reverse("reveal", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX)
+    assert response.status_code == 409
+    assert "Answer first" in response.content.decode()
+    assert not ItemPractice.objects.filter(revealed=True).exists()
+
+
+def test_reveal_of_an_unknown_kind_is_a_404(client, lesson):
+    assert client.post(reverse("reveal", args=[lesson.slug, "lesson", 1])).status_code == 404
+
+
+def test_a_wrong_number_gets_hints_and_a_second_try_before_the_arithmetic(client, lesson):
+    step = Step.objects.get(title="Requests per replica")
+    step.hints = ["Start from the KV budget.", "Divide by one request's KV."]
+    step.save()
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    html = client.post(url, {"value": "50"}, **HTMX).content.decode()
+    assert "Missed" in html or "Partly right" in html
+    assert "The worked arithmetic" not in html
+    assert "the answer is" not in html
+    assert "Start from the KV budget." in html  # the step's hints, free once answered
+    assert "Show the worked arithmetic" in html
+    html = client.post(url, {"value": "51"}, **HTMX).content.decode()  # the second try
+    assert "The worked arithmetic" in html and "the answer is" in html
+
+
+def test_the_worked_arithmetic_on_request_after_one_wrong_number(client, lesson):
+    challenge = lesson.sections.get().challenges.get(key="copies")
+    client.post(reverse("answer-challenge", args=[lesson.slug, challenge.pk]), {"value": "1"})
+    assert "The worked arithmetic" not in page(client, lesson)
+    response = client.post(reverse("reveal", args=[lesson.slug, "challenge", challenge.pk]), **HTMX)
+    assert response.status_code == 200
+    assert "The worked arithmetic" in response.content.decode()
+
+
+def test_a_hint_taken_before_answering_is_shown_with_its_cost_and_lowers_the_score(client, lesson):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation.", "Blocks, not slabs.", "Like virtual memory."]
+    dd.save()
+    html = page(client, lesson)
+    assert "Think about fragmentation." not in html
+    assert "Take hint 1 of 3 (costs 2 points)" in html
+    assert "takes 20% of this question" in html  # the rule, shown before taking it
+    response = client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX)
+    assert response.status_code == 200
+    html = page(client, lesson)
+    assert "Think about fragmentation." in html and "Blocks, not slabs." not in html
+    assert "Take hint 2 of 3 (costs 2 points)" in html
+    response = pick(client, "best", **HTMX)
+    assert "Correct: 8 of 10 points" in response.content.decode()
+    first = Answer.objects.get(is_first=True)
+    assert (first.points, first.hints_taken) == (8, 1)
+    html = page(client, lesson)
+    assert "Like virtual memory." in html  # answered: every hint is free and shown
+    assert "Take hint" not in html
+
+
+def test_hints_stop_at_the_last_one(client, lesson):
+    dd = deep_dive()
+    dd.hints = ["Only one."]
+    dd.save()
+    url = reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk])
+    for _ in range(3):
+        client.post(url)
+    assert ItemPractice.objects.get(deep_dive=dd).hints_taken == 1
+
+
+def test_a_hint_for_an_item_without_hints_is_refused(client, lesson):
+    response = client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", deep_dive().pk]), **HTMX)
+    assert response.status_code == 409
+    assert "no hints" in response.content.decode()
+
+
+@pytest.fixture
+def question(lesson):
+    return make_open_question(lesson.sections.get())
+
+
+def test_an_open_question_is_written_then_ticked_and_the_ticked_share_scores(client, lesson, question):
+    html = page(client, lesson)
+    assert "Walk me through a replica dying." in html
+    assert "Point 1 a strong answer makes." not in html  # the checklist comes after writing
+    write = reverse("write-open-question", args=[lesson.slug, question.pk])
+    response = client.post(write, {"text": "Drain the replica and retry on another one."})
+    assert response.status_code == 303
+    html = page(client, lesson)
+    assert "Drain the replica and retry on another one." in html
+    assert "Point 1 a strong answer makes." in html
+    points = list(question.checklist.values_list("pk", flat=True))
+    tick = reverse("answer-open-question", args=[lesson.slug, question.pk])
+    response = client.post(tick, {"point": points[:3]}, **HTMX)
+    assert response.status_code == 200
+    assert "Partly right: 8 of 10 points" in response.content.decode()  # 3 of 4 ticked
+    html = page(client, lesson)
+    assert "You covered 3 of the 4 points" in html
+    assert html.count("Not covered:") == 1
+    assert "Answer again (recorded, not scored)" in html
+    answer = Answer.objects.get(open_question=question)
+    assert (answer.text, answer.is_first, answer.ticked) == (
+        "Drain the replica and retry on another one.",
+        True,
+        points[:3],
+    )
+
+
+def test_ticking_before_writing_and_bad_points_are_refused(client, lesson, question):
+    tick = reverse("answer-open-question", args=[lesson.slug, question.pk])
+    response = client.post(tick, {"point": []}, **HTMX)
+    assert response.status_code == 409
+    assert "Write your answer first" in response.content.decode()
+    client.post(reverse("write-open-question", args=[lesson.slug, question.pk]), {"text": "Something."})
+    response = client.post(tick, {"point": ["99999"]})
+    assert response.status_code == 400
+    assert "Tick only this question" in response.content.decode()
+    response = client.post(reverse("write-open-question", args=[lesson.slug, question.pk]), {"text": "  "}, **HTMX)
+    assert response.status_code == 422
+    assert not Answer.objects.exists()
+
+
+def test_an_open_question_counts_in_the_lesson_and_the_results(client, lesson, question):
+    client.post(reverse("write-open-question", args=[lesson.slug, question.pk]), {"text": "Retry elsewhere."})
+    client.post(reverse("answer-open-question", args=[lesson.slug, question.pk]), {"point": []})
+    html = client.get(reverse("results")).content.decode()
+    assert "Walk me through a replica dying." in html  # a miss, linked back
+    assert f"#{question.anchor}" in html
+
+
+def test_a_hint_on_an_envelope_step_swaps_in_the_walkthrough_at_that_step(client, lesson):
+    step = Step.objects.get(title="Preamble size")
+    step.hints = ["Multiply the bytes per token by the tokens."]
+    step.save()
+    response = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    assert "Step 2 of 2" in html and "Multiply the bytes per token by the tokens." in html
+    assert "Hint 1 of 1 shown. It costs points if you answer next." in html
+    plain = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]))
+    assert plain.status_code == 303 and plain["Location"].endswith("/walkthroughs/size/2/#wt-size")
+
+
+def test_hints_taken_before_signing_in_follow_the_learner_into_their_account(client, lesson, learner_user):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation."]
+    dd.save()
+    client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]))
+    client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
+    practice = ItemPractice.objects.get()
+    assert (practice.learner.user, practice.hints_taken) == (learner_user, 1)
+    response = pick(client, "best", **HTMX)
+    assert "Correct: 8 of 10 points" in response.content.decode()  # the account pays for it
+    client.post(reverse("reset-progress"), {"confirm": "yes"})
+    assert not ItemPractice.objects.exists()
