@@ -10,7 +10,7 @@ PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test setup browser wrk lint format bench clean
+.PHONY: run test setup browser graphviz wrk lint format bench audit clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null || { \
@@ -23,7 +23,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 setup: $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) graphviz
 	DEBUG=$${DEBUG:-true} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-true} $(PY) manage.py load_content
 	DEBUG=$${DEBUG:-true} $(PY) manage.py render_markup
@@ -41,6 +41,10 @@ browser:
 	  fi; \
 	fi
 
+# Graphviz's dot lays out the walkthrough diagrams when content is saved (lessons/diagram.py).
+graphviz:
+	@command -v dot >/dev/null || { if [ "$$(id -u)" = "0" ]; then echo "Graphviz is missing: installing Debian's graphviz for the diagrams..."; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; else echo "The diagrams need Graphviz's dot: sudo apt-get install -y graphviz"; exit 1; fi; }
+
 # wrk loads the server in make bench; tests/bench checks the bench's wrk script with it.
 wrk:
 	@command -v wrk >/dev/null || { if [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; else echo "make bench and make test need wrk: sudo apt-get install -y wrk"; exit 1; fi; }
@@ -53,7 +57,7 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: $(STAMP) browser wrk lint
+test: $(STAMP) graphviz browser wrk lint
 	DJANGO_SETTINGS_MODULE=interview.test_settings $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations"; exit 1; }
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest $(PYTEST_ARGS)
 
@@ -62,5 +66,12 @@ test: $(STAMP) browser wrk lint
 bench: $(STAMP) wrk
 	$(PY) -m bench.run
 
+# Lighthouse from npm (pinned: 12.2.3 runs on Node 20) on home, lesson, calculator, results and review.
+LIGHTHOUSE_VERSION := 12.2.3
+audit: $(STAMP) graphviz browser
+	@command -v npm >/dev/null || { echo "make audit needs Node.js 18+ and npm: sudo apt-get install -y nodejs npm"; exit 1; }
+	@test -x .audit/node_modules/.bin/lighthouse || npm install --prefix .audit --no-audit --no-fund -E lighthouse@$(LIGHTHOUSE_VERSION)
+	CHROME_PATH=$(CHROMIUM) $(PY) -m bench.audit
+
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) staticfiles .audit .pytest_cache .ruff_cache

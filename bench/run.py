@@ -252,7 +252,7 @@ def main() -> int:
     print("queries: " + ", ".join(f"{name} {count}" for name, count in report["queries"].items()))
     sim = report["simulator"]
     print(f"simulator: {sim['requests']:,} requests x {sim['replicas']} replicas x {sim['policies']} policies in "
-          f"{sim['best_s']:.2f} s (best of 3; median {sim['median_s']:.2f} s; budget {sim['budget_s']:g} s)")  # fmt: skip
+          f"{sim['best_s']:.2f} s (best of 3; median {sim['median_s']:.2f} s; CPU {sim['cpu_s']:.2f} s; budget {sim['budget_s']:g} s)")  # fmt: skip
     if report["warnings"]:
         print("\nwarning, a busy machine:\n- " + "\n- ".join(report["warnings"]))
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -35,37 +35,41 @@ def scientific(x: float, sig: int = 4) -> str:
     return f"{text.replace('-', '−')} × {power_of_ten(exponent)}"
 
 
-def number(x: float | int | bool | None, sig: int = 6) -> str:
-    """Return a number for a learner: thousands separators, at most `sig` significant digits.
+def number(x: float | int | bool | None, sig: int = 3) -> str:
+    """Return a number for a learner: thousands separators, about `sig` significant digits.
 
     Integers print in full (327,680); very large or very small values use
-    powers of ten (10¹³, 3.1 × 10⁻⁵); others keep up to `sig` significant
-    digits without trailing zeros (0.015625, 80.3125, 2.87671).
+    powers of ten (10¹³, 3.1 × 10⁻⁵); other values keep `sig` significant
+    digits without trailing zeros (0.0156, 80.3, 2.88), and values of 1,000
+    and more are rounded to a whole number (12,346), never to tens.
     """
     if x is None:
         return "—"
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, int):
-        return scientific(x, sig) if abs(x) >= 10**15 else f"{x:,}".replace("-", "−")
+        return scientific(x, max(sig, 4)) if abs(x) >= 10**15 else f"{x:,}".replace("-", "−")
     if not math.isfinite(x):
         return "—"
     if x == 0:
         return "0"
     magnitude = abs(x)
     if magnitude >= 1e12 or magnitude < 1e-4:
-        return scientific(x, min(sig, 4))
-    if magnitude >= 1e5:
-        text = _trim(f"{x:,.2f}")
-    else:
-        decimals = max(0, sig - 1 - math.floor(math.log10(magnitude)))
-        text = _trim(f"{x:,.{decimals}f}")
-    return text.replace("-", "−")
+        return scientific(x, min(max(sig, 4), 4) if magnitude >= 1e12 else sig)
+    decimals = max(0, sig - 1 - math.floor(math.log10(magnitude)))
+    text = _trim(f"{x:,.{decimals}f}")
+    return "0" if text in ("-0", "0") else text.replace("-", "−")
 
 
-def percent(fraction: float, sig: int = 6) -> str:
-    """Return a fraction as a percentage: 0.015625 -> "1.5625%"."""
-    return f"{number(fraction * 100, sig)}%"
+def percent(fraction: float, sig: int = 3) -> str:
+    """Return a fraction as a percentage to at most one decimal: 0.456621 -> "45.7%", 0.66 -> "66%".
+
+    Shares below 0.05% keep `sig` significant digits rather than reading as 0%.
+    """
+    value = fraction * 100
+    if value and abs(value) < 0.05:
+        return f"{number(value, sig)}%"
+    return f"{_trim(f'{value:,.1f}')}%".replace("-", "−")
 
 
 def bytes_text(n: float | int) -> str:
@@ -99,18 +103,16 @@ def _sized(n: float, size: float, name: str) -> str:
     return f"{scaled:.{max(0, 3 - math.floor(math.log10(abs(scaled))))}f} {name}"
 
 
-def money(x: float, sig: int = 5) -> str:
-    """Return US dollars: "$2,005,000" for large sums, "$1.2505" for rates."""
+def money(x: float, sig: int = 3) -> str:
+    """Return US dollars to the cent: "$2,005,000" for large sums, "$0.57", "$0.00123" below a cent."""
     sign = "−" if x < 0 else ""
     x = abs(x)
     if round(x, 2) >= 1000:
         text = f"{x:,.0f}"
-    elif x == 0 or round(x, 2) == x:
-        text = f"{x:.2f}"  # cents: $2.50, not $2.5
+    elif x == 0 or round(x, 2) >= 0.01:
+        text = f"{x:.2f}"
     else:
         text = number(x, sig)
-        if len(text.partition(".")[2]) < 2:
-            text = f"{x:.2f}"
     return f"{sign}${text}"
 
 
@@ -122,8 +124,10 @@ def value_text(value: float | int | bool | None, unit: str) -> str:
         return "pass" if value else "fail"
     if unit == "B":
         return bytes_text(value)
-    if unit in ("fraction", "ratio"):
-        return f"{number(value)} ({percent(value)})"
+    if unit == "fraction":
+        return percent(value)
+    if unit == "ratio":
+        return number(value)
     if unit == "USD":
         return money(value)
     if unit == "USD/h":
@@ -131,7 +135,7 @@ def value_text(value: float | int | bool | None, unit: str) -> str:
     if unit == "USD per 1M tokens":
         return f"{money(value)} per 1M tokens"
     if unit == "×":
-        return f"{number(value, 4)}×"
+        return f"{number(value)}×"
     if not unit:
         return number(value)
     return f"{number(value)} {unit}"
@@ -151,6 +155,28 @@ def input_text(value: float | int) -> str:
         if float(short) == value:
             return short
     return repr(value)
+
+
+_SINGULAR = {"requests": "request", "copies": "copy", "cards": "card", "GPUs": "GPU", "points": "point",
+             "tokens": "token", "replicas": "replica"}  # fmt: skip
+
+
+def amount(value: float | int | None, unit: str) -> str:
+    """Return a number with its unit, singular for one: "1 request", "2.5 requests", "393 MB"."""
+    text = number(value)
+    if text == "1":
+        unit = _SINGULAR.get(unit, unit)
+    return f"{text} {unit}".strip()
+
+
+def tolerance_text(tolerance: float, kind: str, unit: str = "") -> str:
+    """Return a grading tolerance in words: "within 1%", "within ± 2 requests", "within a factor of 1.05"."""
+    if kind == "nominal":
+        amount = {"%": f"{number(tolerance)}%", "$": money(tolerance)}.get(unit) or value_text(tolerance, unit)
+        return f"within ± {amount}"
+    if kind == "geometric":
+        return f"within a factor of {number(1 + tolerance)} either way"
+    return f"within {percent(tolerance)}"
 
 
 def plural(count: float | int, word: str) -> str:

@@ -43,27 +43,8 @@ class CalculatorForm(forms.Form):
         return dict(self.result.inputs)
 
     def rows(self) -> list[dict[str, object]]:
-        """Return what the page shows of each parameter, in registry order, as plain values.
-
-        Plain dicts keep the template's lookups cheap (an attribute on an object
-        costs the template a failed item lookup first).
-        """
-        rows = []
-        for parameter in self.calculator.parameters:
-            field = self[parameter.name]
-            rows.append(
-                {
-                    "field": field,
-                    "id": field.auto_id,
-                    "errors": field.errors,
-                    "label": parameter.label,
-                    "unit": parameter.unit_label,
-                    "help": parameter.help,
-                    "name": parameter.name,
-                    "range": f"{number(parameter.min)} to {number(parameter.max)}",
-                }
-            )
-        return rows
+        """Return what the page shows of each parameter, in registry order (see `parameter_rows`)."""
+        return parameter_rows(self, self.calculator.parameters)
 
     def current_values(self) -> dict[str, str]:
         """Return the inputs as text, with valid values kept and invalid ones back to defaults."""
@@ -76,6 +57,30 @@ class CalculatorForm(forms.Form):
             else:
                 values[parameter.name] = str(self.given[parameter.name]).strip()
         return values
+
+
+def parameter_rows(form: forms.Form, parameters: tuple[Parameter, ...]) -> list[dict[str, object]]:
+    """Return what a page shows of each parameter's field, in order, as plain values.
+
+    Plain dicts keep the template's lookups cheap (an attribute on an object
+    costs the template a failed item lookup first).
+    """
+    rows = []
+    for parameter in parameters:
+        field = form[parameter.name]
+        rows.append(
+            {
+                "field": field,
+                "id": field.auto_id,
+                "errors": field.errors,
+                "label": parameter.label,
+                "unit": parameter.unit_label,
+                "help": parameter.help,
+                "name": parameter.name,
+                "range": f"{number(parameter.min)} to {number(parameter.max)}",
+            }
+        )
+    return rows
 
 
 class NumberInput(forms.NumberInput):

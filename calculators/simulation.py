@@ -51,6 +51,9 @@ AUTOSCALING_POLICIES = ("queue_depth", "kv_use", "ttft")
 VIRTUAL_NODES = 160  # points per replica on the consistent-hashing ring
 PERCENTILES = tuple(range(0, 101, 5))  # the TTFT distribution, as quantiles
 MINUTES_PER_DAY = 1440
+# Past this offered load (every request a miss) the fleet's queues only grow: the run would say no more,
+# and its cost (loads in the thousands) would blow the time budget.
+MAX_FLEET_LOAD = 1.5
 HPA_TOLERANCE = 0.1  # the Kubernetes HPA's default: no change while metric/target is within 10%
 
 
@@ -134,6 +137,23 @@ class RoutingSetup:
             raise CalculatorError("Needs at least one request.", ("requests",))
         if self.prefill_tokens_per_s <= 0:
             raise CalculatorError("The prefill rate must be positive.", ("prefill_tokens_per_s",))
+        if self.fleet_load > MAX_FLEET_LOAD:
+            raise CalculatorError(
+                f"The fleet would be {self.fleet_load:.3g} times over capacity even with every preamble "
+                f"computed once ({self.arrival_rps:g} requests/s × {self.miss_prefill_s + self.decode_s:.3g} s "
+                f"÷ {self.replicas * self.slots_per_replica} slots): every queue would only grow. "
+                f"Keep it at most {MAX_FLEET_LOAD:g}: lower the arrival rate or add replicas or slots.",
+                ("arrival_rps",),
+            )
+
+    @property
+    def decode_s(self) -> float:
+        return self.output_tokens * self.decode_ms_per_token / 1000.0
+
+    @property
+    def fleet_load(self) -> float:
+        """Return the offered load over all slots, every request paying a miss: arrival_rps x service / slots."""
+        return self.arrival_rps * (self.miss_prefill_s + self.decode_s) / (self.replicas * self.slots_per_replica)
 
     @property
     def hit_prefill_s(self) -> float:
@@ -167,7 +187,7 @@ def draw_arrivals(setup: RoutingSetup) -> RoutingArrivals:
     times = np.cumsum(rng.exponential(1.0 / setup.arrival_rps, n))
     cdf = np.cumsum(family_shares(setup.families, setup.zipf))
     family = np.minimum(np.searchsorted(cdf, rng.random(n), side="right"), setup.families - 1)
-    decode_s = np.full(n, setup.output_tokens * setup.decode_ms_per_token / 1000.0)
+    decode_s = np.full(n, setup.decode_s)
     if setup.exponential_service:
         decode_s = decode_s * rng.exponential(1.0, n)
     pairs = rng.integers(0, setup.replicas, size=(n, 2))
@@ -211,10 +231,13 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
     slots = [[0.0] * setup.slots_per_replica for _ in range(n_rep)]
     caches: list[OrderedDict] = [OrderedDict() for _ in range(n_rep)]
     holders: list[set[int]] = [set() for _ in range(setup.families)]
-    # Loads: prefix_aware needs every replica's count up to date (one heap of (finish, replica));
+    # Loads: prefix_aware needs every replica's count up to date (one heap of (finish, replica),
+    # and the replicas grouped by load so the lightest holder is found without scanning them all);
     # least_loaded and bounded_load look at a few replicas, so each keeps its own heap of finish
     # times and drops the finished ones only when asked (plus one heap for bounded_load's total).
     loads = [0] * n_rep
+    levels: list[set[int]] = [set(range(n_rep))]  # prefix_aware: levels[k] = the replicas with load k
+    lowest = 0  # the lightest load
     in_flight: list[tuple[float, int]] = []
     finishing: list[list[float]] = [[] for _ in range(n_rep)]
     ends: list[float] = []
@@ -237,8 +260,7 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
     out_hit = [False] * len(times)
     out_start = [0.0] * len(times)
     pop, push, replace = heapq.heappop, heapq.heappush, heapq.heapreplace
-    for i, t in enumerate(times):
-        fam = families[i]
+    for i, (t, fam, decode_s) in enumerate(zip(times, families, decode)):
         if code == 0:  # round_robin
             r = i % n_rep
         elif code == 2:  # hash
@@ -267,16 +289,23 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
                 cap_exceeded += 1
         else:  # prefix_aware: the least-loaded holder, unless it is more than `gap` above the lightest
             while in_flight and in_flight[0][0] <= t:
-                loads[pop(in_flight)[1]] -= 1
+                q = pop(in_flight)[1]
+                level = loads[q]
+                levels[level].discard(q)
+                levels[level - 1].add(q)
+                loads[q] = level - 1
+                if level - 1 < lowest:
+                    lowest = level - 1
             held = holders[fam]
             if held:
-                r = min(held, key=loads.__getitem__) if len(held) > 1 else next(iter(held))
-                if loads[r] > gap:
-                    lightest = min(loads)
-                    if loads[r] - lightest > gap:
-                        r = loads.index(lightest)
+                level = lowest
+                while levels[level].isdisjoint(held):
+                    level += 1
+                r = min(levels[level] & held)  # ties: the lowest-numbered replica
+                if level - lowest > gap:
+                    r = loads.index(lowest)
             else:
-                r = loads.index(min(loads))
+                r = loads.index(lowest)
         cache = caches[r]
         if fam in cache:
             cache.move_to_end(fam)
@@ -293,12 +322,21 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
                     if track_holders:
                         holders[old].discard(r)
         free = slots[r]
-        begin = free[0] if free[0] > t else t
-        finish = begin + (hit_s if hit else miss_s) + decode[i]
+        begin = free[0]
+        if begin < t:
+            begin = t
+        finish = begin + (hit_s if hit else miss_s) + decode_s
         replace(free, finish)
         if code == 4:
             push(in_flight, (finish, r))
-            loads[r] += 1
+            level = loads[r]
+            levels[level].discard(r)
+            if level + 1 == len(levels):
+                levels.append(set())
+            levels[level + 1].add(r)
+            loads[r] = level + 1
+            if level == lowest and not levels[level]:
+                lowest += 1
         elif code == 1 or code == 3:
             push(finishing[r], finish)
             if code == 3:
@@ -481,7 +519,8 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
         ttft = setup.prefill_ms + 1000.0 * (drain_s + (wait_p99 if math.isfinite(wait_p99) else 0.0))
         if not math.isfinite(ttft):
             ttft = 3_600_000.0  # no replica ready: report an hour
-        violations += ttft > setup.slo_ttft_ms
+        quiet = rate == 0 and before == 0  # no request this minute: nothing to measure or violate
+        violations += not quiet and ttft > setup.slo_ttft_ms
         provisioned = len(ready_at)
         replica_minutes += provisioned + len(warm_ready_at)
         timeline.append(
@@ -491,7 +530,7 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
                 "arrival_rps": rate,
                 "replicas": provisioned,
                 "ready_replicas": round(ready, 3),
-                "ttft_p99_ms": ttft,
+                "ttft_p99_ms": None if quiet else ttft,
             }
         )
         if setup.policy == "queue_depth":
@@ -502,6 +541,8 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
             metric, target = busy, setup.kv_target
         else:
             metric, target = ttft, setup.ttft_target_ms
+        if quiet:
+            ttft = setup.prefill_ms  # for the policy: an idle minute reads as an unqueued one
         if setup.policy == "ttft":
             # TTFT hardly moves until the queue saturates, so a ratio would cut deep on a quiet
             # minute: scale up by the ratio when over the target, down a tenth below half of it.

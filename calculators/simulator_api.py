@@ -20,6 +20,7 @@ from calculators.errors import CalculatorInputError
 from calculators.formatting import input_text
 from calculators.simulator import AUTOSCALING, ROUTING, Mode
 from calculators.simulator_cache import cached_run
+from interview.ratelimit import SimulationsThrottle
 
 
 def run_mode(mode: Mode, raw: dict[str, object]) -> dict:
@@ -87,7 +88,7 @@ class MinuteSerializer(serializers.Serializer):
     arrival_rps = serializers.FloatField(help_text="Requests that arrived in the minute, per second.")
     replicas = serializers.IntegerField(help_text="Replicas provisioned (serving or loading).")
     ready_replicas = serializers.FloatField(help_text="Replicas serving, averaged over the minute.")
-    ttft_p99_ms = serializers.FloatField()
+    ttft_p99_ms = serializers.FloatField(allow_null=True, help_text="Null in a minute without requests.")
 
 
 class AutoscalingResultSerializer(serializers.Serializer):
@@ -112,6 +113,7 @@ _BAD = OpenApiExample(
 
 class _SimulatorView(APIView):
     mode: Mode
+    throttle_classes = [SimulationsThrottle]  # one budget with the simulator pages
 
     def get(self, request: Request) -> Response:
         raw = {name: request.query_params[name] for name in request.query_params}

@@ -209,7 +209,8 @@ def day_chart(days: Mapping[str, Mapping[str, Any]], needed: Sequence[float]) ->
         cells = [f"{number(first['demand_rps'], 4)}", number(needed[minute], 3)]
         for day in days.values():
             entry = day["timeline"][minute]
-            cells.append(f"{entry['replicas']} ({number(entry['ttft_p99_ms'], 3)} ms)")
+            ttft = "no requests" if entry["ttft_p99_ms"] is None else f"{number(entry['ttft_p99_ms'], 3)} ms"
+            cells.append(f"{entry['replicas']} ({ttft})")
         rows.append((f"{hour:02d}:00", *cells))
     columns = (
         "Time",

@@ -17,12 +17,13 @@ from django.views.decorators.vary import vary_on_headers
 from calculators.charts import Chart
 from calculators.errors import CalculatorInputError
 from calculators.formatting import input_text, money, number, percent
-from calculators.forms import ParameterField
+from calculators.forms import ParameterField, parameter_rows
 from calculators.simulation import PERCENTILES
 from calculators.simulator import AUTOSCALING, ROUTING, SWEEP_REQUESTS, Mode, routing_sweep
 from calculators.simulator_api import run_mode
 from calculators.simulator_cache import cached_run
 from calculators.simulator_charts import POLICY_LABELS, day_chart, hit_rate_chart, load_chart, ttft_chart
+from interview.ratelimit import limit_per_visitor
 
 # What the routing table shows of each policy, in order: (output, label, how to write it).
 ROUTING_ROWS = (
@@ -93,25 +94,6 @@ class SimulatorForm(forms.Form):
         return values | {"policies": ",".join(known or self.mode.choice.options)}
 
 
-def _rows(form: SimulatorForm) -> list[dict[str, Any]]:
-    rows = []
-    for parameter in form.mode.parameters:
-        field = form[parameter.name]
-        rows.append(
-            {
-                "field": field,
-                "id": field.auto_id,
-                "errors": field.errors,
-                "label": parameter.label,
-                "unit": parameter.unit_label,
-                "help": parameter.help,
-                "name": parameter.name,
-                "range": f"{number(parameter.min)} to {number(parameter.max)}",
-            }
-        )
-    return rows
-
-
 def _chart(chart: Chart) -> dict[str, Any]:
     return {
         "chart": chart,
@@ -120,9 +102,11 @@ def _chart(chart: Chart) -> dict[str, Any]:
     }
 
 
-def _table(rows: tuple, results: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _table(rows: tuple, results: Mapping[str, Mapping[str, Any]], mode: Mode) -> list[dict[str, Any]]:
+    """Return the results table's rows: a measure per row, a policy per column; `api` marks API outputs."""
+    outputs = {name for name, _, _ in mode.outputs}
     return [
-        {"name": name, "label": label, "cells": [write(results[p][name]) for p in results]}
+        {"name": name, "api": name in outputs, "label": label, "cells": [write(results[p][name]) for p in results]}
         for name, label, write in rows
     ]
 
@@ -135,7 +119,7 @@ def _routing_result(form: SimulatorForm) -> dict[str, Any]:
     best = max(results, key=lambda p: results[p]["hit_rate"])
     return {
         "policies": [POLICY_LABELS[p] for p in results],
-        "table": _table(ROUTING_ROWS, results),
+        "table": _table(ROUTING_ROWS, results, ROUTING),
         "charts": [
             _chart(hit_rate_chart(sweep, inputs["cache_copies"], min(inputs["requests"], SWEEP_REQUESTS))),
             _chart(load_chart(results)),
@@ -158,7 +142,7 @@ def _autoscaling_result(form: SimulatorForm) -> dict[str, Any]:
     fewest = min(days, key=lambda p: days[p]["slo_violation_minutes"])
     return {
         "policies": [POLICY_LABELS[p] for p in days],
-        "table": _table(AUTOSCALING_ROWS, days),
+        "table": _table(AUTOSCALING_ROWS, days, AUTOSCALING),
         "charts": [_chart(day_chart(days, needed))],
         "status": f"Fewest minutes over the objective: {POLICY_LABELS[fewest]}, "
         f"{number(days[fewest]['slo_violation_minutes'])}",
@@ -180,7 +164,7 @@ def _page(request: HttpRequest, mode: Mode, url_name: str) -> HttpResponse:
     context = {
         "mode": mode,
         "form": form,
-        "rows": _rows(form),
+        "rows": parameter_rows(form, mode.parameters),
         "policy_field": form["policies"],
         "result": result,
         "presets": [
@@ -200,11 +184,13 @@ def _page(request: HttpRequest, mode: Mode, url_name: str) -> HttpResponse:
 
 @require_safe
 @vary_on_headers("HX-Request")
+@limit_per_visitor("simulations")
 def routing(request: HttpRequest) -> HttpResponse:
     return _page(request, ROUTING, "simulator:routing")
 
 
 @require_safe
 @vary_on_headers("HX-Request")
+@limit_per_visitor("simulations")
 def autoscaling(request: HttpRequest) -> HttpResponse:
     return _page(request, AUTOSCALING, "simulator:autoscaling")

@@ -104,6 +104,7 @@ LIMIT_REACHED = {
     "password_reset": "Too many password-reset requests from here.",
     "password_reset_account": "Too many password-reset requests for this e-mail address.",
     "signup": "Too many sign-ups from here.",
+    "simulations": "Too many simulation runs in a short time.",
 }
 
 
@@ -154,6 +155,13 @@ class VisitorThrottle(BaseThrottle):
 
     def wait(self) -> float | None:
         return self.counted.retry_after
+
+
+class SimulationsThrottle(VisitorThrottle):
+    """Simulator runs through the API: one budget with runs through the pages (each costs CPU seconds)."""
+
+    def limit_name(self, request) -> str:
+        return "simulations"
 
 
 class AnswersThrottle(VisitorThrottle):

@@ -220,6 +220,7 @@ RATE_LIMITS = {
     "api_anon": envstr("THROTTLE_ANON", "600/min"),  # API requests per address, anonymous
     "api_user": envstr("THROTTLE_USER", "1200/min"),  # API requests per account
     "answers": envstr("THROTTLE_ANSWERS", "120/min"),  # answers per visitor, pages and API together
+    "simulations": envstr("THROTTLE_SIMULATIONS", "60/min"),  # simulator runs per visitor, pages and API together
     "login": envstr("THROTTLE_LOGIN", "10/min"),  # log-in attempts per address
     "login_account_address": envstr("THROTTLE_LOGIN_ACCOUNT_ADDRESS", "5/15min"),  # failures per account and address
     "login_account": envstr("THROTTLE_LOGIN_ACCOUNT", "100/h"),  # failures per account, all addresses
@@ -230,9 +231,14 @@ RATE_LIMITS = {
 if DEBUG:
     REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append("rest_framework.renderers.BrowsableAPIRenderer")
 
+# Mock interviews (lessons/interviews.py): every phase budget is multiplied by this factor (the
+# tests shrink it to run a whole interview in seconds), and the page's htmx timer polls this often.
+INTERVIEW_BUDGET_SCALE = 1.0
+INTERVIEW_TIMER_POLL_SECONDS = 15
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Serving Interview Lab API",
-    "DESCRIPTION": "Lessons, answers, results and the calculators of Serving Interview Lab.",
+    "DESCRIPTION": "Lessons, answers, results, mock interviews and the calculators of Serving Interview Lab.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -40,6 +40,8 @@ from lessons.models import (
     ChecklistPoint,
     Choice,
     DeepDive,
+    Interview,
+    InterviewItem,
     Learner,
     Lesson,
     OpenQuestion,
@@ -895,6 +897,32 @@ class AnswerAdmin(admin.ModelAdmin):
     list_filter = ("outcome", "is_first")
     list_select_related = ("learner__user",)
     readonly_fields = [f.name for f in Answer._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+
+class InterviewItemInline(admin.TabularInline):
+    """The draw and the answers of a mock interview, to audit it (read only)."""
+
+    model = InterviewItem
+    fields = ("position", "phase", "kind", "deep_dive", "step", "challenge", "open_question", "drawn_inputs",
+              "options", "answer", "answered_at", "late", "score")  # fmt: skip
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Interview)
+class InterviewAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "lesson", "surprise", "started_at", "deadline", "finished_at")
+    list_filter = ("surprise",)
+    list_select_related = ("learner__user", "lesson")
+    readonly_fields = [f.name for f in Interview._meta.fields]
+    inlines = [InterviewItemInline]
 
     def has_add_permission(self, request):
         return False

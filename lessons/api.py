@@ -7,15 +7,22 @@ import math
 from django.db import transaction
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
+from django.utils.html import strip_tags
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interview.ratelimit import AnswersThrottle
+from lessons import interviews, review, services
 from lessons import quiz as quiz_module
-from lessons import review, services
 from lessons.markup import markdown_text as md
 from lessons.models import (
     Answer,
@@ -28,6 +35,7 @@ from lessons.models import (
     OpenQuestion,
     Step,
 )
+from lessons.number_entry import EntryError, read_number
 from lessons.pages import (
     ChallengeView,
     DeepDiveView,
@@ -107,18 +115,43 @@ class ChoiceAnswerSerializer(serializers.Serializer):
     choice = serializers.IntegerField(help_text="The id of one of the deep dive's choices.")
 
 
-class NumberAnswerSerializer(serializers.Serializer):
-    value = serializers.FloatField(help_text="The learner's number, in the item's unit.")
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "number"}, {"type": "string", "maxLength": 40}],
+        "example": "375 MiB",
+    }
+)
+class AnswerValueField(serializers.Field):
+    """A number in the item's unit, or text as a learner types it ("375 MiB", "$1.14"), converted to it."""
 
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and isinstance(data.get("value"), bool):
-            raise serializers.ValidationError({"value": ["Enter a number, not true or false."]})
-        return super().to_internal_value(data)
+    default_error_messages = {
+        "invalid": "Enter a number, or text such as “393 MB”.",
+        "finite": "Enter a finite number.",
+    }
 
-    def validate_value(self, value: float) -> float:
-        if not math.isfinite(value):
-            raise serializers.ValidationError("Enter a finite number.")
+    def to_internal_value(self, data) -> float:
+        if isinstance(data, bool) or not isinstance(data, (int, float, str)):
+            self.fail("invalid")
+        if isinstance(data, str):
+            if len(data) > 40:
+                raise serializers.ValidationError("That is too long for a number.")
+            try:
+                return read_number(data, self.context.get("unit", ""))
+            except EntryError as error:
+                raise serializers.ValidationError(str(error)) from None
+        if not math.isfinite(data):
+            self.fail("finite")
+        return float(data)
+
+    def to_representation(self, value):
         return value
+
+
+class NumberAnswerSerializer(serializers.Serializer):
+    value = AnswerValueField(
+        help_text="The learner's number: a JSON number in the item's unit, or text with a unit "
+        '("375 MiB", "$1.14", "1.2k"), converted to the item\'s unit.'
+    )
 
 
 def progress_data(score) -> dict:
@@ -409,7 +442,7 @@ class NumberAnswerView(AnswerView):
 
     def post(self, request: Request, pk: int) -> Response:
         item = get_object_or_404(self.items(request), pk=pk)
-        serializer = NumberAnswerSerializer(data=request.data)
+        serializer = NumberAnswerSerializer(data=request.data, context={"unit": item.unit})
         if not serializer.is_valid():
             return first_errors(serializer)
         learner = services.current_learner(django_request(request), create=True)
@@ -686,6 +719,320 @@ class ReviewView(APIView):
                 for item in items
             ]
         )
+
+
+# --- Mock interviews ------------------------------------------------------------------------
+
+
+class InterviewStartSerializer(serializers.Serializer):
+    scenario = serializers.CharField(
+        max_length=100, help_text='The slug of a published case study or simulation, or "surprise".'
+    )
+
+
+class InterviewAnswerSerializer(serializers.Serializer):
+    choice = serializers.IntegerField(required=False, help_text="For a deep dive or a design question.")
+    value = serializers.CharField(
+        required=False, max_length=60, help_text='For a number: "393.2", or with its unit, "393.2 MB".'
+    )
+    text = serializers.CharField(
+        required=False, max_length=5000, help_text="An open question's written answer (its first step)."
+    )
+    ticked = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        max_length=50,
+        help_text="Then the ids of the checklist points the written answer covered (its second step).",
+    )
+    item = serializers.IntegerField(
+        required=False, help_text="Optional: the id of the item answered; a 409 if it is no longer the current one."
+    )
+
+
+INTERVIEW_ITEM = inline_serializer(
+    "InterviewItem",
+    {
+        "id": serializers.IntegerField(),
+        "position": serializers.IntegerField(),
+        "phase": serializers.CharField(),
+        "kind": serializers.ChoiceField(choices=["deep_dive", "number", "design", "open"]),
+        "prompt": serializers.CharField(),
+        "prompt_html": serializers.CharField(),
+        "choices": serializers.ListField(child=serializers.DictField(), required=False),
+        "unit": serializers.CharField(required=False),
+        "stage": serializers.ChoiceField(choices=["write", "tick"], required=False),
+        "text": serializers.CharField(required=False),
+        "checklist": serializers.ListField(child=serializers.DictField(), required=False),
+    },
+    allow_null=True,
+)
+INTERVIEW_STATE = inline_serializer(
+    "InterviewState",
+    {
+        "id": serializers.IntegerField(),
+        "scenario": serializers.DictField(allow_null=True),
+        "surprise": serializers.BooleanField(),
+        "started_at": serializers.DateTimeField(),
+        "deadline": serializers.DateTimeField(),
+        "remaining_seconds": serializers.FloatField(),
+        "finished": serializers.BooleanField(),
+        "phases": serializers.ListField(child=serializers.DictField()),
+        "answered": serializers.IntegerField(),
+        "total": serializers.IntegerField(),
+        "current": INTERVIEW_ITEM,
+        "url": serializers.CharField(),
+    },
+)
+SCORECARD = inline_serializer(
+    "InterviewScorecard",
+    {
+        "id": serializers.IntegerField(),
+        "dimensions": serializers.DictField(child=serializers.FloatField(allow_null=True)),
+        "explanations": serializers.DictField(child=serializers.CharField()),
+        "overall": serializers.FloatField(allow_null=True),
+        "band": serializers.ChoiceField(choices=["strong", "ready", "not_yet"]),
+        "band_explanation": serializers.CharField(),
+        "time": serializers.ListField(child=serializers.DictField()),
+        "items": serializers.ListField(child=serializers.DictField()),
+        "practise": serializers.ListField(child=serializers.DictField()),
+    },
+)
+
+
+def interview_item_data(view) -> dict | None:
+    """Return an item as the learner sees it while answering: never a verdict, a score or feedback."""
+    if view is None:
+        return None
+    item = view.item
+    data = {
+        "id": item.pk,
+        "position": item.position,
+        "phase": item.phase,
+        "kind": item.kind,
+        "prompt": strip_tags(f"{view.heading_html} {view.body_html}").strip(),
+        "prompt_html": f"{view.heading_html}{view.body_html}",
+    }
+    if view.unit:
+        data["unit"] = view.unit
+    elif item.kind == "open":
+        data["stage"] = view.stage
+        if view.stage == "tick":
+            data["text"] = view.written
+            data["checklist"] = [{"id": pk, "text": strip_tags(text), "text_html": text} for pk, text in view.checklist]
+    else:
+        data["choices"] = [{"id": pk, "text": strip_tags(text), "text_html": text} for pk, text in view.choices]
+    return data
+
+
+def interview_state(request: Request, interview, views) -> dict:
+    lesson = interview.lesson
+    return {
+        "id": interview.pk,
+        "scenario": {"slug": lesson.slug, "title": lesson.title, "kind": lesson.kind} if lesson else None,
+        "surprise": interview.surprise,
+        "started_at": interview.started_at,
+        "deadline": interview.deadline,
+        "remaining_seconds": round(interviews.remaining_seconds(interview), 3),
+        "finished": interview.finished_at is not None,
+        "phases": interview.phases,
+        "answered": sum(1 for v in views if v.item.answered_at is not None),
+        "total": len(views),
+        "current": None if interview.finished_at else interview_item_data(interviews.current(views)),
+        "url": request.build_absolute_uri(interview.get_absolute_url()),
+    }
+
+
+def scorecard_data(request: Request, interview) -> dict:
+    views = interviews.load(interview, reveal=True)
+    card = interviews.scorecard(interview, [v.item for v in views])
+    practise = interviews.practise_links(interview, card, views)
+    items = []
+    for view in views:
+        item = view.item
+        items.append(
+            {
+                **interview_item_data(view),
+                "answer": item.answer,
+                "answered_at": item.answered_at,
+                "late": item.late,
+                "outcome": view.outcome,
+                "verdict": view.verdict or None,
+                "score": item.score,
+                "feedback": item.feedback,
+                "feedback_html": view.chosen_feedback_html,
+                "expected": view.expected,
+                "steps": [d.as_dict() for d in view.derivation],
+                "worked_html": view.worked_html,
+                "lesson_url": request.build_absolute_uri(view.lesson_url),
+            }
+        )
+    return {
+        "id": interview.pk,
+        "dimensions": card.as_dict(),
+        "explanations": {d.key: d.explanation for d in card.dimensions},
+        "overall": None if card.overall is None else round(card.overall, 4),
+        "band": card.band,
+        "band_explanation": card.band_text,
+        "time": [
+            {
+                "phase": t.key,
+                "budget_seconds": t.budget,
+                "spent_seconds": round(t.spent, 3),
+                "answered": t.answered,
+                "total": t.total,
+            }
+            for t in card.phases
+        ],  # fmt: skip
+        "items": items,
+        "practise": [{"title": t, "url": request.build_absolute_uri(u)} for t, u in practise.links] if practise else [],
+    }
+
+
+def interview_error(error: interviews.InterviewError) -> Response:
+    body = {"errors": {error.field: [error.message]}}
+    if error.field == "detail":
+        body = {"detail": error.message, "errors": {"__all__": [error.message]}}
+    return Response(body, status=error.status)
+
+
+def own_interview(request: Request, pk: int):
+    return get_object_or_404(interviews.for_learner(django_request(request)).select_related("lesson"), pk=pk)
+
+
+class InterviewListView(APIView):
+    def get_throttles(self):
+        if self.request.method == "POST":
+            return [AnswersThrottle()]
+        return super().get_throttles()
+
+    @extend_schema(
+        summary="List your mock interviews",
+        responses=inline_serializer(
+            "InterviewAttempt",
+            {
+                "id": serializers.IntegerField(),
+                "scenario": serializers.DictField(allow_null=True),
+                "started_at": serializers.DateTimeField(),
+                "deadline": serializers.DateTimeField(),
+                "finished_at": serializers.DateTimeField(allow_null=True),
+                "dimensions": serializers.DictField(allow_null=True),
+                "band": serializers.CharField(allow_null=True),
+                "url": serializers.CharField(),
+            },
+            many=True,
+        ),
+        operation_id="interviews_list",
+    )
+    def get(self, request: Request) -> Response:
+        mine = interviews.for_learner(django_request(request)).select_related("lesson")
+        cards = {interview.pk: card for interview, card in interviews.history(mine)}
+        data = []
+        for interview in mine.order_by("started_at", "pk"):
+            card = cards.get(interview.pk)
+            lesson = interview.lesson
+            data.append(
+                {
+                    "id": interview.pk,
+                    "scenario": {"slug": lesson.slug, "title": lesson.title} if lesson else None,
+                    "started_at": interview.started_at,
+                    "deadline": interview.deadline,
+                    "finished_at": interview.finished_at,
+                    "dimensions": card.as_dict() if card else None,
+                    "band": card.band if card else None,
+                    "url": request.build_absolute_uri(interview.get_absolute_url()),
+                }
+            )
+        return Response(data)
+
+    @extend_schema(
+        summary="Start a mock interview",
+        description="Draws the items (stored, so the interview can be resumed) and starts the server's clock.",
+        request=InterviewStartSerializer,
+        responses={201: INTERVIEW_STATE, 400: ErrorSerializer},
+        operation_id="interviews_create",
+    )
+    def post(self, request: Request) -> Response:
+        serializer = InterviewStartSerializer(data=request.data)
+        if not serializer.is_valid():
+            return first_errors(serializer)
+        try:
+            interview = interviews.start(django_request(request), serializer.validated_data["scenario"])
+        except interviews.InterviewError as error:
+            return interview_error(error)
+        return Response(interview_state(request, interview, interviews.load(interview)), status=201)
+
+
+class InterviewDetailView(APIView):
+    @extend_schema(
+        summary="Read one of your mock interviews: where it stands, or its scorecard once finished",
+        responses={200: INTERVIEW_STATE, 404: ErrorSerializer},
+        operation_id="interviews_retrieve",
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        interview = own_interview(request, pk)
+        data = interview_state(request, interview, interviews.load(interview))
+        if interview.finished_at is not None:
+            data["scorecard"] = scorecard_data(request, interview)
+        return Response(data)
+
+
+class InterviewAnswerView(AnswerView):
+    @extend_schema(
+        summary="Answer the current question of a mock interview",
+        description="Records the answer (late after the deadline) and returns the next question. No verdict, "
+        "points or feedback until the interview is finished.",
+        request=InterviewAnswerSerializer,
+        responses={
+            200: inline_serializer(
+                "InterviewAnswered",
+                {
+                    "current": INTERVIEW_ITEM,
+                    "answered": serializers.IntegerField(),
+                    "total": serializers.IntegerField(),
+                    "late": serializers.BooleanField(),
+                    "deadline": serializers.DateTimeField(),
+                    "remaining_seconds": serializers.FloatField(),
+                },
+            ),
+            400: ErrorSerializer,
+            404: ErrorSerializer,
+            409: ErrorSerializer,
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        interview = own_interview(request, pk)
+        serializer = InterviewAnswerSerializer(data=request.data)
+        if not serializer.is_valid():
+            return first_errors(serializer)
+        payload = {k: v for k, v in serializer.validated_data.items() if k != "item"}
+        try:
+            item = interviews.answer(interview, payload, serializer.validated_data.get("item"))
+        except interviews.InterviewError as error:
+            return interview_error(error)
+        views = interviews.load(interview)
+        return Response(
+            {
+                "current": interview_item_data(interviews.current(views)),
+                "answered": sum(1 for v in views if v.item.answered_at is not None),
+                "total": len(views),
+                "late": item.late,
+                "deadline": interview.deadline,
+                "remaining_seconds": round(interviews.remaining_seconds(interview), 3),
+            }
+        )
+
+
+class InterviewFinishView(APIView):
+    @extend_schema(
+        summary="Finish a mock interview and read its scorecard",
+        description="Unanswered questions score 0. Finishing again returns the same scorecard.",
+        request=None,
+        responses={200: SCORECARD, 404: ErrorSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        interview = own_interview(request, pk)
+        interviews.finish(interview)
+        return Response(scorecard_data(request, interview))
 
 
 def quiz_data(quiz: quiz_module.Quiz, hints: int) -> dict:

@@ -20,6 +20,10 @@ urlpatterns = [
     path("open-questions/<int:pk>/answer/", api.OpenQuestionAnswerView.as_view(), name="api-open-question-answer"),
     path("results/", api.ResultsView.as_view(), name="api-results"),
     path("review/", api.ReviewView.as_view(), name="api-review"),
+    path("interviews/", api.InterviewListView.as_view(), name="api-interview-list"),
+    path("interviews/<int:pk>/", api.InterviewDetailView.as_view(), name="api-interview-detail"),
+    path("interviews/<int:pk>/answer/", api.InterviewAnswerView.as_view(), name="api-interview-answer"),
+    path("interviews/<int:pk>/finish/", api.InterviewFinishView.as_view(), name="api-interview-finish"),
     path("review/next/", api.ReviewNextView.as_view(), name="api-review-next"),
     path("review/answer/", api.ReviewAnswerView.as_view(), name="api-review-answer"),
 ]

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import math
-import re
-
 from django import forms
 
 from lessons.models import ChecklistPoint, Choice
+from lessons.number_entry import EntryError, read_number
 from lessons.services import WRITE_BEFORE_CHECKLIST
-
-NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-# Commas only as thousands separators: "5,436" and "1,200,000.5", never "1,5".
-GROUPED_RE = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?$")
 
 
 class ChoiceForm(forms.Form):
@@ -32,7 +26,7 @@ class ChoiceForm(forms.Form):
 
 
 class NumberForm(forms.Form):
-    """A number as a learner types it: "5,436", "1.5e9", "393.2" (thousands separators allowed)."""
+    """A number as a learner types it, in the question's unit or with its own: "5,436", "1.2k", "393 MB"."""
 
     value = forms.CharField(
         max_length=40,
@@ -40,18 +34,15 @@ class NumberForm(forms.Form):
         error_messages={"required": "Enter a number.", "max_length": "That is too long for a number."},
     )
 
+    def __init__(self, *args, unit: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.unit = unit
+
     def clean_value(self) -> float:
-        raw = self.cleaned_data["value"].replace("_", "").replace(" ", "").replace("\u202f", "")
-        if "," in raw:
-            if not GROUPED_RE.match(raw):
-                raise forms.ValidationError("Use a dot for decimals (1.5); commas only separate thousands (5,436).")
-            raw = raw.replace(",", "")
-        if not NUMBER_RE.match(raw):
-            raise forms.ValidationError("Enter a plain number such as 110, 393.2 or 1.5e9 (no units).")
-        value = float(raw)
-        if not math.isfinite(value):
-            raise forms.ValidationError("Enter a finite number.")
-        return value
+        try:
+            return read_number(self.cleaned_data["value"], self.unit)
+        except EntryError as error:
+            raise forms.ValidationError(str(error)) from None
 
 
 class WrittenAnswerForm(forms.Form):

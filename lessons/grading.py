@@ -70,10 +70,28 @@ def grade(
             f"Right order of magnitude, but {direction}: within {partial_band:g}x of the answer. "
             "Half credit; check each factor of your working.",
         )
-    if expected and given and (given > 0) == (expected > 0):
-        ratio = abs(given) / abs(expected)
-        if ratio >= 10 or ratio <= 0.1:
-            factor = ratio if ratio >= 1 else (1 / ratio if ratio else math.inf)  # ratio may underflow to 0
-            size = f"about {factor:,.0f}x" if math.isfinite(factor) and factor < 1e6 else "a huge factor"
-            return Grade("incorrect", 0.0, f"Off by {size}: a unit or power of ten slipped.")
+    exponent = power_of_ten_slip(expected, given)
+    if exponent:
+        return Grade(
+            "incorrect",
+            0.0,
+            f"Off by a factor of {10 ** abs(exponent):,} ({'too high' if exponent > 0 else 'too low'}): "
+            "a unit or a power of ten slipped.",
+        )
     return Grade("incorrect", 0.0, "Not within tolerance. Check each factor of your working.")
+
+
+def power_of_ten_slip(expected: float, given: float, closeness: float = 0.02) -> int:
+    """Return n when ``given`` is ``expected`` × 10ⁿ (n ≠ 0, within ``closeness``), else 0.
+
+    1 against 29 is no slip; 2.9 or 2,900 against 29 is.
+    """
+    if not expected or not given or (given > 0) != (expected > 0):
+        return 0
+    ratio = abs(given) / abs(expected)
+    if not math.isfinite(ratio) or ratio == 0:
+        return 0
+    exponent = round(math.log10(ratio))
+    if exponent == 0 or abs(exponent) > 15:
+        return 0
+    return exponent if math.isclose(ratio, 10.0**exponent, rel_tol=closeness) else 0

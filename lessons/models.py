@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from lessons import diagram
 from lessons.markup import MarkupError, check_prompt, render_stored_markup
 from lessons.scoring import choice_points
 
@@ -330,6 +331,12 @@ class Walkthrough(RenderedMarkdown, Item):
     intro = models.TextField(blank=True)
     intro_html = models.TextField(blank=True, editable=False)
     topic = topic_field(null=True, blank=True, help_text="The topic of its graded steps (envelope walkthroughs).")
+    diagram = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="The diagram's layout by Graphviz, made when steps are saved.",
+    )
 
     class Meta(Item.Meta):
         constraints = [
@@ -354,6 +361,18 @@ class Walkthrough(RenderedMarkdown, Item):
     def has_diagram(self) -> bool:
         return self.kind in (self.Kind.BUILD_UP, self.Kind.REQUEST_FLOW)
 
+    def lay_out_diagram(self) -> None:
+        """Store the layout of every step's components and connections (see lessons/diagram.py)."""
+        if not self.has_diagram and not self.diagram:
+            return
+        components, connections = [], []
+        for step in self.steps.order_by("order").only("components", "connections"):
+            components += step.components if isinstance(step.components, list) else []
+            connections += step.connections if isinstance(step.connections, list) else []
+        components, connections = diagram.normalize(components, connections)
+        self.diagram = diagram.lay_out(components, connections) if self.has_diagram and components else {}
+        Walkthrough.objects.filter(pk=self.pk).update(diagram=self.diagram)
+
 
 class Step(RenderedMarkdown, GradedNumber):
     walkthrough = models.ForeignKey(Walkthrough, on_delete=models.CASCADE, related_name="steps")
@@ -377,6 +396,17 @@ class Step(RenderedMarkdown, GradedNumber):
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args, **kwargs):
+        # As stored HTML is rendered on save (RenderedMarkdown), the diagram is laid out on save:
+        # pages then draw it without layout work.
+        super().save(*args, **kwargs)
+        self.walkthrough.lay_out_diagram()
+
+    def delete(self, *args, **kwargs):
+        result = super().delete(*args, **kwargs)
+        self.walkthrough.lay_out_diagram()
+        return result
 
     @property
     def anchor(self) -> str:
@@ -694,3 +724,70 @@ class ItemPractice(AboutItem):
 
     def __str__(self) -> str:
         return f"{self.learner} · {self.hints_taken} hint(s){' · revealed' if self.revealed else ''}"
+
+
+class Interview(models.Model):
+    """A timed mock interview: the items drawn for it (in phases), the server-held deadline, the answers.
+
+    Everything the scorecard shows is computed from the stored items by lessons.interviews.scorecard.
+    """
+
+    learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="interviews")
+    lesson = models.ForeignKey(
+        Lesson, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The scenario."
+    )
+    surprise = models.BooleanField(default=False, help_text="The scenario was drawn, weighted toward weak topics.")
+    seed = models.BigIntegerField(help_text="Drew the items, their choice order and fresh numbers.")
+    phases = models.JSONField(help_text='The phases and their budgets: [{"key", "label", "seconds"}].')
+    started_at = models.DateTimeField()
+    deadline = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        indexes = [models.Index(fields=["learner", "started_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.learner} · interview #{self.pk}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("interview", args=[self.pk])
+
+
+class InterviewItem(AboutItem):
+    """One drawn item of an interview and the learner's answer to it (graded silently when given).
+
+    ``kind``: a deep dive (``deep_dive``), a number (``number``: an envelope step or a challenge,
+    with freshly drawn inputs), the next component of a build-up (``design``: ``step`` is the step
+    the design has reached, ``options`` the steps offered), or an open question (``open``).
+    """
+
+    class Kind(models.TextChoices):
+        DEEP_DIVE = "deep_dive", "Interview moment"
+        NUMBER = "number", "Estimate"
+        DESIGN = "design", "Next component"
+        OPEN = "open", "Open question"
+
+    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    phase = models.CharField(max_length=20)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    drawn_inputs = models.JSONField(default=dict, blank=True)
+    options = models.JSONField(default=list, blank=True, help_text="Ids offered, in the order shown.")
+    answer = models.JSONField(null=True, blank=True, help_text='{"choice": id}, {"value", "number", "unit"}, ...')
+    answered_at = models.DateTimeField(null=True, blank=True)
+    late = models.BooleanField(default=False, help_text="Answered after the deadline.")
+    score = models.FloatField(null=True, blank=True, help_text="0 to 1, graded when answered, shown at the end.")
+    feedback = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["interview", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["interview", "position"], name="interview_item_position_unique"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["deep_dive", "number", "design", "open"]), name="interview_item_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.interview} · {self.position}: {self.kind}"

@@ -226,6 +226,12 @@ class WalkthroughView:
             connections += [dict(c, new=new) for c in view.step.connections if isinstance(c, dict)]
         return {"components": components, "connections": connections}
 
+    @property
+    def all_parts(self) -> tuple[list, list]:
+        """Every step's components and connections, as the stored layout places them."""
+        components = [c for view in self.steps for c in view.step.components]
+        return components, [c for view in self.steps for c in view.step.connections]
+
 
 @dataclass
 class ChallengeView:
@@ -288,6 +294,36 @@ class SectionView:
     section: Section
     items: list = field(default_factory=list)
 
+    @property
+    def counts(self) -> tuple[int, int]:
+        """Return (answered, graded) over the graded items a learner can reach in this section."""
+        answered = graded = 0
+        for view in self.items:
+            if isinstance(view, WalkthroughView):
+                steps = [s for s in view.steps if s.step.calculator]
+                graded += len(steps)
+                answered += sum(s.answered for s in steps)
+            elif isinstance(view, DeepDiveView):
+                todo = [view]
+                while todo:  # a deep dive and the follow-ups it opened; a follow-up counts once answered
+                    dive = todo.pop()
+                    todo += dive.follow_up_views
+                    if not dive.is_follow_up or dive.answered:
+                        graded += 1
+                        answered += dive.answered
+            else:
+                graded += 1
+                answered += view.answered
+        return answered, graded
+
+    @property
+    def mark(self) -> str:
+        """Return "done", "partial", "todo", or "read" for a section with nothing to answer."""
+        answered, graded = self.counts
+        if not graded:
+            return "read"
+        return "done" if answered == graded else "partial" if answered else "todo"
+
 
 @dataclass
 class LayerView:
@@ -295,6 +331,7 @@ class LayerView:
     label: str
     minutes: int
     sections: list[SectionView]
+    next: LayerView | None = None  # the layer after this one, for "Continue to layer N"
 
 
 @dataclass
@@ -563,6 +600,8 @@ def build_lesson_page(
         in_layer = [section_views[s.pk] for s in sections if s.layer == layer]
         if in_layer:
             layers.append(LayerView(layer.value, layer.label, sum(s.section.minutes for s in in_layer), in_layer))
+    for before, after in zip(layers, layers[1:], strict=False):
+        before.next = after
 
     score = Score()
     for view in deep_dives.values():
@@ -583,7 +622,9 @@ def build_lesson_page(
         walkthroughs=walkthroughs,
         challenges=challenge_views,
         open_questions=open_questions,
-        resume_url=resume_url or first_unanswered(layers),
+        # Nothing answered and no place kept: start at the beginning of the reading, not at the first question.
+        resume_url=resume_url
+        or (first_unanswered(layers) if score.answered else f"#layer-{layers[0].number}" if layers else None),
         score=score,
     )
 

@@ -77,14 +77,15 @@ def next_card(lookup: dict, lessons: list[Lesson]) -> ReviewCard | None:
     from django.utils import timezone
 
     cards = ReviewCard.objects.filter(**lookup, due__lte=timezone.now()).filter(review.in_lessons(lessons))
-    return cards.order_by("due").first()
+    return cards.exclude(step__calculator="").order_by("due").first()  # a step that no longer asks a number
 
 
 def card_for(lookup: dict, lessons: list[Lesson], kind: str, pk: int) -> ReviewCard | None:
     """Return the learner's card of one item in ``lessons``, if they have one."""
     if kind not in ReviewCard.ITEM_KINDS:
         return None
-    return ReviewCard.objects.filter(**lookup, **{f"{kind}_id": pk}).filter(review.in_lessons(lessons)).first()
+    cards = ReviewCard.objects.filter(**lookup, **{f"{kind}_id": pk}).filter(review.in_lessons(lessons))
+    return cards.exclude(step__calculator="").first()
 
 
 def present(card: ReviewCard, identity: str | None) -> Quiz:

@@ -389,13 +389,17 @@ def remember_position(learner: Learner, lesson_id: int, anchor: str, url: str) -
 
 @transaction.atomic
 def merge_learners(source: Learner, target: Learner) -> None:
-    """Move ``source``'s progress into ``target``; where both answered an item, target's first answer stays."""
+    """Move ``source``'s progress (answers, cards, draws, positions, interviews) into ``target``.
+
+    Where both answered an item, target's first answer stays.
+    """
     if source.pk == target.pk:
         return
     for field in Answer.ITEM_KINDS:
         taken = Answer.objects.filter(learner=target, is_first=True, **{f"{field}__isnull": False}).values(field)
         Answer.objects.filter(learner=source, is_first=True, **{f"{field}__in": taken}).update(is_first=False)
     Answer.objects.filter(learner=source).update(learner=target)
+    source.interviews.update(learner=target)  # every mock interview is kept, finished or not
     review.merge_cards(source.pk, target.pk)
     for field in ItemPractice.ITEM_KINDS:  # where both worked on an item, the account's row stays
         taken = ItemPractice.objects.filter(learner=target, **{f"{field}__isnull": False}).values(field)

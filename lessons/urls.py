@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from lessons import views
+from lessons import interview_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -20,6 +20,12 @@ urlpatterns = [
     path("lessons/<slug:slug>/deep-dives/<int:pk>/answer/", views.answer_deep_dive, name="answer-deep-dive"),
     path("lessons/<slug:slug>/steps/<int:pk>/answer/", views.answer_step, name="answer-step"),
     path("lessons/<slug:slug>/challenges/<int:pk>/answer/", views.answer_challenge, name="answer-challenge"),
+    path("interviews/", interview_views.interview_list, name="interviews"),
+    path("interviews/start/", interview_views.interview_start, name="interview-start"),
+    path("interviews/<int:pk>/", interview_views.interview_detail, name="interview"),
+    path("interviews/<int:pk>/answer/", interview_views.interview_answer, name="interview-answer"),
+    path("interviews/<int:pk>/finish/", interview_views.interview_finish, name="interview-finish"),
+    path("interviews/<int:pk>/timer/", interview_views.interview_timer, name="interview-timer"),
     path("lessons/<slug:slug>/open-questions/<int:pk>/write/", views.write_open_question, name="write-open-question"),
     path(
         "lessons/<slug:slug>/open-questions/<int:pk>/answer/", views.answer_open_question, name="answer-open-question"

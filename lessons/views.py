@@ -8,10 +8,12 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from calculators.formatting import plural
 from interview.ratelimit import limit_per_visitor
 from lessons import quiz as quiz_module
 from lessons import review, services
@@ -81,7 +83,7 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors()}
     # A history restore (Back after a cache miss) also carries HX-Request and needs the whole page.
     if request.htmx and not request.htmx.history_restore_request:
-        return render(request, "lessons/lesson.html#walkthrough", {**context, "as_fragment": True})
+        return render(request, "lessons/lesson.html#walkthrough", {**context, "as_fragment": True, "moved": True})
     return render(request, "lessons/lesson.html", context)
 
 
@@ -141,7 +143,7 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     data = load_lesson_data(request, lesson, only="walkthrough", step=pk)
     step = find((s for s in data.steps if s.calculator), pk=pk)
     key = step.walkthrough.key
-    form = NumberForm(request.POST)
+    form = NumberForm(request.POST, unit=step.unit)
     url = reverse("walkthrough-step", args=[lesson.slug, key, step.order])
     if not form.is_valid():
         return answer_error(request, lesson, form_message(form), {"step": step.pk}, {key: step.order})
@@ -173,7 +175,7 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     services.ensure_session(request)  # the numbers shown and graded derive from it
     data = load_lesson_data(request, lesson, only="challenge")
     challenge = find(data.challenges, pk=pk)
-    form = NumberForm(request.POST)
+    form = NumberForm(request.POST, unit=challenge.unit)
     if not form.is_valid():
         return answer_error(request, lesson, form_message(form), {"ch": challenge.pk})
     learner = services.current_learner(request, create=True)
@@ -214,7 +216,12 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         "errors": item_errors(),
         "as_fragment": True,
     }
-    return render(request, f"lessons/lesson.html#{partial}", context)
+    response = render(request, f"lessons/lesson.html#{partial}", context)
+    if answer is not None:
+        # The lesson's counters and progress bar change with the answer: sent along, out of band.
+        score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
+        response.write(render_to_string("lessons/lesson.html#progress", {"score": score, "oob": True}, request))
+    return response
 
 
 def item_pk(view) -> int:
@@ -231,7 +238,7 @@ def announcement(answer) -> str:
     )
 
 
-PRACTICE_KINDS = {"deep_dive": "deep_dive", "step": "walkthrough", "challenge": "challenge"}
+PRACTICE_KINDS = ("deep_dive", "step", "challenge")  # the items with hints and reveals
 
 
 def practice_item(request, lesson: Lesson, kind: str, pk: int):
@@ -483,7 +490,7 @@ def reset_progress(request: HttpRequest) -> HttpResponse:
         if request.POST.get("confirm") != "yes":
             return render(request, "lessons/reset.html", {"error": "Tick the box to confirm."}, status=400)
         count = services.reset_progress(learner) if learner else 0
-        messages.success(request, f"Progress reset: {count} answer(s) deleted.")
+        messages.success(request, f"Progress reset: {count} {plural(count, 'answer')} deleted.")
         return redirect("results")
     count = learner.answers.count() if learner else 0
     return render(request, "lessons/reset.html", {"count": count})

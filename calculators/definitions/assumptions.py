@@ -1,8 +1,8 @@
 """Figures the calculators take as given (model shapes, chip rates, prices), each named once.
 
 Presets and notes read them from here, so every figure that follows from an
-assumption is computed from it. S-numbers are the source's assumption list
-(reference/serving-math.md); none of S13 to S17 has a public source.
+assumption is computed from it. The S-numbers in comments are the assumption list of
+reference/serving-math.md; pages name each assumption in words instead.
 """
 
 from __future__ import annotations
@@ -26,6 +26,10 @@ MONTHS_PER_YEAR = 12
 H100_GB = 80  # the "80GB" on the box, read as decimal GB
 H100_MIB = 81_559  # what nvidia-smi reports for an H100 SXM "80GB": almost 80 GiB
 H100_VISIBLE_GB = round(H100_MIB * 2**20 / 1e9, 2)  # the same memory in decimal GB: 85.52
+# What CUDA itself reports as the total (torch.cuda.mem_get_info, the figure vLLM multiplies by
+# gpu_memory_utilization): PyTorch's out-of-memory message on an H100 80GB says "total capacity of 79.11 GiB".
+H100_CUDA_GIB = 79.11
+H100_CUDA_GB = round(H100_CUDA_GIB * 2**30 / 1e9, 2)  # 84.94
 H100_HBM_TB_S = 3.35  # H100 SXM HBM3 bandwidth, TB/s (S3)
 H100_BF16_TFLOPS = 989.0  # H100 SXM dense BF16 tensor throughput, TFLOPS (no sparsity)
 H100_70B_TOKENS_PER_S = 700  # S13: per card on a 70B model
@@ -40,16 +44,17 @@ API_70B_USD_PER_MILLION = 2.5  # S17
 
 
 def assumptions_note() -> str:
-    """Return the Markdown note shared by the cost calculators: which inputs are assumptions."""
+    """Return the Markdown note shared by the cost calculators: which inputs are assumptions, and why."""
     return (
-        f"**Assumptions, not sourced facts.** Per-card throughput (an H100 at about "
-        f"{number(H100_70B_TOKENS_PER_S)} tokens/s on a 70B model and {number(H100_8B_TOKENS_PER_S)} "
-        "on an 8B model) is plausible and conservative against TensorRT-LLM's published maxima "
-        f"(assumption S13). B200 = {number(B200_OVER_H100)} × H100 (S14) and used A100 = "
-        f"{number(USED_A100_OVER_H100)} × H100 (S15) are not confirmed. Card-month prices of "
-        f"{money(CARD_MONTH_USD)}–{money(CARD_MONTH_USD_HIGH)[1:]} owned and {number(RENT_MULTIPLIER)} × "
-        "for rented cards (S16) have no public source. The API prices, "
-        f"{money(API_8B_USD_PER_MILLION)} per million tokens for an 8B model (plausible against list "
-        f"prices) and {money(API_70B_USD_PER_MILLION)} for a 70B model (no source found), are S17. "
-        "Treat them all as inputs to change."
+        "**Assumptions, not sourced facts.** Treat these inputs as yours to change:\n\n"
+        f"- *Per-card throughput*: an H100 at about {number(H100_70B_TOKENS_PER_S)} tokens/s on a 70B model "
+        f"and {number(H100_8B_TOKENS_PER_S)} on an 8B model. Plausible and conservative against NVIDIA's "
+        "published TensorRT-LLM performance tables.\n"
+        f"- *B200 speed*: {number(B200_OVER_H100)} × an H100. Not confirmed; the same tables suggest more, "
+        "so this is cautious.\n"
+        f"- *Used A100 speed*: {number(USED_A100_OVER_H100)} × an H100. Not confirmed by a public benchmark.\n"
+        f"- *Card prices*: {money(CARD_MONTH_USD)}–{money(CARD_MONTH_USD_HIGH)[1:]} a month for an owned "
+        f"card, all in, and {number(RENT_MULTIPLIER)} × that rented. No public source.\n"
+        f"- *API prices*: {money(API_8B_USD_PER_MILLION)} per million tokens for an 8B model (in line with "
+        f"list prices) and {money(API_70B_USD_PER_MILLION)} for a 70B model (no source found)."
     )

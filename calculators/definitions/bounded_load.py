@@ -38,6 +38,14 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
             "replicas",
         ),
         step(
+            "If the other keys keep their share of those replicas: room left for the family, "
+            "and the replicas it then needs",
+            f"⌈{number(i['family_in_flight'])} ÷ ({number(o['cap_per_replica'])} − "
+            f"({number(i['in_flight'])} − {number(i['family_in_flight'])}) ÷ {number(i['replicas'])})⌉",
+            maths.bounded_load_spill_most(i["replicas"], i["in_flight"], i["epsilon"], i["family_in_flight"]),
+            "replicas",
+        ),
+        step(
             "Share of the fleet holding a copy of the family's prefix",
             f"{number(o['replicas_for_family'])} ÷ {number(i['replicas'])}",
             o["replicas_for_family"] / i["replicas"],
@@ -95,6 +103,9 @@ def notes() -> tuple[str, ...]:
     case = maths.bounded_load(**F5_CASE)
     tighter = maths.bounded_load_cap(F5_CASE["replicas"], F5_CASE["in_flight"], 0.1)
     default = maths.bounded_load(REPLICAS, IN_FLIGHT, EPSILON, FAMILY_IN_FLIGHT)
+    default_most = maths.bounded_load_spill_most(REPLICAS, IN_FLIGHT, EPSILON, FAMILY_IN_FLIGHT)
+    case_most = maths.bounded_load_spill_most(**F5_CASE)
+    others = (IN_FLIGHT - FAMILY_IN_FLIGHT) / REPLICAS
     return (
         "**The rule.** Consistent hashing with bounded loads (Mirrokni, Thorup and Zadimoghaddam) "
         "gives every replica a capacity of ⌈(1 + ε) × average load⌉. A request whose ring position "
@@ -111,6 +122,13 @@ def notes() -> tuple[str, ...]:
         "affinity and lets the busiest replica run hotter. HAProxy exposes the same knob as "
         f"`hash-balance-factor`, a percentage of the average ({HAPROXY_BALANCE_FACTOR} means "
         f"ε = {number(HAPROXY_BALANCE_FACTOR / 100 - 1)}).",
+        "**The spill is a floor.** ⌈family ÷ cap⌉ assumes the family fills each replica it reaches to "
+        "the cap. Those replicas also carry their own share of the other keys, "
+        f"{number(others, 3)} requests each at the defaults; where those got there first the family finds "
+        f"only the room left and reaches {default_most} replicas instead of {default.replicas_for_family} "
+        f"({case_most} instead of {case.replicas_for_family} in the worked case). The floor holds only if "
+        "the family's requests arrive before the rest; mixed in at random, they land near the higher "
+        "figure, so price the extra prefix copies from that one.",
         "**What the formula leaves out.** Requests are counted, not weighed: a long prompt or a long "
         "answer is heavier than a short one, so real routers also look at queue depth or free KV memory.",
     )

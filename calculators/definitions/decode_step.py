@@ -227,6 +227,7 @@ def notes() -> tuple[str, ...]:
     base = roofline_case()
     at_claim = roofline_case(batch=CLAIMED_COMPUTE_BOUND)
     ridge_fp8 = maths.ridge_batch(1, H100_HBM_TB_S, H100_BF16_TFLOPS)
+    ridge_fp8_compute = maths.ridge_batch(1, H100_HBM_TB_S, 2 * H100_BF16_TFLOPS)  # FP8 tensor cores
     never = maths.compute_bound_batch(NOMINAL_70B, BF16_BYTES, KV_70B, MEAN_CONTEXT, H100_HBM_TB_S, H100_BF16_TFLOPS)
     short = maths.compute_bound_batch(NOMINAL_70B, BF16_BYTES, KV_70B, SHORT_CONTEXT, H100_HBM_TB_S, H100_BF16_TFLOPS)
     gamma = SPEC_DRAFT_TOKENS
@@ -240,12 +241,16 @@ def notes() -> tuple[str, ...]:
         "parameter per token. Whichever takes longer sets the step time (the roofline). All-reduces between "
         "the tensor-parallel GPUs, attention's own FLOPs and kernel launch gaps are left out, so real steps "
         f"are slower. Defaults: a {NOMINAL_70B}B model in BF16 on {TP} H100 SXM ({number(H100_HBM_TB_S)} TB/s, "
-        f"{number(H100_BF16_TFLOPS)} dense BF16 TFLOPS each).",
+        f"{number(H100_BF16_TFLOPS)} dense BF16 TFLOPS each). The KV is divided evenly by tp, which holds "
+        f"only up to the model's KV heads ({LLAMA_3_70B['kv_heads']} for Llama-3-70B): past that each head "
+        "is replicated (see the kv-cache calculator), so one GPU's KV read stops shrinking and this "
+        "calculator understates it.",
         f"**Where the ridge sits.** An H100 does {number(H100_BF16_TFLOPS / H100_HBM_TB_S, 3)} FLOPs in the "
         "time it reads one byte. A decode step does 2 FLOPs per parameter per sequence and reads each BF16 "
         f"parameter's 2 bytes once, so it reaches the ridge only at a batch of about "
-        f"{number(base.ridge_batch, 3)} ({number(ridge_fp8, 3)} with 1-byte FP8 weights at the same "
-        f"TFLOPS). **At batch {CLAIMED_COMPUTE_BOUND} a {NOMINAL_70B}B decode step is still memory-bound**: "
+        f"{number(base.ridge_batch, 3)} ({number(ridge_fp8, 3)} with 1-byte FP8 weights computed at BF16 "
+        f"rates, but {number(ridge_fp8_compute, 3)} again when FP8 arithmetic doubles the TFLOPS). These are "
+        f"datasheet peaks; kernels reach less of both, so measure where your own step turns. **At batch {CLAIMED_COMPUTE_BOUND} a {NOMINAL_70B}B decode step is still memory-bound**: "
         f"{number(at_claim.weights_ms + at_claim.kv_ms, 3)} ms of reads against "
         f"{number(at_claim.compute_ms, 3)} ms of arithmetic. Saying it turns compute-bound there is a common "
         "slip.",

@@ -233,7 +233,7 @@ def notes() -> tuple[str, ...]:
         "**Order of service.** Owned cards serve first (they bill anyway), rented cards "
         "next, and the API takes the overflow at its retail price. "
         f"A month is {number(maths.HOURS_PER_MONTH)} hours.",
-        "**The checks are design thresholds** from the source (S18), with no outside "
+        "**The checks are design thresholds** from the course notes, with no outside "
         f"source: at most {percent(maths.IDLE_LIMIT)} of owned capacity idle, a blended price at most "
         f"{percent(maths.MARGIN_LIMIT)} of the API's, and at most {percent(maths.OVERFLOW_LIMIT)} of needed "
         "tokens sent to the API. Idle share is 0 when there are no owned cards.",
@@ -357,7 +357,7 @@ CALCULATOR = Calculator(
             min=0.0,
             max=100.0,
             unit="×",
-            help=f"Rented price as a multiple of the owned price (source: {number(RENT_MULTIPLIER)}).",
+            help=f"Rented price as a multiple of the owned price (the course notes use {number(RENT_MULTIPLIER)}).",
             label="Rent multiplier",
         ),
         Parameter(

@@ -17,6 +17,7 @@ SLOTS = 110  # a 70B replica on four H100s sized with 80 decimal GB each
 MAX_OCCUPANCY = 0.9
 SPARES = 2
 GPUS_PER_REPLICA = 4
+GPUS_PER_NODE = 8  # an HGX/DGX H100 server: the unit that fails, reboots and is upgraded together
 SLOTS_VISIBLE = maths.replica(
     replica.GPUS, H100_VISIBLE_GB, replica.WEIGHTS_GB, replica.UTILIZATION, replica.KV_70B, replica.CONTEXT_TOKENS
 ).requests_per_replica  # the same replica with the memory software sees: 125
@@ -80,7 +81,10 @@ def notes() -> tuple[str, ...]:
     return (
         f"**Why spares.** N + {SPARES} means the fleet still carries its peak with {SPARES} "
         f"{plural(SPARES, 'replica')} down (a failed node, a rolling upgrade). Spares are whole replicas, "
-        "so they cost the same however busy the rest are.",
+        "so they cost the same however busy the rest are. Count them in whole failure domains: an "
+        f"{GPUS_PER_NODE}-GPU H100 server holds {GPUS_PER_NODE // GPUS_PER_REPLICA} replicas of "
+        f"{GPUS_PER_REPLICA} GPUs, so surviving one lost server takes "
+        f"{GPUS_PER_NODE // GPUS_PER_REPLICA} spare replicas, and N + 1 replicas does not cover it.",
         "**Why not fill every slot.** A replica's KV slots behave like many servers sharing one queue, "
         f"not one: at {percent(MAX_OCCUPANCY)} busy, {SLOTS} servers (Erlang C) make a request wait "
         f"{number(many, 3)} service times on average where a single server would wait {number(one, 3)}. So "

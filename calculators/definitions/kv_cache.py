@@ -121,13 +121,13 @@ def notes() -> tuple[str, ...]:
         "**Units.** Sizes are in bytes. MB and GB are decimal (10⁶ and 10⁹ bytes); "
         "KiB, MiB and GiB are binary (2¹⁰, 2²⁰, 2³⁰). A 70B-class model stores "
         f"{number(per_token)} B of KV per token: exactly {number(kib)} KiB, or {number(per_token / 1e3, 4)} kB.",
-        f"**Where the source's figure slips.** A {number(PREFIX_TOKENS)}-token preamble on a 70B model "
+        f"**Where the course notes' figure slips.** A {number(PREFIX_TOKENS)}-token preamble on a 70B model "
         f"takes {number(PREFIX_TOKENS)} × {number(per_token)} B = {number(copy)} B: "
         f"**{number(copy / 1e6, 4)} MB, or {number(copy / 2**20, 4)} MiB**. The "
-        f"source's {number(source_copy / 1e6, 4)} MB multiplies {number(PREFIX_TOKENS)} by "
+        f"course notes' {number(source_copy / 1e6, 4)} MB multiplies {number(PREFIX_TOKENS)} by "
         f"“{number(kib)} kB”, reading {number(kib)} KiB as {number(kib)} kB. "
         f"The {number(CACHE_GB)} GB cache still holds {number(case.copies_per_cache)} whole copies "
-        f"({number(cache_bytes / copy, 3)}; {number(cache_bytes / source_copy, 3)} in the source's "
+        f"({number(cache_bytes / copy, 3)}; {number(cache_bytes / source_copy, 3)} in the course notes' "
         f"units). In binary units throughout, {number(CACHE_GB)} GiB ÷ {number(copy / 2**20, 4)} MiB = "
         f"{number(binary_ratio, 3)}, so {number(maths.whole_floor(binary_ratio))}.",
         "**What the formula leaves out.** A paged engine rounds each copy up to whole "

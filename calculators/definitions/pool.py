@@ -111,8 +111,8 @@ def notes() -> tuple[str, ...]:
         f"{H100_GB} decimal GB each. Software sees {number(H100_MIB)} MiB = {number(H100_VISIBLE_GB)} GB per "
         f"H100, so the same replica holds {REQUESTS_VISIBLE} (see the replica calculator) and the pool needs "
         f"{number(visible.gpus)} GPUs, not {number(case.gpus)}.",
-        f"**Headroom.** A cap near {percent(TARGET_UTILIZATION)} is a policy value from the source, not a "
-        f"sourced figure (S11), and an M/M/1 queue (ρ = {number(TARGET_UTILIZATION)}: a wait of "
+        f"**Headroom.** A cap near {percent(TARGET_UTILIZATION)} is a policy value from the course notes, not a "
+        f"sourced figure , and an M/M/1 queue (ρ = {number(TARGET_UTILIZATION)}: a wait of "
         f"{number(wait_in_services)} service times) is the wrong reason for it: a replica's "
         f"{REQUESTS_PER_REPLICA} slots act like {REQUESTS_PER_REPLICA} servers on one queue, which at the same "
         f"load wait next to nothing ({number(pooled_wait, 2)} service times). The reasons that hold are losing a replica, bursts "

@@ -10,7 +10,9 @@ from calculators.calculator import Calculator, DerivationStep, Output, Parameter
 from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
 from calculators.definitions import decode_step
 from calculators.definitions.assumptions import (
+    BF16_BYTES,
     H100_BF16_TFLOPS,
+    H100_HBM_TB_S,
     LLAMA_3_8B_PARAMS_B,
     LLAMA_3_70B,
     NOMINAL_70B,
@@ -90,10 +92,17 @@ def notes() -> tuple[str, ...]:
     layers = LLAMA_3_70B["layers"]
     attention = maths.prefill_attention_flops(layers, HIDDEN_70B, PROMPT_TOKENS)
     attention_long = maths.prefill_attention_flops(layers, HIDDEN_70B, LONG_PROMPT)
+    # Below this prompt length, reading the weights once outlasts the formula's compute time.
+    floor_tokens = maths.ridge_batch(BF16_BYTES, H100_HBM_TB_S, H100_BF16_TFLOPS * MFU)
+    weights_ms = decode_step.roofline_case(batch=1, mean_context=0).weights_ms
     return (
         "**Why prefill is compute-bound.** The whole prompt goes through the model in one pass, so every "
         "weight read from memory is used for thousands of tokens at once: far past the ridge where decode "
-        "sits (see the decode-step calculator). Its time is FLOPs ÷ sustained FLOP/s.",
+        "sits (see the decode-step calculator). Its time is FLOPs ÷ sustained FLOP/s. That needs enough "
+        f"tokens: in BF16 on H100s at {number(MFU)} utilisation, below about {number(floor_tokens, 3)} "
+        f"prompt tokens reading the weights once ({number(weights_ms, 3)} ms for {NOMINAL_70B}B at TP "
+        f"{decode_step.TP}) takes longer than the arithmetic, so for short prompts this formula gives too "
+        "small a time to first token.",
         f"**Worked case.** A {NOMINAL_70B}B model and a {number(PROMPT_TOKENS)}-token prompt: "
         f"{scientific(case.flops)} FLOPs; on {GPUS} H100s at {number(H100_BF16_TFLOPS)} TFLOPS and "
         f"{number(MFU)} utilisation that is {number(case.ttft_s, 3)} s before the first token, and "

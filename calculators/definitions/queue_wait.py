@@ -216,7 +216,7 @@ def notes() -> tuple[str, ...]:
     cap = maths.queue_wait(1.0, HEADROOM_CAP, 1, CAPACITY_LOSS)  # in service times
     before, after = STORY_MS
     return (
-        f"**Which reading gives the source's {before} ms → {after} ms.** The story is an illustration, "
+        f"**Which reading gives the course notes' {before} ms → {after} ms.** The story is an illustration, "
         f"not a source. It fits a single queue (Wq = S × ρ ÷ (1 − ρ)) in which the loss only raises the "
         f"load: S stays at ≈ {number(RECONSTRUCTION['service_ms'], 4)} ms while ρ goes from "
         f"≈ {number(RECONSTRUCTION['utilization'], 4)} to ≈ {number(story.utilization_after, 3)}, giving "
@@ -244,7 +244,7 @@ def notes() -> tuple[str, ...]:
         f"**Headroom.** At ρ = {number(HEADROOM_CAP)} an M/M/1 queue waits {number(cap.wait_ms, 3)} service "
         f"times; after a {percent(CAPACITY_LOSS)} loss (ρ = {number(cap.utilization_after, 3)}, each service "
         f"{number(cap.service_after_ms, 3)} times as long), {number(cap.wait_after_ms, 3)} of the original "
-        f"service times. A cap near {percent(HEADROOM_CAP)} is the source's policy value (S11), unsourced.",
+        f"service times. A cap near {percent(HEADROOM_CAP)} is the course notes' policy value, with no published source.",
     )
 
 
@@ -317,7 +317,7 @@ CALCULATOR = Calculator(
         ),
         Preset(
             label=(
-                f"Source's start: {number(RECONSTRUCTION['service_ms'])} ms, "
+                f"The course notes' start: {number(RECONSTRUCTION['service_ms'])} ms, "
                 f"ρ = {number(RECONSTRUCTION['utilization'])} (the story keeps the service time; here it slows)"
             ),
             values=RECONSTRUCTION,

@@ -71,7 +71,7 @@ def notes() -> tuple[str, ...]:
     one = maths.rehash(BEFORE, ONE_MORE)
     doubled = maths.rehash(BEFORE, DOUBLED)
     return (
-        "**Consistent hashing.** Replicas own arcs of a ring; a new replica takes over only the arcs it "
+        "**Consistent hashing** (Karger et al.). Replicas own arcs of a ring; a new replica takes over only the arcs it "
         "lands on, so with evenly spread points the moved share is the change over the larger fleet: "
         f"{number(BEFORE)} → {number(AFTER)} moves {percent(case.consistent_moved)} of keys. Virtual nodes "
         "(many points per replica) keep the arcs even; with few points the real share varies around this.",

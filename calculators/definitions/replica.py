@@ -10,6 +10,8 @@ from calculators.calculator import Calculator, DerivationStep, Output, Parameter
 from calculators.charts import Chart, DataTable, Segment, stacked_chart
 from calculators.definitions.assumptions import (
     BF16_BYTES,
+    H100_CUDA_GB,
+    H100_CUDA_GIB,
     H100_GB,
     H100_MIB,
     H100_VISIBLE_GB,
@@ -111,6 +113,7 @@ def notes() -> tuple[str, ...]:
     source_requests = maths.whole_floor(source_budget_gb * maths.BYTES_PER_GB / four.kv_bytes_per_request)
     heads = LLAMA_3_70B["kv_heads"]
     gib = H100_MIB / 2**10
+    cuda = maths.replica(GPUS, H100_CUDA_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
     return (
         f"**An “{H100_GB}GB” H100 is not {H100_GB} decimal GB.** `nvidia-smi` reports {number(H100_MIB)} MiB, "
         f"which is {number(gib, 4)} GiB and {number(H100_VISIBLE_GB)} GB (10⁹ bytes). The label is close to "
@@ -123,8 +126,14 @@ def notes() -> tuple[str, ...]:
         f"**Convention.** This follows vLLM: `gpu_memory_utilization` (default {UTILIZATION:.2f}) is a "
         "share of *total* GPU memory, and the weights and the activations measured at start-up both come "
         "out of it; the rest is held back. Activations are ignored here, so a real engine fits slightly "
-        "fewer requests. The source's convention, (memory − weights) × utilisation, gives "
+        "fewer requests. The course notes' convention, (memory − weights) × utilisation, gives "
         f"{number(source_budget_gb, 4)} GB and {number(source_requests)} requests for the same replica.",
+        "**Which total the engine multiplies.** vLLM takes the total from CUDA (`torch.cuda.mem_get_info`), "
+        f"which on an H100 is {number(H100_CUDA_GIB)} GiB, {number(H100_CUDA_GB)} GB: a little under "
+        f"`nvidia-smi`'s figure. With that total the same replica holds {cuda.requests_per_replica}, and the "
+        "activation peak and CUDA graphs come out of the budget too, so "
+        f"{four.requests_per_replica} is a ceiling: plan on a few fewer, and read the engine's own "
+        "start-up log (vLLM prints its KV-cache size in tokens and the concurrency that allows).",
         f"**Why a 70B replica has four GPUs.** {number(WEIGHTS_GB)} GB of BF16 weights fit on two H100s, "
         f"but at {number(UTILIZATION)} utilisation that leaves {number(two.kv_budget_bytes / 1e9, 3)} GB for "
         f"the KV cache: {number(two.requests_per_replica)} requests at {number(CONTEXT_TOKENS)} tokens. Four "

@@ -18,6 +18,9 @@ INPUT_USD = 0.6
 CACHED_USD = 0.3
 OUTPUT_USD = 2.4
 REQUESTS = 1000
+# Anthropic's prompt-cache rates, as multiples of the input price: reads, and writes of a 5-minute entry.
+ANTHROPIC_CACHE_READ = 0.1
+ANTHROPIC_CACHE_WRITE_5M = 1.25
 LONG_CHAT = {"input_tokens": 20_000, "cached_fraction": 0.9, "output_tokens": 500}
 
 
@@ -87,15 +90,20 @@ def notes() -> tuple[str, ...]:
         f"{money(OUTPUT_USD)} per million: {money(case.usd_per_request)} a request, "
         f"{money(case.usd_total)} for {number(REQUESTS)}. Without the cache it would be "
         f"{money(uncached.usd_per_request)}. The prices are illustrative, not one vendor's.",
-        "**Why output costs more.** Every output token is a decode step that rereads the weights and the "
-        "sequence's KV cache, while a prompt's tokens share one compute-bound prefill pass. Here the "
+        "**Why output costs more.** Every output token needs a decode step of its own, which rereads the "
+        "weights (shared only with the other sequences in the batch) and the sequence's whole KV cache, "
+        "while a prompt's tokens share one compute-bound prefill pass. Here the "
         f"{number(OUTPUT_TOKENS)} output tokens are {percent(output_share / case.usd_per_request, 3)} of the "
         f"bill though they are {percent(OUTPUT_TOKENS / (INPUT_TOKENS + OUTPUT_TOKENS), 2)} of the tokens.",
         "**Why cached input is cheaper, and what it costs the provider.** A cached prefix skips its prefill, "
         "but the KV has to be kept somewhere until the next request: in GPU memory, or in host memory or SSD "
         "tiers that store KV (Mooncake, LMCache, Dynamo's host tiers). The discount pays for compute saved "
         f"and memory used. A long chat where most of the prompt repeats ({number(LONG_CHAT['input_tokens'])} "
-        f"tokens, {percent(LONG_CHAT['cached_fraction'])} cached) costs {money(chat.usd_per_request)} a turn.",
+        f"tokens, {percent(LONG_CHAT['cached_fraction'])} cached) costs {money(chat.usd_per_request)} a turn. "
+        "Vendors price the cache differently: Anthropic bills a cache read at "
+        f"{number(ANTHROPIC_CACHE_READ)} × the input price but a write at {number(ANTHROPIC_CACHE_WRITE_5M)} × "
+        "for a five-minute entry, a premium this calculator leaves out; a prefix written and never read "
+        "again costs more than an uncached one.",
     )
 
 

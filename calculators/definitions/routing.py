@@ -153,7 +153,7 @@ def notes() -> tuple[str, ...]:
         "is needed everywhere. Hash affinity sends a key to one card: the hot key's "
         "traffic is split over `shards` cards and the other keys hash evenly over all "
         "N cards, so the busiest card carries h/k + (1 − h)/N.",
-        "**Where the source's figure slips.** The source gives the busiest card "
+        "**Where the course notes' figure slips.** The course notes give the busiest card "
         f"{number(hot)} + {number(rest)}/{CARDS - 1} = {number(source, 4)}%. That mixes two models: "
         f"if the other {number(rest)}% hashes over all {CARDS} cards, the busiest card gets "
         f"{number(hot)} + {number(rest)}/{CARDS} = **{percent(case.hash_busiest_share)}**; if it avoids "
@@ -163,7 +163,7 @@ def notes() -> tuple[str, ...]:
         f"family's share of the fleet: {number(FAMILY_FLEET_SHARE)} × {number(100 * case.hash_busiest_share)} = "
         f"{number(case.fleet_points, 4)} points, against a fair share of 100/{CARDS} = {number(fair)} points "
         f"per card ({number(case.fleet_points / fair, 3)}×). Reading the {number(hot)}% as a share of "
-        f"the whole fleet instead would give {number(whole_family, 4)} points, not the source's "
+        f"the whole fleet instead would give {number(whole_family, 4)} points, not the course notes' "
         f"{number(case.fleet_points, 3)}.",
         "**Sharding** the hot key over k cards divides its load by k at the cost of "
         f"k − 1 duplicate copies of its prefix ({number(copy / 1e6, 4)} MB each for a "
@@ -235,7 +235,7 @@ CALCULATOR = Calculator(
     headline="hash_busiest_share",
     presets=(
         Preset(
-            label=f"Source case: {CARDS} cards, hot key {percent(HOT_SHARE)}, family {percent(FAMILY_FLEET_SHARE)}",
+            label=f"Course notes' case: {CARDS} cards, hot key {percent(HOT_SHARE)}, family {percent(FAMILY_FLEET_SHARE)}",
             values={"cards": CARDS, "hot_share": HOT_SHARE, "family_fleet_share": FAMILY_FLEET_SHARE, "shards": 1},
         ),
         Preset(label="Shard the hot key over 2 cards", values={"shards": 2}),

@@ -66,7 +66,7 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     ]
     summary = (
         f"Your cards cost {money(owned)} per million tokens, {percent(o['share_of_api'], 4)} of the API's "
-        f"{money(api)}; rented at the source's {number(RENT_MULTIPLIER)}× they would cost {money(rented)}. "
+        f"{money(api)}; rented at the course notes' {number(RENT_MULTIPLIER)}× they would cost {money(rented)}. "
         f"The line marks {percent(maths.MARGIN_LIMIT)} of the API price, the margin check."
     )
     return cost_chart("token-cost", bars, api, summary)
@@ -84,7 +84,7 @@ def notes() -> tuple[str, ...]:
         "more. Owning beats renting on rate everywhere (renting adds the cloud's margin); "
         "whether owning pays depends on keeping the cards busy: see the fleet calculator.",
         "**Chip presets** change only the token rate; B200 and used-A100 prices are not "
-        "in the sources, so set your own.",
+        "in the course notes, so set your own.",
         assumptions_note(),
     )
 
@@ -140,7 +140,7 @@ CALCULATOR = Calculator(
             min=0.0001,
             max=10_000.0,
             unit="USD per 1M tokens",
-            help="The API's price per million tokens (70B: $2.50 in the source, unconfirmed).",
+            help="The API's price per million tokens (70B: $2.50 in the course notes, unconfirmed).",
             label="API price",
         ),
     ),

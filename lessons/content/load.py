@@ -17,6 +17,7 @@ from lessons.models import (
     ChecklistPoint,
     Choice,
     DeepDive,
+    InterviewItem,
     Lesson,
     OpenQuestion,
     Section,
@@ -96,13 +97,15 @@ def delete_missing(report: LoadReport, queryset, *, file: str = "", prune: bool 
     """Delete rows the file no longer has; refuse when learners' answers would go with them."""
     if not prune and queryset.model in ANSWERS_OF:
         answered = Answer.objects.filter(**{ANSWERS_OF[queryset.model]: queryset}).count()
+        if queryset.model is not Choice:  # an item drawn in a mock interview is part of that attempt
+            answered += InterviewItem.objects.filter(**{ANSWERS_OF[queryset.model]: queryset}).count()
         if answered:
             names = ", ".join(sorted(str(getattr(row, "key", None) or row) for row in queryset))
             raise ContentError(
                 file,
                 f"{queryset.model._meta.verbose_name} {names}",
-                f"is no longer in the file but learners gave {answered} answer(s) to it; put it back, "
-                "or load with --prune to delete it and those answers",
+                f"is no longer in the file but learners gave {answered} answer(s) to it (mock interviews "
+                "included); put it back, or load with --prune to delete it and those answers",
             )
     _count, by_model = queryset.delete()
     report.deleted += by_model.get(queryset.model._meta.label, 0)
@@ -279,6 +282,7 @@ def write_walkthrough(report, lesson, section, order, fields, file: str = "", pr
                 report.unchanged += 1
             save_fields(row, order=number, **values)
     delete_missing(report, Step.objects.filter(walkthrough=walkthrough, order__gt=ORDER_BUMP), file=file, prune=prune)
+    walkthrough.lay_out_diagram()  # again: deleted steps take their parts with them
     return walkthrough
 
 

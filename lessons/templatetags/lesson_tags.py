@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from calculators.formatting import number
+from calculators.formatting import amount, number, tolerance_text
 from lessons import diagram
 from lessons.markup import fill_prompt, render_inline, render_markdown
 
@@ -20,6 +20,13 @@ def md_inline(text: str) -> SafeString:
 
 # Numbers on lesson pages are written as the calculators write them: one formatter for the site.
 register.filter("number", number)
+register.filter("amount", amount)  # {{ value|amount:unit }}: "1 request", "3 requests"
+
+
+@register.filter
+def tolerance(item) -> str:
+    """Return how close a graded number must be, in words: "within 1%"."""
+    return tolerance_text(item.tolerance or 0, item.tolerance_kind, item.unit)
 
 
 @register.simple_tag
@@ -39,5 +46,10 @@ def walkthrough_diagram(view) -> dict:
     components, connections = diagram.normalize(view.diagram["components"], view.diagram["connections"])
     uid = f"diagram-{view.walkthrough.key}-{view.current}"
     title = f"{view.walkthrough.title}, step {view.current} of {view.total}: {view.step.step.title}"
-    svg = diagram.render_svg(components, connections, title, uid)
-    return {"svg": mark_safe(svg), "text": diagram.describe(components, connections), "uid": uid}  # noqa: S308
+    layout = view.walkthrough.diagram
+    if not diagram.covers(layout, components, connections):  # a row changed without save(): lay it out now
+        every = diagram.normalize(*view.all_parts)
+        layout = diagram.lay_out(*every)
+    svg = diagram.render_svg(layout, components, connections, title, uid)
+    text = diagram.describe(components, connections)
+    return {"svg": mark_safe(svg), "text": text, "uid": uid, "title": title}  # noqa: S308

@@ -65,13 +65,27 @@ def test_newcomer_works_through_layer_3_and_sees_the_score(live_server, page, co
         page.locator("#wt-support-bot-request-next").click()
         expect(page.locator("#wt-support-bot-request .step-count")).to_have_text(f"Step {number} of 6")
 
+    # Two open questions: write an answer, then tick the checklist points it made (here, all of them).
+    for key in ("design-in-five-minutes", "replica-dies-mid-stream"):
+        question = page.locator(f"#oq-{key}")
+        question.get_by_label("Your answer, as you would say it in the interview").fill(
+            "My whole answer, point by point."
+        )
+        question.get_by_role("button", name="Save, then see the checklist").click()
+        boxes = page.locator(f"#oq-{key} .checklist input[type=checkbox]")
+        expect(boxes.first).to_be_visible()  # the checklist came with the saved answer
+        for index in range(boxes.count()):
+            boxes.nth(index).check()
+        page.locator(f"#oq-{key}").get_by_role("button", name="Score my answer").click()
+        expect(page.locator(f"#oq-{key}-feedback")).to_contain_text("Correct · 10 of 10 points")
+
     violations = axe_violations(page)
     assert violations == [], describe(violations)
 
     page.get_by_role("link", name="Results", exact=True).click()
     row = page.locator("tr", has_text="Design an LLM serving platform")
-    expect(row).to_contain_text("9 / 9")
-    expect(row).to_contain_text("90 / 90")
+    expect(row).to_contain_text("11 / 11")
+    expect(row).to_contain_text("110 / 110")
     for label in ("KV memory allocation", "Batching", "Tensor parallelism", "Speculative decoding", "Routing",
                   "Autoscaling"):  # fmt: skip
         expect(page.get_by_role("heading", name=label)).to_be_visible()

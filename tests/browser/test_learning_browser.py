@@ -38,7 +38,7 @@ def test_learner_works_through_the_sample_lesson(live_server, page, content, axe
     expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 2 of 3")
     expect(page.locator("#wt-grow-a-replica .box.new")).to_have_count(2)
     expect(page.locator("#wt-grow-a-replica figcaption")).to_contain_text("KV pool A")
-    expect(page.locator("#wt-grow-a-replica-next")).to_be_focused()
+    expect(page.locator("#wt-grow-a-replica-step-title")).to_be_focused()  # the new step's heading
     assert "/walkthroughs/grow-a-replica/2/" in page.url
     page.locator("#wt-grow-a-replica-back").click()
     expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 3")

@@ -9,7 +9,7 @@ from tests.browser.conftest import describe
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SMALL = "/simulator/?replicas=8&requests=1500"
+SMALL = "/simulator/?replicas=8&requests=1500&arrival_rps=10"
 
 
 def test_changing_an_input_reruns_and_keeps_focus(page, live_server, console_errors, axe_violations):

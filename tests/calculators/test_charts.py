@@ -48,10 +48,10 @@ def test_chart_text_is_escaped():
 def test_routing_chart_compares_round_robin_hash_and_sharding():
     chart = _chart("routing")
     rows = {row[0]: row[1] for row in chart.table.rows}
-    assert rows["Round robin, every card"] == "1.5625%"
-    assert rows["Hash: busiest card (your setting)"] == "80.3125%"
-    assert rows["Hash, hot key over 2 cards: busiest"] == "40.3125%"
-    assert "80.3125%" in chart.description
+    assert rows["Round robin, every card"] == "1.6%"
+    assert rows["Hash: busiest card (your setting)"] == "80.3%"
+    assert rows["Hash, hot key over 2 cards: busiest"] == "40.3%"
+    assert "80.3%" in chart.description
 
 
 def test_queue_wait_chart_marks_before_and_after():
@@ -61,7 +61,7 @@ def test_queue_wait_chart_marks_before_and_after():
     # Each row: the wait at the old service time, then at the slowed one (825 ms was the old reading).
     assert chart.table.rows[-2:] == (
         ("66% (before)", "97.06 ms", "138.7 ms"),
-        ("94.29% (after)", "825 ms", "1,179 ms"),
+        ("94.3% (after)", "825 ms", "1,179 ms"),
     )
 
 
@@ -73,14 +73,14 @@ def test_queue_wait_chart_says_when_the_queue_is_unstable():
 
 def test_cost_chart_compares_owned_rented_and_api():
     rows = {row[0]: row[1:] for row in _chart("token-cost").table.rows}
-    assert rows["Your cards"] == ("$1.1416", "45.66%")
-    assert rows["Same cards rented (1.35×)"] == ("$1.5411", "61.64%")
+    assert rows["Your cards"] == ("$1.14", "45.7%")
+    assert rows["Same cards rented (1.35×)"] == ("$1.54", "61.6%")
     assert rows["API"] == ("$2.50", "100%")
 
 
 def test_fleet_chart_shows_what_idle_cards_cost():
     rows = {row[0]: row[1] for row in _chart("fleet", {"owned_cards": "8000"}).table.rows}
-    assert rows["Owned card, fully busy"] == "$1.1416"
+    assert rows["Owned card, fully busy"] == "$1.14"
     assert rows["Owned, 32.1% idle"] == "$1.68"
     assert rows["Blended, this month"] == "$1.68"
 

@@ -31,3 +31,25 @@ def test_content_formats(value, fmt, text):
 def test_unknown_format_is_refused():
     with pytest.raises(ValueError, match="unknown format 'pct9'"):
         in_format(0.5, "pct9")
+
+
+def test_tolerances_and_shares_read_in_plain_words():
+    from calculators.formatting import money, percent, tolerance_text
+
+    assert tolerance_text(0.01, "relative") == "within 1%"
+    assert tolerance_text(2, "nominal", "requests") == "within ± 2 requests"
+    assert tolerance_text(0.5, "nominal", "%") == "within ± 0.5%"
+    assert tolerance_text(0.05, "geometric") == "within a factor of 1.05 either way"
+    assert (percent(0.456621), percent(0.66), percent(0.0000012)) == ("45.7%", "66%", "0.00012%")
+    assert (money(0.57078), money(0.001234), money(2_005_000.4)) == ("$0.57", "$0.00123", "$2,005,000")
+
+
+def test_one_of_a_counted_unit_is_singular():
+    from calculators.formatting import amount
+
+    assert (amount(1, "requests"), amount(1.0, "copies"), amount(2, "requests")) == (
+        "1 request",
+        "1 copy",
+        "2 requests",
+    )
+    assert (amount(1, "MB"), amount(393.216, "MB")) == ("1 MB", "393 MB")

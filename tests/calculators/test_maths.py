@@ -1,5 +1,6 @@
 """Every formula of calculators.maths against the worked figures of reference/serving-math.md."""
 
+import random
 from fractions import Fraction
 
 import pytest
@@ -461,9 +462,38 @@ def test_spec_decode_near_full_acceptance_keeps_precision():
     assert maths.spec_decode(1 - 1e-12, 4, 0).expected_tokens == pytest.approx(5, rel=1e-9)
 
 
-def test_compute_bound_bound_is_0_56():  # F11: E / ((g + 1)(1 + g c)) for 0.8, 4, 0.05
-    result = maths.spec_decode(0.8, 4, 0.05)
-    assert result.expected_tokens / ((4 + 1) * (1 + 4 * 0.05)) == pytest.approx(0.56, abs=5e-3)
+def test_compute_bound_speedup_counts_the_draft_steps_once():
+    # Review fix: a round is g + 1 verified tokens (g + 1 plain steps) plus g draft steps at c each:
+    # 3.3616 / (5 + 0.2) = 0.6465, not F11's 3.3616 / (5 x 1.2) = 0.56, which priced the drafts g + 1 times.
+    assert maths.spec_decode_compute_bound(0.8, 4, 0.05) == pytest.approx(3.3616 / 5.2, rel=1e-9)
+    assert maths.spec_decode_compute_bound(0.8, 4, 0.05) > 0.6
+
+
+_H100_70B_TP4 = {"params_b": 70, "bytes_per_param": 2, "kv_bytes_per_token": 327_680, "tp": 4,
+                 "hbm_tb_s": 3.35, "tflops": 989.0}  # fmt: skip
+
+
+def test_spec_decode_at_batch_one_is_theorem_3_8():
+    at_one = maths.spec_decode_at_batch(0.8, 4, 0.05, batch=1, mean_context=2048, **_H100_70B_TP4)
+    assert at_one == pytest.approx(maths.spec_decode(0.8, 4, 0.05).speedup, rel=1e-12)
+
+
+def test_spec_decode_at_batch_128_prices_verification_on_the_roofline():
+    # Plain step: 70e9 x 2 / 4 / 3.35e12 = 10.448 ms of weights + 128 x 2,048 x 327,680 / 4 / 3.35e12
+    # = 6.410 ms of KV = 16.858 ms. Verify: 2 x 70e9 x 640 / 4 / 989e12 = 22.649 ms of compute.
+    plain = 70e9 * 2 / 4 / 3.35e12 + 128 * 2048 * 327_680 / 4 / 3.35e12
+    verify = 2 * 70e9 * 640 / 4 / 989e12
+    expected = 3.3616 * plain / (4 * 0.05 * plain + verify)
+    at_128 = maths.spec_decode_at_batch(0.8, 4, 0.05, batch=128, mean_context=2048, **_H100_70B_TP4)
+    assert at_128 == pytest.approx(expected, rel=1e-9)
+    assert 2.17 < at_128 < 2.19  # past the ridge, still a speedup at long contexts
+
+
+def test_spec_decode_at_large_batch_and_short_context_is_a_slowdown_down_to_the_limit():
+    short = maths.spec_decode_at_batch(0.8, 4, 0.05, batch=256, mean_context=256, **_H100_70B_TP4)
+    assert short < 1
+    huge = maths.spec_decode_at_batch(0.8, 4, 0.05, batch=100_000, mean_context=256, **_H100_70B_TP4)
+    assert huge == pytest.approx(maths.spec_decode_compute_bound(0.8, 4, 0.05), rel=1e-9)
 
 
 # --- Whole-number helpers -----------------------------------------------------
@@ -625,3 +655,36 @@ def test_request_cost_by_hand():
     assert r.usd_per_request == pytest.approx((1200 * 0.6 + 1800 * 0.3 + 300 * 2.4) / 1e6) == pytest.approx(0.00198)
     assert r.usd_total == pytest.approx(1.98)
     assert maths.request_cost_parts(3000, 0.6, 300, 0.6, 0.3, 2.4) == pytest.approx((0.00072, 0.00054, 0.00072))
+
+
+def _bounded_load_fill(replicas, in_flight, epsilon, family, seed):
+    """Place requests in random order on a bounded-load ring; return the replicas the family lands on."""
+    rng = random.Random(seed)
+    cap = maths.bounded_load_cap(replicas, in_flight, epsilon)
+    keys = [True] * family + [False] * (in_flight - family)
+    rng.shuffle(keys)
+    load, used = [0] * replicas, set()
+    for is_family in keys:
+        home = 0 if is_family else rng.randrange(replicas)
+        while load[home] >= cap:
+            home = (home + 1) % replicas
+        load[home] += 1
+        if is_family:
+            used.add(home)
+    return len(used)
+
+
+@pytest.mark.parametrize(("case", "floor", "most"), [((48, 1200, 0.2, 600), 20, 35), ((64, 1000, 0.25, 800), 40, 48)])
+def test_bounded_load_spill_floor_and_the_spread_with_other_keys(case, floor, most):
+    # Review fix: ceil(F / cap) is a floor; with the others' (in_flight - F) / n per replica already there,
+    # ceil(F / (cap - others)): 600 / (30 - 12.5) -> 35; 800 / (20 - 3.125) -> 48.
+    assert maths.bounded_load(*case).replicas_for_family == floor
+    assert maths.bounded_load_spill_most(*case) == most
+    spreads = [_bounded_load_fill(*case, seed) for seed in range(20)]
+    assert abs(sum(spreads) / len(spreads) - most) <= 1.5  # random arrival order lands near the higher figure
+    assert min(spreads) > floor
+
+
+def test_bounded_load_spill_most_edges():
+    assert maths.bounded_load_spill_most(10, 100, 0.0, 0) == 0
+    assert maths.bounded_load_spill_most(10, 100, 0.0, 5) == 10  # cap = average: the family gets F / n a replica

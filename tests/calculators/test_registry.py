@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import pytest
 
@@ -345,13 +346,21 @@ def test_every_calculator_has_notes(slug):
 
 def test_seed_corrections_are_explained_in_notes():
     notes = {slug: " ".join(c.notes) for slug, c in CALCULATORS.items()}
-    assert "80 + 20/64 = **80.3125%**" in notes["routing"] and "20/63" in notes["routing"]
+    assert "80 + 20/64 = **80.3%**" in notes["routing"] and "20/63" in notes["routing"]
     assert "393.2 MB, or 375 MiB" in notes["kv-cache"] and "384 MB" in notes["kv-cache"]
     assert "68.9% idle" in notes["fleet"] and "71%" in notes["fleet"]
     assert "0.945" in notes["queue-wait"] and "97" in notes["queue-wait"]
     for slug in ("token-cost", "fleet"):
-        for assumption in ("S13", "S14", "S15", "S16", "S17"):
+        for assumption in (
+            "*Per-card throughput*",
+            "*B200 speed*",
+            "*Used A100 speed*",
+            "*Card prices*",
+            "*API prices*",
+        ):
             assert assumption in notes[slug]
+    every = " ".join(notes.values())
+    assert not re.search(r"\bS1\d\b|the source\b", every), "notes name assumptions and the course notes in words"
 
 
 def test_presets_include_the_model_shapes_and_chips():
@@ -386,7 +395,7 @@ def test_fleet_derivation_shows_the_three_checks():
     steps = get_calculator("fleet").evaluate({}).steps
     checks = [s for s in steps if s.unit == "check"]
     assert [s.value for s in checks] == [True, True, True]
-    assert checks[1].expression == "$1.2505 ≤ 0.75 × $2.50 = $1.875"
+    assert checks[1].expression == "$1.25 ≤ 0.75 × $2.50 = $1.88"
 
 
 def test_queue_wait_derivation_with_several_servers_names_erlang_c():
@@ -416,8 +425,8 @@ def test_every_output_appears_in_the_derivation(slug):
     ("value", "text"),
     [
         (327680, "327,680"),
-        (0.015625, "0.015625"),
-        (80.3125, "80.3125"),
+        (0.015625, "0.0156"),
+        (80.3125, "80.3"),
         (1e13, "10¹³"),
         (9.198e12, "9.198 × 10¹²"),
         (2005000.0, "2,005,000"),
@@ -436,9 +445,9 @@ def test_sizes_say_which_unit():
 
 
 def test_money_percent_and_values():
-    assert (money(2.5), money(1.2505), money(2_005_000)) == ("$2.50", "$1.2505", "$2,005,000")
-    assert percent(0.803125) == "80.3125%"
-    assert value_text(0.015625, "fraction") == "0.015625 (1.5625%)"
+    assert (money(2.5), money(1.2505), money(2_005_000)) == ("$2.50", "$1.25", "$2,005,000")
+    assert percent(0.803125) == "80.3%"
+    assert value_text(0.015625, "fraction") == "1.6%"
     assert value_text(False, "check") == "fail"
     assert value_text(None, "ms") == "none: the queue is unstable"
 
@@ -456,7 +465,7 @@ def test_failed_checks_read_as_true_statements():
     checks = {s.label.split(":")[0]: s.expression for s in steps if s.unit == "check"}
     assert checks == {
         "Idle check": "0% ≤ 15%",
-        "Margin check": "$2.50 > 0.75 × $2.50 = $1.875",
+        "Margin check": "$2.50 > 0.75 × $2.50 = $1.88",
         "Overflow check": "100% > 10%",
     }
 
@@ -535,3 +544,70 @@ def test_fleet_notes_show_the_sensitivity_not_one_headline(client):
     assert "10,872 cards instead of 5,436" in notes and "50% of that capacity idles" in notes
     page = client.get("/calculators/fleet/").content.decode()
     assert "<table>" in page and "API $1.25 per 1M" in page
+
+
+def test_spec_decode_notes_price_verification_on_the_roofline_not_as_g_plus_1_steps():
+    # Review fix: E / (g + 1 + g c) = 0.65x in the compute-bound limit (not 0.56x), and at batch 128
+    # with 2,048-token contexts the roofline still gives 2.18x: crossing the ridge is not yet a slowdown.
+    notes = " ".join(get_calculator("spec-decode").notes)
+    assert "E ÷ (γ + 1 + γc) = 0.65×" in notes and "(γ + 1)(1 + γc)" not in notes
+    assert "2.18× at batch 128" in notes and "context length" in notes
+
+
+def test_bounded_load_notes_and_derivation_show_the_spill_is_a_floor():
+    calculator = get_calculator("bounded-load")
+    assert "reaches 35 replicas instead of 20 (48 instead of 40" in " ".join(calculator.notes)
+    steps = calculator.evaluate({}).steps
+    assert any(s.value == 35 and "other keys" in s.label for s in steps)
+
+
+def test_replica_notes_say_125_is_a_ceiling_from_the_total_cuda_reports():
+    # Review fix: vLLM multiplies torch.cuda.mem_get_info's total, 79.11 GiB = 84.94 GB on an H100:
+    # 0.9 x 4 x 84.94 - 140 = 165.79 GB / 1.342 GB -> 123 requests, below the 125 from nvidia-smi's figure.
+    from calculators.definitions.assumptions import H100_CUDA_GB
+
+    replica = get_calculator("replica")
+    assert pytest.approx(79.11 * 2**30 / 1e9, abs=0.005) == H100_CUDA_GB
+    assert replica.evaluate({"gpu_memory_gb": str(H100_CUDA_GB)}).outputs["requests_per_replica"] == 123
+    notes = " ".join(replica.notes)
+    assert "holds 123" in notes and "125 is a ceiling" in notes
+
+
+def test_headroom_counts_spares_in_whole_servers():
+    # Review fix: an 8-GPU H100 server holds two TP-4 replicas, so N + 1 server is N + 2 replicas.
+    notes = " ".join(get_calculator("headroom").notes)
+    assert "holds 2 replicas of 4 GPUs" in notes and "N + 1 replicas does not cover it" in notes
+
+
+def test_prefill_notes_warn_that_short_prompts_are_bound_by_the_weight_read():
+    # Review fix: 2 x P x N / (g x 989e12 x 0.5) equals P x 2 B / (g x 3.35e12) at N = 989 x 0.5 x 2 / (2 x 3.35)
+    # = 147.6 tokens; a 100-token prompt's formula time (7.1 ms at TP 4) is below the 10.4 ms weight read.
+    prefill = get_calculator("prefill")
+    short = prefill.evaluate({"prompt_tokens": "100"}).outputs["ttft_s"]
+    assert short * 1e3 < 70e9 * 2 / 4 / 3.35e12 * 1e3
+    notes = " ".join(prefill.notes)
+    assert "below about 148 prompt tokens" in notes and "10.4 ms" in notes
+
+
+def test_decode_step_ridge_note_separates_fp8_weights_from_fp8_arithmetic():
+    # Review fix: W8 at BF16 rates: 989 x 1 / (2 x 3.35) = 148; FP8 tensor cores (1,979 TFLOPS): 295 again.
+    notes = " ".join(get_calculator("decode-step").notes)
+    assert "148 with 1-byte FP8 weights computed at BF16 rates, but 295 again" in notes
+    assert "{CLAIMED_COMPUTE_BOUND}" not in notes and "datasheet peaks" in notes
+
+
+def test_request_cost_notes_name_the_cache_write_premium_it_leaves_out():
+    # Review addition: Anthropic's prompt cache reads at 0.1x input and writes (5-minute TTL) at 1.25x.
+    notes = " ".join(get_calculator("request-cost").notes)
+    assert "0.1 × the input price" in notes and "1.25 ×" in notes and "leaves out" in notes
+    assert "shared only with the other sequences in the batch" in notes
+
+
+def test_decode_step_notes_warn_that_kv_stops_splitting_past_the_kv_heads():
+    # Review fix: the contract divides KV by tp, true only while tp <= kv_heads (8 for Llama-3-70B).
+    notes = " ".join(get_calculator("decode-step").notes)
+    assert "only up to the model's KV heads (8 for Llama-3-70B)" in notes and "understates" in notes
+
+
+def test_rehash_cites_consistent_hashing():
+    assert "(Karger et al.)" in get_calculator("rehash").notes[0]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from calculators import maths
+from calculators.errors import CalculatorError
 from calculators.simulation import (
     ROUTING_POLICIES,
     AutoscalingSetup,
@@ -124,10 +125,10 @@ def test_consistent_hashing_moves_the_share_rehash_predicts(before, after):
 
 
 def test_same_seed_same_numbers_and_every_policy_sees_the_same_arrivals():
-    setup = RoutingSetup(replicas=8, requests=3000, seed=11)
+    setup = RoutingSetup(replicas=8, requests=3000, arrival_rps=20, seed=11)
     first = simulate_routing(setup)
     assert simulate_routing(setup) == first
-    assert simulate_routing(RoutingSetup(replicas=8, requests=3000, seed=12)) != first
+    assert simulate_routing(RoutingSetup(replicas=8, requests=3000, arrival_rps=20, seed=12)) != first
     one, two = draw_arrivals(setup), draw_arrivals(setup)
     assert np.array_equal(one.times, two.times) and np.array_equal(one.family, two.family)
     assert set(first) == set(ROUTING_POLICIES)
@@ -140,7 +141,7 @@ def test_zipf_popularity():
 
 
 def test_round_robin_loses_hits_as_the_cache_shrinks_below_the_families():
-    base = {"replicas": 16, "families": 100, "zipf": 0.8, "requests": 8000, "seed": 2}
+    base = {"replicas": 16, "families": 100, "zipf": 0.8, "requests": 8000, "arrival_rps": 40, "seed": 2}
     big = simulate_routing(RoutingSetup(cache_copies=100, **base), ("round_robin", "hash"))
     small = simulate_routing(RoutingSetup(cache_copies=4, **base), ("round_robin", "hash"))
     # With room for every family, round robin only pays cold misses, as hashing does (once per card).
@@ -160,6 +161,14 @@ def test_prefix_aware_keeps_hits_without_the_hash_hot_spot():
     assert results["prefix_aware"]["hit_rate"] > results["round_robin"]["hit_rate"] + 0.2
     assert results["prefix_aware"]["busiest_share"] < results["hash"]["busiest_share"] / 2
     assert results["prefix_aware"]["ttft_p99_ms"] < results["hash"]["ttft_p99_ms"]
+
+
+def test_a_fleet_far_over_capacity_is_refused():
+    fits = RoutingSetup(replicas=8, slots_per_replica=16, arrival_rps=30)  # 30 x 5.22 s / 128 slots = 1.22
+    assert fits.fleet_load == pytest.approx(30 * 5.22 / 128)
+    fits.check()
+    with pytest.raises(CalculatorError, match="over capacity"):
+        RoutingSetup(replicas=8, slots_per_replica=16, arrival_rps=40).check()  # 1.63
 
 
 def test_ttft_is_the_wait_plus_the_prefill():
@@ -202,6 +211,13 @@ def test_a_day_is_reproducible_and_billed_for_every_replica():
     assert day.gpu_hours == pytest.approx(replica_minutes / 60 * setup.gpus_per_replica)
     assert day.cost_usd == pytest.approx(day.gpu_hours * setup.card_month_usd / 730)
     assert day.slo_violation_minutes == sum(entry["ttft_p99_ms"] > setup.slo_ttft_ms for entry in day.timeline)
+
+
+def test_a_minute_without_requests_measures_and_violates_nothing():
+    day = simulate_autoscaling(AutoscalingSetup(base_rps=0, peak_rps=0, min_replicas=0))
+    assert day.slo_violation_minutes == 0
+    assert {entry["ttft_p99_ms"] for entry in day.timeline} == {None}
+    assert day.gpu_hours == 0  # nothing provisioned for no demand
 
 
 def test_cold_starts_cost_minutes_that_a_warm_pool_saves():

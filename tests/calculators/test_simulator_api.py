@@ -1,8 +1,10 @@
 """The simulator API: contract names, same seed same numbers, 400s for bad or oversized values, the cache."""
 
+from datetime import UTC, datetime
 from unittest import mock
 
 import pytest
+import time_machine
 from django.urls import reverse
 
 from calculators import simulation
@@ -12,7 +14,7 @@ ROUTING_NAMES = {"policies", "replicas", "slots_per_replica", "cache_copies", "f
                  "requests", "preamble_tokens", "output_tokens", "seed"}  # fmt: skip
 POLICY_OUTPUTS = {"hit_rate", "busiest_share", "ttft_p50_ms", "ttft_p99_ms", "prefill_tokens", "evictions",
                   "replica_share"}  # fmt: skip
-SMALL = {"replicas": 8, "requests": 2000}
+SMALL = {"replicas": 8, "requests": 2000, "arrival_rps": 10}
 
 
 def _routing(client, **params):
@@ -115,6 +117,16 @@ def test_inputs_that_contradict_each_other_are_400(client):
     assert response.json()["errors"]["min_replicas"] == ["The minimum replicas cannot exceed the maximum."]
 
 
+def test_a_fleet_far_over_capacity_is_refused(client):
+    # 64 replicas x 16 slots, each request 0.22 s of prefill + 5 s of decode: about 196 requests/s fill them.
+    assert _routing(client, arrival_rps=250).status_code == 200
+    response = _routing(client, arrival_rps=400)
+    assert response.status_code == 400
+    message = response.json()["errors"]["arrival_rps"][0]
+    assert message.startswith("The fleet would be 2.04 times over capacity")
+    assert "lower the arrival rate or add replicas or slots" in message
+
+
 def test_every_policy_is_accepted(client):
     for policy in AUTOSCALING_POLICIES:
         assert _autoscaling(client, policy=policy).status_code == 200
@@ -159,3 +171,16 @@ def test_schema_documents_every_parameter_and_output(client):
         components["AutoscalingResult"]["properties"]
     )
     assert {"minute", "demand_rps", "replicas", "ttft_p99_ms"} <= set(components["Minute"]["properties"])
+
+
+def test_runs_are_limited_per_visitor_across_pages_and_api(client, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "simulations": "2/min"}
+    with time_machine.travel(datetime(2026, 3, 2, 12, 0, 15, tzinfo=UTC), tick=False):
+        assert _routing(client, **SMALL).status_code == 200
+        assert client.get(reverse("simulator:routing"), SMALL).status_code == 200
+        refused = _routing(client, **SMALL)
+        assert refused.status_code == 429
+        assert refused["Retry-After"] == "45"
+        page = client.get(reverse("simulator:autoscaling"))
+        assert page.status_code == 429
+        assert "Too many simulation runs in a short time." in page.content.decode()

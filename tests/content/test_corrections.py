@@ -131,7 +131,13 @@ def test_every_replica_number_in_the_lessons_uses_the_memory_software_sees():
     assert len(references) > 20
     for name, params in references:
         # 80 GB appears only where a lesson shows what the slip costs, and it says so explicitly.
-        assert re.search(r"gpu_memory_gb=(85\.52|80)\b", params), f"{name}: replica reference without memory: {params}"
+        assert re.search(r"gpu_memory_gb=(85\.52|80|85\.9)\b", params), (
+            f"{name}: replica reference without memory: {params}"
+        )
+    # An A100 80GB shows 81,920 MiB = 85.90 GB, a little more than an H100 (review fix): never sized as an H100.
+    a100 = [text for _name, text in all_texts() if "gpu_memory_gb=85.9 " in text]
+    assert a100 and all("81,920 MiB" in text and "A100" in text for text in a100)
+    assert not [text for _name, text in all_texts() if "A100" in text and "leave the same" in text]
     slips = [text for _name, text in all_texts() if "gpu_memory_gb=80" in text]
     assert slips and all("label" in text for text in slips)
 

@@ -106,6 +106,18 @@ def test_bad_numbers_are_400(api, lesson, value):
     assert "value" in response.json()["errors"]
 
 
+def test_a_value_typed_with_a_unit_is_converted_to_the_items_unit(api, lesson):
+    step = Step.objects.get(title="Preamble size")  # asks for MB
+    url = f"/api/v1/steps/{step.pk}/answer/"
+    refused = api.post(url, {"value": "393 ms"}, format="json")
+    assert refused.status_code == 400
+    assert refused.json() == {"errors": {"value": ["“393 ms” is a time, but this question asks for a size in MB."]}}
+    body = api.post(url, {"value": "375 MiB"}, format="json").json()
+    assert body["outcome"] == "correct"
+    assert body["value"] == pytest.approx(393.216)
+    assert Answer.objects.get().value == pytest.approx(393.216)
+
+
 def test_unknown_item_is_404(api, lesson):
     assert api.post("/api/v1/deep-dives/999999/answer/", {"choice": 1}, format="json").status_code == 404
     assert api.get("/api/v1/lessons/nope/").status_code == 404

@@ -34,7 +34,7 @@ def test_backfill_builds_cards_from_earlier_answers():
 
 @pytest.mark.django_db(transaction=True)
 def test_removing_choice_points_keeps_the_scores_already_earned():
-    before, after = ("lessons", "0015_topics_as_data"), ("lessons", "0016_choice_points_follow_verdict")
+    before, after = ("lessons", "0017_topics_as_data"), ("lessons", "0018_choice_points_follow_verdict")
     executor = MigrationExecutor(connection)
     executor.migrate([before])
     apps = executor.loader.project_state([before]).apps

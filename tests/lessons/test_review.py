@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.urls import reverse
 
-from lessons.models import Answer, DeepDive, Learner, ReviewCard
+from lessons.models import Answer, DeepDive, Learner, ReviewCard, Step
 from lessons.review import due_items, schedule
 from tests.lessons.factories import answer_deep_dive as answer
 from tests.lessons.factories import make_lesson
@@ -247,3 +247,14 @@ def test_a_hint_taken_in_review_makes_the_recall_come_back_sooner(client, lesson
     helped, unaided = ReviewCard.objects.get(deep_dive=dd), ReviewCard.objects.get(deep_dive=other)
     assert helped.last_outcome == unaided.last_outcome == "correct"
     assert helped.due < unaided.due
+
+
+def test_a_step_that_no_longer_asks_a_number_leaves_the_review(client, lesson, clock):
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    clock.shift(timedelta(minutes=11))
+    assert "Requests per replica" in client.get(reverse("review")).content.decode()
+    Step.objects.filter(pk=step.pk).update(calculator="", unit="", output="", tolerance=None)
+    assert "Nothing is due right now" in client.get(reverse("review")).content.decode()
+    response = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "1"})
+    assert response.status_code == 404

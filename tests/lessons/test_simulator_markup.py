@@ -52,3 +52,16 @@ def test_the_cache_aware_routing_lesson_shows_the_simulated_crossover(client, co
     assert f"<td>{in_format(four['round_robin']['hit_rate'], 'pct1')}</td>" in html
     assert f"<td>{in_format(four['hash']['hit_rate'], 'pct1')}</td>" in html
     assert 'href="/simulator/"' in html
+
+
+def test_the_autoscaling_prose_claims_what_the_runs_show():
+    """llm-serving-platform says a warm pool cuts KV-use's minutes at a GPU-hour price, and TTFT scaling lags."""
+
+    def day(preset=None, **values):
+        raw = {**(_preset(AUTOSCALING, preset) if preset else {}), **values}
+        return AUTOSCALING.evaluate(raw)["results"]
+
+    cold, warm = day("evening-spike", policy="kv_use"), day("warm-pool", policy="kv_use")
+    assert warm["slo_violation_minutes"] < cold["slo_violation_minutes"]
+    assert warm["gpu_hours"] > cold["gpu_hours"]
+    assert day(policy="ttft")["slo_violation_minutes"] > day(policy="queue_depth")["slo_violation_minutes"]

@@ -215,6 +215,21 @@ def test_number_with_thousands_separator_is_accepted_and_a_decimal_comma_is_refu
     assert Answer.objects.get().value == 1100
 
 
+def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(client, lesson):
+    step = Step.objects.get(title="Preamble size")  # asks for MB
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    refused = client.post(url, {"value": "393 ms"}, **HTMX)
+    assert refused.status_code == 422
+    assert "“393 ms” is a time, but this question asks for a size in MB." in refused.content.decode()
+    assert not Answer.objects.exists()
+    response = client.post(url, {"value": "375 MiB"})
+    assert response.status_code == 303
+    assert Answer.objects.get().value == pytest.approx(393.216)
+    page = client.get(response["Location"]).content.decode()
+    assert "You answered <strong>393 MB</strong>" in page
+    assert "Correct" in page
+
+
 def shown_cache_gb(html: str) -> int:
     return int(html.split("A cache of ")[1].split(" GB")[0].replace(",", ""))
 
@@ -247,7 +262,8 @@ def test_learners_get_their_own_numbers_and_no_shared_page(lesson):
 
 def test_resume_lands_on_the_item_last_answered(client, lesson):
     page = client.get(lesson.get_absolute_url()).content.decode()
-    assert 'href="#dd-dd-1"' in page  # nothing answered: start at the first item
+    # Nothing answered: "Start" is the beginning of the reading, not the first question.
+    assert '<a class="button" href="#layer-2">Start</a>' in page
     step = Step.objects.get(title="Preamble size")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
     page = client.get(lesson.get_absolute_url()).content.decode()
@@ -705,7 +721,7 @@ def test_a_lesson_page_writes_numbers_as_the_calculator_pages_do(client, lesson)
     step = Step.objects.get(title="Requests per replica")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "0.00001234"})
     page = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", step.order])).content.decode()
-    assert "You answered <strong>1.234 × 10⁻⁵ requests</strong>" in page
+    assert "You answered <strong>1.23 × 10⁻⁵ requests</strong>" in page
 
 
 def test_a_session_key_rotated_at_log_in_and_out_keeps_progress_apart(client, lesson, learner_user):
@@ -765,3 +781,38 @@ def test_ids_in_the_page_are_written_plainly_whatever_the_number_format(client, 
     response = client.post(answer_url(best.deep_dive), {"choice": "12345"}, **HTMX)
     assert response.status_code == 200
     assert "Correct: 10 of 10 points" in response.content.decode()
+
+
+def test_a_challenge_says_its_tolerance_in_words(client, lesson):
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert "Right answers are within 1% of the exact one." in html
+    assert "with t = " not in html
+
+
+def test_an_htmx_answer_updates_the_lessons_counters_out_of_band(client, lesson):
+    before = client.get(lesson.get_absolute_url()).content.decode()
+    assert "0 of 4 answered · 0 of 40 points" in before
+    dd = DeepDive.objects.get(key="dd-1")
+    html = client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}, **HTMX).content.decode()
+    assert html.count('id="lesson-progress-line" hx-swap-oob="true"') == 1
+    assert "1 of 4 answered · 10 of 40 points" in html
+    assert '<progress id="lesson-progress" max="100" value="25">' in html
+    assert "1 of 4 answered · 10 of 40 points" in client.get(lesson.get_absolute_url()).content.decode()
+
+
+def test_next_and_back_in_a_walkthrough_put_focus_on_the_new_steps_heading(client, lesson):
+    url = reverse("walkthrough-step", args=[lesson.slug, "build", 2])
+    fragment = client.get(url, **HTMX).content.decode()
+    assert 'id="wt-build-step-title" class="interviewer" tabindex="-1" data-focus>' in fragment
+    assert "lesson-progress-line" not in fragment  # moving between steps answers nothing
+
+
+def test_the_outline_marks_each_section_and_each_layer_leads_to_the_next(client, lesson):
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert '<nav aria-label="Lesson outline">' in html
+    assert '<li class="mark-todo"><a href="#sec-core">Core</a>' in html
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert '<li class="mark-partial"><a href="#sec-core">Core</a>' in html
+    assert "1 of 4 answered</span>" in html

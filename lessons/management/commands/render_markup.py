@@ -8,7 +8,7 @@ from lessons.markup import STORED_MARKDOWN, render_stored_markup
 
 
 class Command(BaseCommand):
-    help = "Render the authored Markdown of every lesson row to its stored HTML again (make run does it)."
+    help = "Render the authored Markdown of every lesson row to its stored HTML, and lay out diagrams, again (make run does it)."
 
     @transaction.atomic
     def handle(self, *args, **options):
@@ -20,4 +20,8 @@ class Command(BaseCommand):
                 names = render_stored_markup(row)
                 model.objects.filter(pk=row.pk).update(**{field: getattr(row, field) for field in names})
                 rows += 1
-        self.stdout.write(f"Rendered the Markdown of {rows} content row(s).")
+        diagrams = 0
+        for walkthrough in apps.get_model("lessons", "Walkthrough").objects.iterator():
+            walkthrough.lay_out_diagram()
+            diagrams += bool(walkthrough.diagram)
+        self.stdout.write(f"Rendered the Markdown of {rows} content row(s) and laid out {diagrams} diagram(s).")

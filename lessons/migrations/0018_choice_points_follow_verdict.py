@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("lessons", "0015_topics_as_data"),
+        ("lessons", "0017_topics_as_data"),
     ]
 
     operations = [

@@ -69,7 +69,7 @@ def topic_field(**options):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("lessons", "0014_review_card_first_answer"),
+        ("lessons", "0016_interviews"),
         ("lessons", "0002_instructors_group"),
     ]
 

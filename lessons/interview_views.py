@@ -1,0 +1,132 @@
+"""HTML pages of mock interviews: /interviews/ (start, history), one interview, answering, the timer."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+
+from interview.ratelimit import limit_per_visitor
+from lessons import interviews
+from lessons.interviews import InterviewError
+from lessons.models import Interview
+
+
+@require_safe
+def interview_list(request: HttpRequest) -> HttpResponse:
+    """Start an interview; see the ones in progress and every finished one, with trends per dimension."""
+    return render_list(request)
+
+
+def render_list(request: HttpRequest, error: str = "", status: int = 200) -> HttpResponse:
+    mine = interviews.for_learner(request)
+    attempts = interviews.history(mine)
+    latest = attempts[-1] if attempts else None
+    practise = interviews.practise_links(latest[0], latest[1]) if latest else []
+    context = {
+        "scenarios": interviews.scenarios(request.user),
+        "in_progress": list(mine.filter(finished_at=None).select_related("lesson")),
+        "attempts": attempts,
+        "charts": interviews.trend_charts(attempts),
+        "latest": latest[1] if latest else None,
+        "practise": practise,
+        "error": error,
+        "budgets": interviews.budget_rows(),
+    }
+    return render(request, "lessons/interviews.html", context, status=status)
+
+
+@require_POST
+@limit_per_visitor("answers")
+def interview_start(request: HttpRequest) -> HttpResponse:
+    try:
+        interview = interviews.start(request, request.POST.get("scenario", ""))
+    except InterviewError as error:
+        return render_list(request, error=error.message, status=error.status)
+    return see_other(interview.get_absolute_url())
+
+
+def get_interview(request: HttpRequest, pk: int) -> Interview:
+    """Return the request's learner's interview, else raise Http404 (another's is never shown)."""
+    return get_object_or_404(interviews.for_learner(request).select_related("lesson"), pk=pk)
+
+
+@require_safe
+def interview_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """An interview in progress (the current question, the clock), or its scorecard once finished."""
+    return render_interview(request, get_interview(request, pk))
+
+
+def render_interview(request: HttpRequest, interview: Interview, error: str = "", status: int = 200) -> HttpResponse:
+    finished = interview.finished_at is not None
+    views = interviews.load(interview, reveal=finished)
+    context = {"interview": interview, "views": views, "error": error}
+    if finished:
+        card = interviews.scorecard(interview, [v.item for v in views])
+        context.update(card=card, practise=interviews.practise_links(interview, card, views))
+    else:
+        seconds = interviews.remaining_seconds(interview)
+        now_view = interviews.current(views)
+        context.update(
+            current=now_view,
+            answered=sum(1 for v in views if v.item.answered_at is not None),
+            timer=timer_context(interview, seconds, interviews.time_mark(seconds)),
+            current_phase=now_view.item.phase if now_view else None,
+            total_seconds=sum(phase["seconds"] for phase in interview.phases),
+        )
+    return render(request, "lessons/interview.html", context, status=status)
+
+
+def timer_context(interview: Interview, seconds: float, mark: int | None, announce: str = "") -> dict:
+    return {
+        "left": interviews.fmt_seconds(seconds),
+        "over": seconds <= 0,
+        "mark": "" if mark is None else mark,
+        "announce": announce,
+        "url": reverse("interview-timer", args=[interview.pk]),
+        "poll": settings.INTERVIEW_TIMER_POLL_SECONDS,
+    }
+
+
+@require_POST
+@limit_per_visitor("answers")
+def interview_answer(request: HttpRequest, pk: int) -> HttpResponse:
+    interview = get_interview(request, pk)
+    payload = {name: request.POST[name] for name in ("choice", "value", "text") if name in request.POST}
+    if "ticking" in request.POST:  # an open question's checklist: no box ticked sends no "ticked" at all
+        payload["ticked"] = [int(t) if t.isdigit() and len(t) < 18 else t for t in request.POST.getlist("ticked")]
+    try:
+        interviews.answer(interview, payload, request.POST.get("item"))
+    except InterviewError as error:
+        if error.status == 409:
+            messages.info(request, error.message)
+            return see_other(interview.get_absolute_url())
+        return render_interview(request, interview, error=error.message, status=error.status)
+    return see_other(f"{interview.get_absolute_url()}#question")
+
+
+def see_other(url: str) -> HttpResponse:
+    """Redirect a form post to the page that shows its result (303: the browser then GETs it)."""
+    return HttpResponseRedirect(url, status=303)
+
+
+@require_POST
+def interview_finish(request: HttpRequest, pk: int) -> HttpResponse:
+    interview = get_interview(request, pk)
+    interviews.finish(interview)
+    return see_other(f"{interview.get_absolute_url()}#scorecard")
+
+
+@require_safe
+def interview_timer(request: HttpRequest, pk: int) -> HttpResponse:
+    """The clock, for htmx to poll: time left, and an announcement when five or one minute is left."""
+    interview = get_interview(request, pk)
+    raw = request.GET.get("announced", "")
+    announced = int(raw) if raw in ("0", "1", "5") else None
+    seconds = interviews.remaining_seconds(interview)
+    text, mark = interviews.announcement(seconds, announced)
+    context = {"interview": interview, "timer": timer_context(interview, seconds, mark, text)}
+    return render(request, "lessons/interview.html#timer", context)

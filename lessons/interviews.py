@@ -1,0 +1,817 @@
+"""Mock interviews: drawing the items, answering against the server's clock, and the scorecard.
+
+An interview is drawn once, at its start, and stored (``InterviewItem`` rows), so it can be
+resumed and audited. Answers are graded when given and kept silent until the end; the
+scorecard is computed from the stored items by :func:`scorecard`, the one place that knows
+the rubric.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.html import escape
+
+from lessons import services
+from lessons.models import (
+    Challenge,
+    ChecklistPoint,
+    Choice,
+    DeepDive,
+    Interview,
+    InterviewItem,
+    Lesson,
+    OpenQuestion,
+    Step,
+    Walkthrough,
+)
+from lessons.number_entry import EntryError, read_number
+
+# (key, label, minutes, how many items): a 45-minute loop.
+PHASES = (
+    ("requirements", "Clarify the requirements", 5, 2),
+    ("estimate", "Estimate", 8, 3),
+    ("design", "High-level design", 10, 2),
+    ("deep_dives", "Deep dives", 17, 6),
+    ("wrap_up", "Wrap-up", 5, 1),
+)
+PHASE_ITEMS = {key: count for key, _label, _minutes, count in PHASES}  # at most; deep dives at least:
+MIN_DEEP_DIVES = 4
+DIMENSIONS = (
+    ("requirements", "Requirements"),
+    ("estimation", "Estimation"),
+    ("design", "Design"),
+    ("trade_offs", "Trade-offs"),
+    ("communication", "Communication"),
+    ("time_management", "Time management"),
+)
+PHASE_DIMENSION = {
+    "requirements": "requirements",
+    "estimate": "estimation",
+    "design": "design",
+    "deep_dives": "trade_offs",
+    "wrap_up": "communication",
+}
+DIMENSION_MEASURES = {
+    "requirements": "the opening questions, where the interviewer frames the problem",
+    "estimation": "how close your numbers were, and whether their units were right",
+    "design": "picking the component the design needs next",
+    "trade_offs": "the approaches you chose in the deep dives",
+    "communication": "the points of the open question's checklist your answer covered",
+    "time_management": "each phase's time against its budget, and answering before the deadline",
+}
+SCENARIO_KINDS = (Lesson.Kind.CASE_STUDY, Lesson.Kind.SIMULATION)
+SURPRISE = "surprise"
+STRONG, READY = 0.8, 0.6
+BANDS = {
+    "strong": "Strong: you would likely pass this part of the loop.",
+    "ready": "Ready: solid, with a few gaps an interviewer would probe.",
+    "not_yet": "Not yet: practise this before the real interview.",
+}
+MAX_DESIGN_OPTIONS = 4
+
+
+class InterviewError(Exception):
+    """A request the interview cannot take; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, field: str = "detail", status: int = 400) -> None:
+        super().__init__(message)
+        self.message, self.field, self.status = message, field, status
+
+
+def budget_scale() -> float:
+    """Return the factor applied to every phase budget (tests shrink it; 1 is the real loop)."""
+    return float(settings.INTERVIEW_BUDGET_SCALE)
+
+
+# --- Drawing an interview ---------------------------------------------------------------------
+
+
+@dataclass
+class Pool:
+    """Published content an interview is drawn from, read in a fixed number of queries."""
+
+    deep_dives: list[DeepDive]
+    follow_ups: dict[int, list[int]]  # deep dive id -> the follow-ups its choices lead to
+    numbers: list[Step | Challenge]
+    build_ups: dict[int, list[Step]]  # walkthrough id -> its steps in order
+    open_questions: list[OpenQuestion]
+
+    @classmethod
+    def read(cls, lessons: list[Lesson]) -> Pool:
+        ids = [lesson.pk for lesson in lessons]
+        deep_dives = list(
+            DeepDive.objects.filter(section__lesson__in=ids)
+            .select_related("section")
+            .order_by("section__lesson_id", "section__layer", "section__order", "order")
+        )
+        follow_ups: dict[int, list[int]] = defaultdict(list)
+        links = Choice.objects.filter(deep_dive__section__lesson__in=ids, follow_up__isnull=False).order_by("order")
+        for parent, child in links.values_list("deep_dive_id", "follow_up_id"):
+            if child not in follow_ups[parent]:
+                follow_ups[parent].append(child)
+        steps = list(
+            Step.objects.filter(walkthrough__section__lesson__in=ids)
+            .filter(Q(walkthrough__kind=Walkthrough.Kind.BUILD_UP) | ~Q(calculator=""))
+            .select_related("walkthrough__section")
+            .order_by("walkthrough__section__order", "walkthrough__order", "order")
+        )
+        challenges = list(Challenge.objects.filter(section__lesson__in=ids).select_related("section"))
+        build_ups: dict[int, list[Step]] = defaultdict(list)
+        for step in steps:
+            if step.walkthrough.kind == Walkthrough.Kind.BUILD_UP:
+                build_ups[step.walkthrough_id].append(step)
+        numbers = [s for s in steps if s.calculator] + challenges
+        open_questions = list(
+            OpenQuestion.objects.filter(section__lesson__in=ids, checklist__isnull=False)
+            .distinct()
+            .select_related("section")
+            .order_by("section__order", "order")
+        )
+        return cls(deep_dives, follow_ups, numbers, build_ups, open_questions)
+
+
+def lesson_of(item) -> int:
+    if isinstance(item, Step):
+        return item.walkthrough.section.lesson_id
+    return item.section.lesson_id
+
+
+def topic_of(item) -> str:
+    return item.walkthrough.topic_id if isinstance(item, Step) else item.topic_id
+
+
+def weighted_sample(rows: list, count: int, rng: random.Random, weight) -> list:
+    """Return up to ``count`` rows drawn without replacement, each in proportion to ``weight(row)``."""
+    keyed = sorted(rows, key=lambda row: rng.random() ** (1 / weight(row)), reverse=True)
+    return keyed[:count]
+
+
+def prefer_scenario(rows: list, count: int, rng: random.Random, weight, scenario_id: int) -> list:
+    """Draw from the scenario's own rows first, then from the other lessons', weighted toward weak topics."""
+    own = [row for row in rows if row[0] == scenario_id]
+    others = [row for row in rows if row[0] != scenario_id]
+    chosen = weighted_sample(own, count, rng, weight)
+    return chosen + weighted_sample(others, count - len(chosen), rng, weight)
+
+
+def weakness(mastery: dict[str, float], topic: str) -> float:
+    """Return how much a topic weighs in a draw: 0.5 when mastered, 1.5 when never answered or all missed."""
+    return 1.5 - mastery.get(topic, 0.0)
+
+
+def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Random) -> list[dict]:
+    """Return the interview's items as InterviewItem fields, phase by phase (see PHASES)."""
+
+    def weight(row) -> float:
+        return weakness(mastery, row[1])
+
+    items: list[dict] = []
+    follow_up_ids = {child for children in pool.follow_ups.values() for child in children}
+    by_id = {dd.pk: dd for dd in pool.deep_dives}
+    top_level = [dd for dd in pool.deep_dives if dd.pk not in follow_up_ids]
+
+    # Requirements: each lesson's opening question (its first top-level deep dive), the scenario's first.
+    openings: dict[int, DeepDive] = {}
+    for dd in top_level:
+        openings.setdefault(dd.section.lesson_id, dd)
+    opening_rows = [(lesson, dd.topic_id, dd) for lesson, dd in openings.items()]
+    used = set()
+    for _lesson, _topic, dd in prefer_scenario(opening_rows, PHASE_ITEMS["requirements"], rng, weight, scenario.pk):
+        items.append({"phase": "requirements", "kind": "deep_dive", "deep_dive": dd})
+        used.add(dd.pk)
+
+    # Deep dives: the scenario's moments first, each with the follow-ups its approaches lead to.
+    groups = [(dd.section.lesson_id, dd.topic_id, dd) for dd in top_level if dd.pk not in used]
+    picked: list[DeepDive] = []
+    for _lesson, _topic, dd in prefer_scenario(groups, len(groups), rng, weight, scenario.pk):
+        group = [dd] + [by_id[c] for c in pool.follow_ups.get(dd.pk, []) if c in by_id and c not in used]
+        if len(picked) >= MIN_DEEP_DIVES:
+            break
+        if len(picked) + len(group) <= PHASE_ITEMS["deep_dives"]:
+            picked += group
+            used.update(d.pk for d in group)
+
+    # Estimate: the scenario's numbers first, and at least one challenge with freshly drawn inputs.
+    number_rows = [(lesson_of(n), topic_of(n), n) for n in pool.numbers]
+    numbers = prefer_scenario(number_rows, PHASE_ITEMS["estimate"], rng, weight, scenario.pk)
+    fresh = [row for row in number_rows if isinstance(row[2], Challenge) and row[2].ranges]
+    if fresh and not any(row in fresh for row in numbers):
+        numbers = numbers[: PHASE_ITEMS["estimate"] - 1] + weighted_sample(fresh, 1, rng, weight)
+    for _lesson, _topic, item in numbers:
+        if isinstance(item, Challenge):
+            inputs = services.draw_inputs(item, rng.randrange(2**31)) if item.ranges else {}
+            items.append({"phase": "estimate", "kind": "number", "challenge": item, "drawn_inputs": inputs})
+        else:
+            items.append({"phase": "estimate", "kind": "number", "step": item})
+
+    # Design: the design has reached one step of a build-up; which of the later steps comes next?
+    moments = []
+    for steps in pool.build_ups.values():
+        for index in range(len(steps) - 2):  # at least two later steps to choose among
+            lesson = steps[index].walkthrough.section.lesson_id
+            moments.append((lesson, steps[index].walkthrough.topic_id, (steps, index)))
+    chosen = prefer_scenario(moments, PHASE_ITEMS["design"], rng, weight, scenario.pk)
+    for _lesson, _topic, (steps, index) in sorted(chosen, key=lambda row: (row[2][0][0].pk, row[2][1])):
+        later = steps[index + 1 :]
+        offered = [later[0], *rng.sample(later[1:], min(len(later) - 1, MAX_DESIGN_OPTIONS - 1))]
+        rng.shuffle(offered)
+        items.append({"phase": "design", "kind": "design", "step": steps[index], "options": [s.pk for s in offered]})
+
+    for dd in picked:
+        items.append({"phase": "deep_dives", "kind": "deep_dive", "deep_dive": dd})
+
+    # Wrap-up: one open question (no phase when the lab has none).
+    open_rows = [(q.section.lesson_id, q.topic_id, q) for q in pool.open_questions]
+    for _lesson, _topic, question in prefer_scenario(open_rows, PHASE_ITEMS["wrap_up"], rng, weight, scenario.pk):
+        items.append({"phase": "wrap_up", "kind": "open", "open_question": question})
+    return items
+
+
+def scenarios(user) -> list[Lesson]:
+    """Return the lessons a learner may choose as a scenario: published case studies and simulations."""
+    return list(Lesson.objects.visible_to(user).filter(published=True, kind__in=SCENARIO_KINDS))
+
+
+def topic_mastery(request: HttpRequest, lessons: list[Lesson]) -> dict[str, float]:
+    """Return the learner's mastery per topic they have answered (lessons.scoring's TopicScore)."""
+    from lessons.results import compute_results
+
+    return {t.topic: t.mastery for t in compute_results(request, lessons, with_misses=False).topics if t.answered}
+
+
+def choose_scenario(choices: list[Lesson], pool: Pool, mastery: dict[str, float], rng: random.Random) -> Lesson:
+    """Draw "surprise me": each lesson weighs the mean weakness of its deep dives' topics."""
+    topics: dict[int, list[str]] = defaultdict(list)
+    for dd in pool.deep_dives:
+        topics[dd.section.lesson_id].append(dd.topic_id)
+
+    def weight(lesson: Lesson) -> float:
+        found = topics.get(lesson.pk) or [""]
+        return sum(weakness(mastery, t) for t in found) / len(found)
+
+    return weighted_sample(choices, 1, rng, weight)[0]
+
+
+def start(request: HttpRequest, scenario: str, now: datetime | None = None, seed: int | None = None) -> Interview:
+    """Draw and store a new interview for the request's learner; raise InterviewError for a bad scenario.
+
+    ``seed`` (tests) fixes the draw; otherwise it is fresh for every interview.
+    """
+    if not isinstance(scenario, str) or not scenario:
+        raise InterviewError('Choose a scenario: a case study or simulation\'s slug, or "surprise".', "scenario")
+    published = list(Lesson.objects.filter(published=True).select_related("track"))
+    choices = [lesson for lesson in published if lesson.kind in SCENARIO_KINDS]
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    rng = random.Random(seed)
+    mastery = topic_mastery(request, published)
+    pool = Pool.read(published)
+    if scenario == SURPRISE:
+        if not choices:
+            raise InterviewError("There is no published case study or simulation to draw from yet.", "scenario")
+        lesson = choose_scenario(choices, pool, mastery, rng)
+    else:
+        lesson = next((row for row in choices if row.slug == scenario), None)
+        if lesson is None:
+            raise InterviewError(
+                'No published case study or simulation has that slug; choose one from the list, or "surprise".',
+                "scenario",
+            )
+    drawn = draw(pool, lesson, mastery, rng)
+    now = now or timezone.now()
+    counts = defaultdict(int)
+    for item in drawn:
+        counts[item["phase"]] += 1
+    phases = [
+        {"key": key, "label": label, "seconds": round(minutes * 60 * budget_scale(), 3), "items": counts[key]}
+        for key, label, minutes, _count in PHASES
+        if counts[key]
+    ]
+    total = sum(phase["seconds"] for phase in phases)
+    learner = services.current_learner(request, create=True)
+    with transaction.atomic():
+        interview = Interview.objects.create(
+            learner=learner,
+            lesson=lesson,
+            surprise=scenario == SURPRISE,
+            seed=seed,
+            phases=phases,
+            started_at=now,
+            deadline=now + timedelta(seconds=total),
+        )
+        InterviewItem.objects.bulk_create(
+            InterviewItem(interview=interview, position=n, **fields) for n, fields in enumerate(drawn, start=1)
+        )
+    return interview
+
+
+# --- Reading an interview ------------------------------------------------------------------
+
+
+@dataclass
+class ItemView:
+    """One drawn item with what it shows: the prompt, the choices or the unit (never a verdict)."""
+
+    item: InterviewItem
+    heading_html: str  # the question itself, inline HTML
+    body_html: str  # what the interviewer adds (context, figures), block HTML
+    choices: list[tuple[int, str]] = field(default_factory=list)  # (id, text HTML) in the order shown
+    unit: str = ""
+    # Revealed only by the scorecard:
+    worked_html: str = ""
+    derivation: list = field(default_factory=list)
+    expected: float | None = None
+    lesson_url: str = ""
+    checklist: list[tuple[int, str]] = field(default_factory=list)  # an open question's points, once written
+    verdict: str = ""  # a deep dive's chosen approach: best, acceptable or weak
+    chosen_feedback_html: str = ""  # why that approach holds up or breaks
+
+    @property
+    def outcome(self) -> str:
+        """Return "unanswered", "late", or the grade: "correct", "partial" or "incorrect"."""
+        item = self.item
+        if item.answered_at is None:
+            return "unanswered"
+        if item.late:
+            return "late"
+        return "correct" if item.score >= 1 else "partial" if item.score > 0 else "incorrect"
+
+    @property
+    def stage(self) -> str:
+        """Return an open question's stage: "write" the answer, then "tick" the points it covered."""
+        return "tick" if self.item.answer and "text" in self.item.answer else "write"
+
+    @property
+    def written(self) -> str:
+        """Return an open question's written answer (plain text, escaped by the page)."""
+        return (self.item.answer or {}).get("text", "")
+
+    @property
+    def chosen_html(self) -> str:
+        """Return the chosen approach's text (sanitised HTML) of a deep dive or design question."""
+        answer = self.item.answer or {}
+        return next((text for pk, text in self.choices if pk == answer.get("choice")), "")
+
+
+def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
+    """Return every item of ``interview`` with its content, in four queries however many items.
+
+    ``reveal`` adds the worked answers (the scorecard); without it nothing a learner could use to
+    tell a right answer from a wrong one is read.
+    """
+    items = list(
+        interview.items.select_related(
+            "deep_dive__section__lesson",
+            "step__walkthrough__section__lesson",
+            "challenge__section__lesson",
+            "open_question__section__lesson",
+        )
+    )
+    choices: dict[int, list[Choice]] = defaultdict(list)
+    for choice in Choice.objects.filter(deep_dive__in=[i.deep_dive_id for i in items if i.deep_dive_id]):
+        choices[choice.deep_dive_id].append(choice)
+    checklists: dict[int, list[ChecklistPoint]] = defaultdict(list)
+    for point in ChecklistPoint.objects.filter(question__in=[i.open_question_id for i in items if i.open_question_id]):
+        checklists[point.question_id].append(point)
+    design_walkthroughs = {i.step.walkthrough_id for i in items if i.kind == InterviewItem.Kind.DESIGN}
+    build_steps: dict[int, list[Step]] = defaultdict(list)
+    for step in Step.objects.filter(walkthrough__in=design_walkthroughs).order_by("order"):
+        build_steps[step.walkthrough_id].append(step)
+    views = []
+    for item in items:
+        if item.kind == InterviewItem.Kind.DEEP_DIVE:
+            views.append(deep_dive_view(item, choices[item.deep_dive_id], reveal))
+        elif item.kind == InterviewItem.Kind.DESIGN:
+            views.append(design_view(item, build_steps[item.step.walkthrough_id], reveal))
+        elif item.kind == InterviewItem.Kind.OPEN:
+            views.append(open_view(item, checklists[item.open_question_id], reveal))
+        else:
+            views.append(number_view(item, reveal))
+    return views
+
+
+def deep_dive_view(item: InterviewItem, offered: list[Choice], reveal: bool) -> ItemView:
+    dd = item.deep_dive
+    order = services.choice_order(f"interview:{item.interview_id}", dd, offered)  # shuffled per interview
+    view = ItemView(item, dd.prompt_html, dd.context_html, [(c.pk, c.text_html) for c in order])
+    view.lesson_url = dd.get_absolute_url()
+    if reveal and offered:
+        best = next((c for c in offered if c.verdict == "best"), offered[0])
+        view.worked_html = f"{best.text_html}{best.feedback_html}"
+        picked = next((c for c in offered if c.pk == (item.answer or {}).get("choice")), None)
+        if picked is not None:
+            view.verdict, view.chosen_feedback_html = picked.verdict, picked.feedback_html
+    return view
+
+
+def design_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemView:
+    """The design built up to ``item.step``: which of the offered later steps comes next?"""
+    parts = [
+        c.get("label", "") for s in steps if s.order <= item.step.order for c in s.components if isinstance(c, dict)
+    ]
+    by_pk = {s.pk: s for s in steps}
+    heading = f"{escape(item.step.walkthrough.title)}: which need does the design take on next?"
+    body = f"<p>The design so far has: {', '.join(escape(part) for part in parts)}.</p>"
+    view = ItemView(item, heading, body, [(pk, escape(by_pk[pk].title)) for pk in item.options if pk in by_pk])
+    view.lesson_url = item.step.walkthrough.get_absolute_url()
+    following = next_step(steps, item.step)
+    if reveal and following is not None:
+        view.worked_html = f"<p><strong>{escape(following.title)}</strong></p>{following.body_html}"
+    return view
+
+
+def open_view(item: InterviewItem, checklist: list[ChecklistPoint], reveal: bool) -> ItemView:
+    question = item.open_question
+    view = ItemView(item, question.prompt_html, "")
+    view.lesson_url = question.get_absolute_url()
+    points = [(p.pk, p.text_html) for p in checklist]
+    if reveal or view.stage == "tick":  # shown once the answer is written, never before
+        view.checklist = points
+    if reveal:
+        ticked = set((item.answer or {}).get("ticked", []))
+        marks = "".join(f"<li>{text}{' (you ticked it)' if pk in ticked else ''}</li>" for pk, text in points)
+        view.worked_html = f"<ul>{marks}</ul>"
+    return view
+
+
+def number_view(item: InterviewItem, reveal: bool) -> ItemView:
+    from lessons.templatetags.lesson_tags import drawn_prompt
+
+    number = item.step or item.challenge
+    if item.challenge_id:
+        heading, body = escape(item.challenge.title), str(drawn_prompt(item.challenge, item.drawn_inputs))
+        view = ItemView(item, heading, body, unit=number.unit)
+        view.lesson_url = item.challenge.get_absolute_url()
+    else:
+        view = ItemView(item, escape(item.step.title), item.step.body_html, unit=number.unit)
+        view.lesson_url = item.step.walkthrough.get_absolute_url()
+    if reveal:
+        expected = services.expected_for(number, item.drawn_inputs)
+        view.expected, view.derivation = expected.value, expected.steps
+        # A drawn challenge's explanation speaks of its default numbers; the derivation has this draw's.
+        view.worked_html = "" if item.challenge_id and item.challenge.ranges else number.explanation_html
+    return view
+
+
+def next_step(steps: list[Step], reached: Step) -> Step | None:
+    return next((s for s in steps if s.order > reached.order), None)
+
+
+def current(views: list[ItemView]) -> ItemView | None:
+    """Return the first item not answered yet (None when all are)."""
+    return next((v for v in views if v.item.answered_at is None), None)
+
+
+def for_learner(request: HttpRequest):
+    """Return the request's learner's interviews (none for a visitor who has not started)."""
+    from lessons.pages import learner_filter
+
+    lookup = learner_filter(request)
+    return Interview.objects.filter(**lookup) if lookup is not None else Interview.objects.none()
+
+
+# --- Answering ------------------------------------------------------------------------------
+
+
+def grade(view: ItemView, payload: dict) -> tuple[dict, float, str]:
+    """Return (stored answer, score 0 to 1, feedback) for ``payload``; raise InterviewError if it does not fit."""
+    item = view.item
+    if item.kind in (InterviewItem.Kind.DEEP_DIVE, InterviewItem.Kind.DESIGN):
+        choice = payload.get("choice")
+        if "choice" not in payload:
+            raise InterviewError('This question asks you to pick one of its choices (send "choice").', "choice")
+        if isinstance(choice, str) and choice.isdigit() and len(choice) < 18:
+            choice = int(choice)
+        if isinstance(choice, bool) or not isinstance(choice, int) or choice not in {pk for pk, _ in view.choices}:
+            raise InterviewError("That is not one of this question's choices.", "choice")
+        if item.kind == InterviewItem.Kind.DEEP_DIVE:
+            picked = Choice.objects.get(pk=choice)
+            return {"choice": choice}, picked.points / item.deep_dive.points, picked.get_verdict_display()
+        steps = list(Step.objects.filter(walkthrough=item.step.walkthrough_id).order_by("order"))
+        following = next_step(steps, item.step)
+        right = following is not None and following.pk == choice
+        feedback = "Right: that is the next thing this design needs." if right else "Not yet: another need comes first."
+        return {"choice": choice}, 1.0 if right else 0.0, feedback
+    if item.kind == InterviewItem.Kind.OPEN:
+        return grade_open(view, payload)
+    if "value" not in payload:
+        raise InterviewError('This question asks for a number (send "value", e.g. "393.2 MB").', "value")
+    raw = payload["value"]
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        raw = repr(raw)
+    if not isinstance(raw, str) or len(raw) > 60:
+        raise InterviewError("Enter a number, optionally followed by its unit, e.g. 393.2 MB.", "value")
+    number = item.step or item.challenge
+    try:
+        value = read_number(raw, number.unit)  # the one parser: "393 MB" becomes MB, a time for a size is refused
+    except EntryError as error:
+        raise InterviewError(str(error), "value") from None
+    _expected, outcome = services.grade_number(number, value, item.drawn_inputs)
+    return {"value": raw.strip(), "number": value}, outcome.fraction, outcome.message
+
+
+MAX_TEXT = 5000
+
+
+def grade_open(view: ItemView, payload: dict) -> tuple[dict, float | None, str]:
+    """Grade an open question in two steps: the written answer (kept, not graded), then the ticks."""
+    if view.stage == "write":
+        text = payload.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise InterviewError('Write your answer first (send "text"); then tick what it covered.', "text")
+        if len(text) > MAX_TEXT:
+            raise InterviewError(f"Keep the answer within {MAX_TEXT:,} characters.", "text")
+        return {"text": text.strip()}, None, ""
+    ticked = payload.get("ticked")
+    points = {pk for pk, _text in view.checklist}
+    if not isinstance(ticked, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in ticked):
+        raise InterviewError('Tick the checklist points your answer covered (send "ticked": a list of ids).', "ticked")
+    if not set(ticked) <= points:
+        raise InterviewError("Those are not all points of this question's checklist.", "ticked")
+    share = len(set(ticked)) / len(points) if points else 0.0
+    feedback = f"You covered {len(set(ticked))} of the {len(points)} points a strong answer makes."
+    return {"text": view.written, "ticked": sorted(set(ticked))}, share, feedback
+
+
+def answer(interview: Interview, payload: dict, item_id=None, now: datetime | None = None) -> InterviewItem:
+    """Record the answer to the interview's current item; late when past the deadline. Nothing is revealed."""
+    if interview.finished_at is not None:
+        raise InterviewError("This interview is finished: its scorecard is ready, no more answers.", status=409)
+    if not isinstance(payload, dict):
+        raise InterviewError('Send a JSON object with "choice", "value" or "text".')
+    views = load(interview)
+    view = current(views)
+    if view is None:
+        raise InterviewError("Every question is answered: finish the interview to see your scorecard.", status=409)
+    if item_id not in (None, "") and str(item_id) != str(view.item.pk):
+        raise InterviewError("That question was already answered; here is the next one.", "item", status=409)
+    stored, score, feedback = grade(view, payload)
+    now = now or timezone.now()
+    late = now > interview.deadline
+    rows = InterviewItem.objects.filter(pk=view.item.pk, answered_at=None)
+    if score is None:  # an open question's written answer: the item stays current until it is ticked
+        updated = rows.filter(answer__isnull=True).update(answer=stored)
+        view.item.answer = stored
+        if not updated:
+            raise InterviewError("That answer was already written; tick what it covered.", "item", status=409)
+        return view.item
+    updated = rows.update(answer=stored, answered_at=now, late=late, score=score, feedback=feedback)
+    if not updated:  # another tab answered it first
+        raise InterviewError("That question was already answered; here is the next one.", "item", status=409)
+    view.item.answer, view.item.answered_at, view.item.late = stored, now, late
+    view.item.score, view.item.feedback = score, feedback
+    return view.item
+
+
+def finish(interview: Interview, now: datetime | None = None) -> None:
+    """Close the interview (once): unanswered items stay unanswered and score nothing."""
+    if interview.finished_at is None:
+        interview.finished_at = now or timezone.now()
+        Interview.objects.filter(pk=interview.pk, finished_at=None).update(finished_at=interview.finished_at)
+
+
+# --- The scorecard --------------------------------------------------------------------------
+
+
+@dataclass
+class Dimension:
+    key: str
+    label: str
+    score: float | None  # None: nothing in this interview measured it
+
+    @property
+    def band(self) -> str | None:
+        return band_of(self.score)
+
+    @property
+    def band_label(self) -> str:
+        return BANDS[self.band].split(":")[0] if self.band else "Not assessed"
+
+    @property
+    def percent(self) -> int | None:
+        return None if self.score is None else round(100 * self.score)
+
+    @property
+    def explanation(self) -> str:
+        measures = DIMENSION_MEASURES[self.key]
+        if self.score is None:
+            return f"Not assessed: this interview had nothing that measures {measures}."
+        return f"{self.percent}% on {measures}. {BANDS[self.band].split(': ', 1)[1].capitalize()}"
+
+
+@dataclass
+class PhaseTime:
+    key: str
+    label: str
+    budget: float
+    spent: float
+    answered: int
+    total: int
+
+    @property
+    def score(self) -> float:
+        on_time = self.answered / self.total if self.total else 0.0
+        return on_time * (min(1.0, self.budget / self.spent) if self.spent > 0 else 1.0)
+
+
+@dataclass
+class Scorecard:
+    dimensions: list[Dimension]
+    phases: list[PhaseTime]
+
+    @property
+    def overall(self) -> float | None:
+        scored = [d.score for d in self.dimensions if d.score is not None]
+        return sum(scored) / len(scored) if scored else None
+
+    @property
+    def band(self) -> str:
+        return band_of(self.overall) or "not_yet"
+
+    @property
+    def band_text(self) -> str:
+        return BANDS[self.band]
+
+    @property
+    def band_label(self) -> str:
+        return BANDS[self.band].split(":")[0]
+
+    @property
+    def weakest(self) -> Dimension | None:
+        scored = [d for d in self.dimensions if d.score is not None]
+        return min(scored, key=lambda d: d.score) if scored else None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {d.key: None if d.score is None else round(d.score, 4) for d in self.dimensions}
+
+
+def band_of(score: float | None) -> str | None:
+    if score is None:
+        return None
+    return "strong" if score >= STRONG else "ready" if score >= READY else "not_yet"
+
+
+def counted(item: InterviewItem) -> float:
+    """Return what an item adds to its dimension: its score if answered on time, else nothing."""
+    return item.score if item.answered_at is not None and not item.late and item.score is not None else 0.0
+
+
+def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
+    """Compute the rubric from the stored items: the one place the scoring rules live.
+
+    - Requirements, estimation, design, trade-offs and communication: the mean score of the
+      phase's items (a deep dive: its choice's points over the best's; a number: full credit
+      within tolerance, half inside the partial band, halved again when the unit is wrong; the
+      next component: right or not). Unanswered and late items score 0.
+    - Time management: per phase, the share of items answered on time times budget over time
+      spent (1 when within budget); a phase's time runs from the previous phase's last answer.
+    """
+    by_phase: dict[str, list[InterviewItem]] = defaultdict(list)
+    for item in sorted(items, key=lambda i: i.position):
+        by_phase[item.phase].append(item)
+    scores = {}
+    for phase, dimension in PHASE_DIMENSION.items():
+        rows = by_phase.get(phase)
+        scores[dimension] = sum(counted(i) for i in rows) / len(rows) if rows else None
+    times = []
+    mark = interview.started_at
+    for phase in interview.phases:
+        rows = by_phase.get(phase["key"], [])
+        answered = [i.answered_at for i in rows if i.answered_at is not None]
+        end = max(answered) if answered else (interview.finished_at or interview.deadline)
+        on_time = sum(1 for i in rows if i.answered_at is not None and not i.late)
+        times.append(PhaseTime(phase["key"], phase["label"], phase["seconds"], max((end - mark).total_seconds(), 0),
+                               on_time, len(rows)))  # fmt: skip
+        mark = max(mark, end)
+    scores["time_management"] = sum(t.score for t in times) / len(times) if times else None
+    return Scorecard([Dimension(key, label, scores[key]) for key, label in DIMENSIONS], times)
+
+
+def history(learner_interviews) -> list[tuple[Interview, Scorecard]]:
+    """Return every finished interview, oldest first, with its scorecard (two queries in all)."""
+    interviews = list(
+        learner_interviews.filter(finished_at__isnull=False).select_related("lesson").order_by("started_at", "pk")
+    )
+    rows: dict[int, list[InterviewItem]] = defaultdict(list)
+    fields = ("interview", "position", "phase", "kind", "answered_at", "late", "score")
+    for item in InterviewItem.objects.filter(interview__in=[i.pk for i in interviews]).only(*fields):
+        rows[item.interview_id].append(item)
+    return [(interview, scorecard(interview, rows[interview.pk])) for interview in interviews]
+
+
+def remaining_seconds(interview: Interview, now: datetime | None = None) -> float:
+    return max((interview.deadline - (now or timezone.now())).total_seconds(), 0.0)
+
+
+TIME_MARKS = ((0, "Time is up: answers from now on are recorded as late."), (1, "One minute left."),
+              (5, "Five minutes left."))  # fmt: skip
+
+
+def time_mark(seconds_left: float) -> int | None:
+    """Return the last mark (minutes left: 5, 1 or 0) the clock has passed, None before five minutes."""
+    return next((mark for mark, _text in TIME_MARKS if seconds_left <= mark * 60), None)
+
+
+def announcement(seconds_left: float, announced: int | None) -> tuple[str, int | None]:
+    """Return (what to announce, the mark reached) once the clock passes a mark not yet announced.
+
+    ``announced`` is the mark the page last announced or loaded at, so each mark is said once.
+    """
+    mark = time_mark(seconds_left)
+    if mark is None or (announced is not None and announced <= mark):
+        return "", announced
+    return dict(TIME_MARKS)[mark], mark
+
+
+def fmt_seconds(seconds: float) -> str:
+    seconds = max(math.ceil(seconds), 0)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+# --- Pages: budgets, practise links, trend charts -----------------------------------------
+
+
+def budget_rows() -> list[dict]:
+    """Return each phase's label, budget and item count for a full interview (the start page shows them)."""
+    return [
+        {"label": label, "minutes": round(minutes * budget_scale(), 2), "items": count}
+        for _key, label, minutes, count in PHASES
+    ]
+
+
+@dataclass
+class Practise:
+    dimension: Dimension
+    links: list[tuple[str, str]]  # (title, url)
+
+
+def practise_links(interview: Interview, card: Scorecard, views: list[ItemView] | None = None) -> Practise | None:
+    """Return links from the weakest dimension: the items it missed, in their lessons, then review."""
+    from django.urls import reverse
+    from django.utils.html import strip_tags
+
+    from lessons.results import truncate_words
+
+    weakest = card.weakest
+    if weakest is None:
+        return None
+    phases = [phase for phase, dimension in PHASE_DIMENSION.items() if dimension == weakest.key]
+    if views is None:
+        views = load(interview)
+    links: dict[str, str] = {}
+    for view in views:
+        if view.item.phase in phases and counted(view.item) < 1 and view.lesson_url not in links.values():
+            links[truncate_words(strip_tags(view.heading_html), 12)] = view.lesson_url
+    rows = list(links.items())
+    if weakest.key == "time_management":
+        rows.append(("Start another interview and keep each phase within its budget", reverse("interviews")))
+    rows.append(("Your spaced-review queue", reverse("review")))
+    return Practise(weakest, rows)
+
+
+def trend_charts(attempts: list[tuple[Interview, Scorecard]]) -> list[dict]:
+    """Return one small line chart per dimension over the attempts (SVG with a title and a description)."""
+    from django.utils.safestring import mark_safe
+
+    from calculators.charts import Plot, line_svg
+
+    if not attempts:
+        return []
+    count = len(attempts)
+    step = max(1, math.ceil(count / 8))
+    x_ticks = [float(n) for n in range(1, count + 1, step)]
+    if x_ticks[-1] != count:
+        x_ticks.append(float(count))
+    if len(x_ticks) == 1:
+        x_ticks.append(2.0)
+    charts = []
+    for key, label in DIMENSIONS:
+        points = [(n, card.as_dict()[key]) for n, (_i, card) in enumerate(attempts, start=1)]
+        scored = [(n, s) for n, s in points if s is not None]
+        if scored:
+            latest, best = scored[-1][1], max(s for _n, s in scored)
+            description = (
+                f"{label} over {len(scored)} attempt{'s' if len(scored) != 1 else ''}: "
+                f"latest {round(100 * latest)}%, best {round(100 * best)}%."
+            )
+        else:
+            description = f"{label} was not assessed in any attempt yet."
+        svg = line_svg(f"trend-{key}", f"{label} by attempt", description, height=200.0)
+        plot = Plot(svg, x_ticks, [0.0, 0.6, 0.8, 1.0], lambda t: f"{t:.0f}", lambda t: f"{t:.0%}",
+                    "Attempt", "score")  # fmt: skip
+        if len(scored) > 1:
+            svg.polyline([(plot.x(n), plot.y(s)) for n, s in scored], "chart-line")
+        for n, s in scored:
+            svg.circle(plot.x(n), plot.y(s), 4, "chart-point", f"Attempt {n}: {round(100 * s)}%")
+        charts.append({"key": key, "label": label, "svg": mark_safe(svg.render()), "description": description})  # noqa: S308
+    return charts

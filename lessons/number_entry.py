@@ -1,0 +1,155 @@
+"""Read a learner's number the way they type it, in the unit a question asks for.
+
+The one parser of typed answers, used by the lesson forms and the JSON API. It
+accepts "1,200", "1.2k", "3e9", "$1.14", "2.08%", "393 MB", "375 MiB" and
+"9,000 requests/min", and converts a number given with a unit to the asked unit
+with pint. A bare number is taken to be in the asked unit. A unit of another kind
+("393 ms" for a size) is refused with a message saying what was expected.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import math
+import re
+
+import pint
+
+# Counted things are plain numbers: "150 requests" is 150. Bytes get a dimension of their own
+# (pint's default registry makes them dimensionless, which would turn "393 MB" into a percentage).
+_DEFINITIONS = (
+    "USD = [currency] = dollar = dollars",
+    "request = 1 = requests = req",
+    "GPU = 1 = GPUs = gpu = gpus",
+    "card = 1 = cards",
+    "copy = 1 = copies",
+    "point = 1 = points",
+    "token = 1 = tokens",
+    "replica = 1 = replicas",
+    "thousand = 1e3",
+    "million = 1e6",
+    "billion = 1e9",
+    "trillion = 1e12",
+)
+# How an item's unit is written in content, where pint spells it otherwise.
+_ASKED = {"%": "percent", "$": "USD", "×": "1", "x": "1"}
+# A number as typed: sign, optional $, digits with optional thousands separators, an exponent,
+# then optionally k / M / bn glued to it ("1.2k"), then the rest, which must be a unit.
+_ENTRY = re.compile(
+    r"(?P<sign>[+-]?)\s*(?P<dollar>\$?)\s*(?P<sign2>[+-]?)"
+    r"(?P<number>(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"(?:(?P<multiplier>k|K|M|bn)(?![A-Za-z]))?"
+    r"\s*(?P<unit>.*)"
+)
+_GROUPED = re.compile(r"\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
+_UNIT_TEXT = re.compile(r"[A-Za-zµμ%/ ·*]{1,30}")
+_MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9}
+_KINDS = {
+    "[information]": "a size",
+    "[time]": "a time",
+    "1/[time]": "a rate",
+    "[currency]": "an amount of money",
+    "[information]/[time]": "a bandwidth",
+    "": "a plain number",
+    "[length]": "a length",
+    "[mass]": "a mass",
+    "[temperature]": "a temperature",
+}
+
+
+class EntryError(ValueError):
+    """The typed text is not a number in the asked unit; ``str()`` is the message for the learner."""
+
+
+@functools.cache
+def registry() -> pint.UnitRegistry:
+    """Return pint's default units, with bytes as their own dimension and the lab's counted things."""
+    source = importlib.resources.files("pint")
+    text = (source / "default_en.txt").read_text(encoding="utf-8")
+    text = text.replace("bit = []", "bit = [information]", 1)
+    text = text.replace("@import constants_en.txt", (source / "constants_en.txt").read_text(encoding="utf-8"))
+    units = pint.UnitRegistry(None, cache_folder=None)
+    units.load_definitions(text.splitlines())
+    for definition in _DEFINITIONS:
+        units.define(definition)
+    return units
+
+
+def asked_unit(unit: str) -> pint.Unit | None:
+    """Return the pint unit of a question's unit text ("MB", "%", "requests/s"); None if pint has none."""
+    text = _ASKED.get(unit.strip(), unit.strip())
+    if text == "1":
+        return registry().dimensionless
+    if not _UNIT_TEXT.fullmatch(text):
+        return None
+    try:
+        quantity = registry().parse_expression(text)
+    except (pint.errors.PintError, AttributeError, TypeError, ValueError, SyntaxError):
+        return None
+    return quantity.units if isinstance(quantity, pint.Quantity) and quantity.magnitude == 1 else None
+
+
+def kind(dimensionality) -> str:
+    """Return what a dimension is in words: "a size", "a time", ..."""
+    key = str(dimensionality).replace(" ", "").replace("dimensionless", "")
+    return _KINDS.get(key, "a quantity of another kind")
+
+
+def read_number(text: str, unit: str = "") -> float:
+    """Return the number ``text`` means, in ``unit`` (the question's unit); raise EntryError if none."""
+    raw = text.strip().replace("\u2212", "-").replace("\u202f", "").replace("\u00a0", " ").replace("_", "")
+    if not raw:
+        raise EntryError("Enter a number.")
+    match = _ENTRY.fullmatch(raw)
+    if not match or (match["sign"] and match["sign2"]):
+        raise EntryError(f"Enter a number such as 110, 393.2, 1.5e9 or 1,200{example_unit(unit)}.")
+    number = match["number"]
+    if "," in number:
+        if not _GROUPED.fullmatch(number):
+            raise EntryError("Use a dot for decimals (1.5); commas only separate thousands (5,436).")
+        number = number.replace(",", "")
+    value = float(number) * _MULTIPLIERS.get(match["multiplier"] or "", 1.0)
+    if "-" in (match["sign"] + match["sign2"]):
+        value = -value
+    written = match["unit"].strip()
+    if match["dollar"]:
+        if written not in ("", "USD"):
+            raise EntryError(f"“{text.strip()}” mixes a dollar sign with another unit.")
+        written = "USD"
+    if written:
+        value = convert(value, written, unit, text.strip())
+    if not math.isfinite(value):
+        raise EntryError("Enter a finite number.")
+    return value
+
+
+def example_unit(unit: str) -> str:
+    return ", or with a unit, such as 393 MB" if asked_unit(unit) is not None and unit not in ("", "%", "$") else ""
+
+
+def convert(value: float, written: str, unit: str, typed: str) -> float:
+    """Return ``value`` in ``written`` units converted to the question's ``unit``."""
+    if written == unit.strip():
+        return value
+    written = {"%": "percent", "$": "USD", "x": "1", "×": "1"}.get(written, written)
+    target = asked_unit(unit)
+    if target is None:
+        raise EntryError(f"Write the number alone: the answer is in {unit}.")
+    if not _UNIT_TEXT.fullmatch(written) and written != "1":
+        raise EntryError(f"“{typed}” has something after the number that is not a unit. Try a number such as 393.2.")
+    units = registry()
+    try:
+        given = units.parse_expression(written)
+    except (pint.errors.PintError, AttributeError, TypeError, ValueError, SyntaxError):
+        raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit}.") from None
+    if not isinstance(given, pint.Quantity):
+        given = units.Quantity(given)
+    quantity = value * given
+    try:
+        return float(quantity.to(target).magnitude)
+    except pint.errors.DimensionalityError:
+        raise EntryError(
+            f"“{typed}” is {kind(quantity.dimensionality)}, but this question asks for "
+            f"{'a percentage' if unit.strip() == '%' else f'{kind(target.dimensionality)} in {unit}'}."
+        ) from None

@@ -1,0 +1,131 @@
+"""The learner experience in a real browser: number entry with units, live counters, focus after Next,
+and a diagram read on a phone."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import describe
+
+SAMPLE = "/lessons/how-the-lab-works/"
+CASE_STUDY_STEP_5 = "/lessons/llm-serving-platform/walkthroughs/build-the-design/5/"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_number_with_a_unit_is_converted_and_the_counters_follow_the_answer(
+    live_server, page, content, axe_violations, console_errors
+):
+    page.goto(live_server.url + SAMPLE)
+    progress = page.locator("#lesson-progress-line")
+    expect(progress).to_contain_text(re.compile(r"0 of \d+ answered"))
+    envelope = page.locator("#wt-size-the-cache")
+
+    envelope.get_by_label("Your answer").fill("320 ms")  # the step asks for KiB
+    envelope.get_by_role("button", name="Check").click()
+    error = envelope.locator(".error[role='alert']")
+    expect(error).to_have_text("“320 ms” is a time, but this question asks for a size in KiB.")
+    expect(progress).to_contain_text(re.compile(r"0 of \d+ answered"))
+
+    envelope.get_by_label("Your answer").fill("327.68 kB")  # the same size in decimal kB
+    envelope.get_by_role("button", name="Check").click()
+    feedback = page.locator("#wt-size-the-cache-feedback")
+    expect(feedback).to_contain_text("Correct")
+    expect(feedback).to_contain_text("You answered 320 KiB")
+    expect(feedback).to_be_focused()
+    # The header's counters and bar changed in the same response, without a reload.
+    expect(progress).to_contain_text(re.compile(r"1 of \d+ answered · 10 of \d+ points"))
+    assert int(page.locator("#lesson-progress").get_attribute("value")) > 0
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    assert [e for e in console_errors if "status of 422" not in e] == []  # 422: the refused "320 ms"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_next_and_back_move_focus_to_the_new_steps_heading(live_server, page, content):
+    page.goto(live_server.url + SAMPLE)
+    build = page.locator("#wt-grow-a-replica")
+    build.locator("#wt-grow-a-replica-next").focus()
+    page.keyboard.press("Enter")
+    expect(build.locator(".step-count")).to_have_text("Step 2 of 3")
+    expect(page.locator("#wt-grow-a-replica-step-title")).to_be_focused()
+    page.locator("#wt-grow-a-replica-back").click()
+    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 3")
+    expect(page.locator("#wt-grow-a-replica-step-title")).to_be_focused()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [375, 1280])
+def test_the_biggest_diagram_is_readable_on_a_phone_and_a_desktop(live_server, page, content, axe_violations, width):
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(live_server.url + CASE_STUDY_STEP_5)
+    figure = page.locator("#wt-build-the-design figure.diagram")
+    expect(figure).to_be_visible()
+    texts = figure.locator("svg text")
+    assert texts.count() > 20
+    # Text is drawn at 1:1, never shrunk to fit: at least 12 px on screen at every width.
+    heights = figure.evaluate("f => [...f.querySelectorAll('svg text')].map(t => t.getBoundingClientRect().height)")
+    assert min(heights) >= 12, heights
+    # No two texts overlap where they are drawn.
+    boxes = figure.evaluate(
+        "f => [...f.querySelectorAll('svg text')].map(t => { const r = t.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom, t.textContent]; })"
+    )
+    clashes = [
+        (a[4], b[4])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1
+    ]
+    assert clashes == []
+    # New parts are marked by more than colour: a dashed outline and bold text.
+    new_box = figure.locator(".box.new rect").first
+    assert new_box.evaluate("r => getComputedStyle(r).strokeDasharray") not in ("", "none")
+    assert int(figure.locator(".box.new text").first.evaluate("t => getComputedStyle(t).fontWeight")) >= 700
+    # Wider than the screen, the diagram scrolls in its own region; the page itself does not.
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    region = figure.get_by_role("region")
+    if width == 375:
+        assert region.evaluate("r => r.scrollWidth > r.clientWidth")
+        region.focus()
+        page.keyboard.press("ArrowRight")
+        expect(region).to_be_focused()
+    # The text alternative sits in a disclosure, closed until asked for.
+    details = figure.locator("details")
+    expect(details.locator(".meta, p").first).to_be_hidden()
+    details.locator("summary").click()
+    expect(details).to_contain_text("Connections already there")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_outline_sits_beside_the_lesson_on_a_desktop_and_behind_a_button_on_a_phone(
+    live_server, page, content, axe_violations
+):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(live_server.url + SAMPLE)
+    outline = page.get_by_role("navigation", name="Lesson outline")
+    expect(outline).to_be_visible()  # no click needed on a wide screen
+    assert outline.bounding_box()["x"] < page.locator("#lesson-title").bounding_box()["x"]  # beside, on the left
+    expect(outline.get_by_role("link", name="Layer 1 · Skim")).to_be_visible()
+    expect(outline.locator("li.mark-todo").first).to_contain_text("not started")
+    # "Start" begins the reading, and each layer leads on to the next.
+    start = page.get_by_role("link", name="Start", exact=True)
+    expect(start).to_have_attribute("href", "#layer-1")
+    start.click()
+    expect(page.get_by_role("link", name="Continue to layer 2 · Core")).to_be_visible()
+    page.get_by_role("link", name="Continue to layer 2 · Core").click()
+    assert page.url.endswith("#layer-2")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(live_server.url + SAMPLE)
+    outline = page.get_by_role("navigation", name="Lesson outline")
+    expect(outline).to_be_hidden()
+    page.locator("details.outline > summary").click()
+    expect(outline).to_be_visible()
+    assert page.locator("#lesson-progress").bounding_box()["width"] >= 150  # the bar keeps its width on a phone
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)

@@ -1,0 +1,70 @@
+"""A whole short mock interview in a real browser: the clock's announcement, no feedback until the
+scorecard, the history with its charts; axe-core finds nothing on any of the pages."""
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import describe
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_short_interview_runs_to_its_scorecard(
+    live_server, page, content, settings, time_machine, axe_violations, console_errors
+):
+    settings.INTERVIEW_BUDGET_SCALE = 1 / 9  # 45 minutes become 5
+    settings.INTERVIEW_TIMER_POLL_SECONDS = 1
+    time_machine.move_to(datetime(2026, 11, 30, 12, 0, tzinfo=UTC), tick=True)  # the server's clock
+    page.goto(live_server.url + "/interviews/")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    page.get_by_label("Scenario").select_option("llm-serving-platform")
+    page.get_by_role("button", name="Start the interview").click()
+    expect(page.get_by_role("heading", name="The clock")).to_be_visible()
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    # Four minutes later (on the server's clock) the htmx clock says "one minute left", through its live region.
+    expect(page.locator("#time-alert")).to_be_empty()
+    time_machine.shift(timedelta(minutes=4, seconds=10))
+    expect(page.locator("#time-alert")).to_have_text("One minute left.")
+    expect(page.locator("#time-alert")).to_have_attribute("aria-live", "polite")
+    time_machine.shift(-timedelta(minutes=4, seconds=10))  # back: the answers below are in time
+    settings.INTERVIEW_TIMER_POLL_SECONDS = 600  # the pages from here on poll rarely
+
+    for _ in range(20):
+        question = page.locator("#question")
+        if not question.count():
+            break
+        if page.locator("#answer-value").count():
+            page.get_by_label("Your number").fill("110")
+        elif page.locator("#answer-text").count():
+            page.get_by_label("Your answer").fill("A gateway streams tokens, a router keeps prefix affinity.")
+        elif page.locator("input[name=ticked]").count():
+            page.locator("input[name=ticked]").first.check()
+            violations = axe_violations(page)
+            assert violations == [], describe(violations)
+        else:
+            page.locator("input[name=choice]").first.check()
+        page.get_by_role("button", name="Answer and go on").click()
+        expect(page.locator("main")).not_to_contain_text("Best ·")  # no verdict during the interview
+    expect(page.locator("main")).to_contain_text("Every question is answered")
+    page.get_by_role("button", name="Finish and see the scorecard").click()
+
+    expect(page.get_by_role("heading", name=re.compile(r"^Overall: (Strong|Ready|Not yet)$"))).to_be_visible()
+    table = page.get_by_role("table", name="Score by rubric dimension")
+    for label in ("Requirements", "Estimation", "Design", "Trade-offs", "Communication", "Time management"):
+        expect(table.get_by_role("rowheader", name=label)).to_be_visible()
+    expect(page.locator("main")).to_contain_text("You covered 1 of the")
+    page.get_by_text("The worked answer").first.click()
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    page.get_by_role("link", name="Your attempts and trends").click()
+    expect(page.get_by_role("img", name=re.compile("^Requirements by attempt"))).to_be_visible()
+    expect(page.get_by_role("heading", name=re.compile("^Practise this"))).to_be_visible()
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    # A clock poll still in flight when a form navigates away is cancelled by the browser: not an error.
+    assert [error for error in console_errors if "/timer/" not in error] == []

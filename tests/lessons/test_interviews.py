@@ -1,0 +1,601 @@
+"""Mock interviews: the API contract, the server's clock, the scorecard, the pages without JavaScript."""
+
+import random
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.sessions.backends.db import SessionStore
+from django.test import Client
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from lessons import interviews, services
+from lessons.models import (
+    ChecklistPoint,
+    Choice,
+    DeepDive,
+    Interview,
+    InterviewItem,
+    Learner,
+    Lesson,
+    OpenQuestion,
+    Step,
+    Walkthrough,
+)
+from tests.lessons.factories import make_deep_dive, make_lesson
+from tests.lessons.test_api import walk
+
+START = datetime(2026, 11, 30, 12, 0, 15, tzinfo=UTC)
+LEAKS = {"verdict", "feedback", "feedback_html", "points", "score", "expected", "outcome", "worked_html"}
+
+
+@pytest.fixture
+def scenario(db):
+    """A case study with six deep dives (the first leads to a follow-up), three build-up steps, numbers;
+    and a concept lesson whose opening question can frame the requirements."""
+    lesson = make_lesson("case", deep_dives=6, steps=3, challenges=2)
+    Lesson.objects.filter(pk=lesson.pk).update(kind="case_study")
+    section = lesson.sections.get()
+    follow_up = make_deep_dive(section, key="dd-follow", order=50)
+    Choice.objects.filter(deep_dive__key="dd-2", deep_dive__section=section, verdict="weak").update(follow_up=follow_up)
+    build = Walkthrough.objects.get(section=section, key="build")
+    Step.objects.create(walkthrough=build, order=3, title="Prefix index", body="Route by prefix.",
+                        components=[{"key": "index", "label": "Prefix index", "col": 3, "row": 0}])  # fmt: skip
+    question = OpenQuestion.objects.create(section=section, key="wrap", order=60, topic_id="routing",
+                                           prompt="A replica dies mid-stream. Walk me through it.")  # fmt: skip
+    for n, text in enumerate(["Detect the broken stream", "Drain the replica", "Re-run elsewhere"], start=1):
+        ChecklistPoint.objects.create(question=question, order=n, text=text)
+    make_lesson("other", deep_dives=2)
+    return Lesson.objects.get(pk=lesson.pk)
+
+
+@pytest.fixture
+def api():
+    return APIClient()
+
+
+@pytest.fixture
+def clock(time_machine):
+    time_machine.move_to(START, tick=False)
+    return time_machine
+
+
+def start(api, slug="case"):
+    response = api.post("/api/v1/interviews/", {"scenario": slug}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def right_answer(item_row: InterviewItem) -> dict:
+    """Return the payload that earns full credit on a stored item (read from the content)."""
+    if item_row.kind == "open":  # written first, then every point ticked
+        if item_row.answer is None:
+            return {"text": "Detect, drain, re-run."}
+        return {
+            "ticked": list(ChecklistPoint.objects.filter(question=item_row.open_question).values_list("pk", flat=True))
+        }
+    if item_row.kind == "deep_dive":
+        return {"choice": Choice.objects.get(deep_dive=item_row.deep_dive, verdict="best").pk}
+    if item_row.kind == "design":
+        following = Step.objects.filter(walkthrough=item_row.step.walkthrough, order__gt=item_row.step.order)
+        return {"choice": following.order_by("order").first().pk}
+    number = item_row.step or item_row.challenge
+    return {"value": repr(services.expected_for(number, item_row.drawn_inputs).value)}
+
+
+def wrong_answer(item_row: InterviewItem) -> dict:
+    if item_row.kind == "open":
+        return {"text": "No idea."} if item_row.answer is None else {"ticked": []}
+    if item_row.kind == "deep_dive":
+        return {"choice": Choice.objects.get(deep_dive=item_row.deep_dive, verdict="weak").pk}
+    if item_row.kind == "design":
+        following = Step.objects.filter(walkthrough=item_row.step.walkthrough, order__gt=item_row.step.order)
+        return {"choice": following.order_by("order").last().pk}
+    return {"value": "1e30"}
+
+
+def answer_all(api, interview_id: int, answer=right_answer, clock=None, step_seconds=0):
+    while True:
+        row = InterviewItem.objects.filter(interview_id=interview_id, answered_at=None).order_by("position").first()
+        if row is None:
+            return
+        if clock is not None:
+            clock.shift(step_seconds)
+        response = api.post(f"/api/v1/interviews/{interview_id}/answer/", answer(row), format="json")
+        assert response.status_code == 200, response.content
+
+
+# --- The draw ---------------------------------------------------------------------------------
+
+
+def test_an_interview_is_drawn_in_phases_and_stored(api, scenario, clock):
+    data = start(api)
+    assert [p["key"] for p in data["phases"]] == ["requirements", "estimate", "design", "deep_dives", "wrap_up"]
+    rows = list(InterviewItem.objects.filter(interview_id=data["id"]).order_by("position"))
+    phases = [r.phase for r in rows]
+    assert phases == sorted(phases, key=["requirements", "estimate", "design", "deep_dives", "wrap_up"].index)
+    assert 2 <= phases.count("requirements") <= 3
+    assert 2 <= phases.count("estimate") <= 3 and all(r.kind == "number" for r in rows if r.phase == "estimate")
+    assert 4 <= phases.count("deep_dives") <= 6
+    assert [r.open_question.key for r in rows if r.phase == "wrap_up"] == ["wrap"]
+    # Each requirement and deep dive is a different moment; a follow-up comes right after its parent.
+    dives = [r.deep_dive for r in rows if r.deep_dive_id]
+    assert len({d.pk for d in dives}) == len(dives)
+    keys = [d.key for d in dives]
+    if "dd-follow" in keys:
+        assert keys[keys.index("dd-follow") - 1] == "dd-2"
+    # Design: the offered steps come after the one reached, and include the next one.
+    for row in (r for r in rows if r.kind == "design"):
+        later = list(Step.objects.filter(walkthrough=row.step.walkthrough, order__gt=row.step.order))
+        assert set(row.options) <= {s.pk for s in later} and later[0].pk in row.options and len(row.options) >= 2
+    # At least one challenge's numbers are drawn afresh within its ranges, and stored.
+    drawn = [r for r in rows if r.challenge_id and r.challenge.ranges]
+    assert drawn
+    for row in drawn:
+        low, high, step = row.challenge.ranges["cache_gb"]
+        assert low <= row.drawn_inputs["cache_gb"] <= high and (row.drawn_inputs["cache_gb"] - low) % step == 0
+    interview = Interview.objects.get(pk=data["id"])
+    assert interview.deadline - interview.started_at == timedelta(seconds=sum(p["seconds"] for p in data["phases"]))
+    assert interview.deadline == START + timedelta(minutes=45)
+
+
+def test_without_open_questions_the_wrap_up_is_left_out_and_communication_not_assessed(api, scenario, clock):
+    OpenQuestion.objects.all().delete()
+    data = start(api)
+    assert [p["key"] for p in data["phases"]] == ["requirements", "estimate", "design", "deep_dives"]
+    assert Interview.objects.get().deadline == START + timedelta(minutes=40)
+    answer_all(api, data["id"], right_answer, clock, step_seconds=5)
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    assert card["dimensions"]["communication"] is None and card["overall"] == 1.0
+    assert card["explanations"]["communication"].startswith("Not assessed")
+
+
+def test_the_same_seed_draws_the_same_interview_and_another_seed_may_differ(rf, scenario):
+    def drawn(seed):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        interview = interviews.start(request, "case", seed=seed)
+        return [(r.phase, r.deep_dive_id, r.step_id, r.challenge_id, r.options) for r in interview.items.all()]
+
+    assert drawn(7) == drawn(7)
+    assert len({tuple(map(str, drawn(seed))) for seed in range(6)}) > 1
+
+
+def test_surprise_me_leans_toward_the_weakest_topic(db):
+    routing = make_lesson("routing-sim")
+    DeepDive.objects.filter(section__lesson=routing).update(topic_id="routing")
+    kv = make_lesson("kv-sim")
+    lessons = list(Lesson.objects.filter(pk__in=[routing.pk, kv.pk]))
+    pool = interviews.Pool.read(lessons)
+    mastered_kv = {"kv_allocation": 1.0, "routing": 0.2}
+    picks = [interviews.choose_scenario(lessons, pool, mastered_kv, random.Random(seed)).slug for seed in range(300)]
+    # Weights 1.3 (routing) against 0.5 (KV): routing about 72% of the time.
+    assert 0.62 < picks.count("routing-sim") / 300 < 0.82
+    even = [interviews.choose_scenario(lessons, pool, {}, random.Random(seed)).slug for seed in range(300)]
+    assert 0.4 < even.count("routing-sim") / 300 < 0.6
+
+
+# --- The API contract ------------------------------------------------------------------------
+
+
+def test_starting_gives_the_first_item_without_any_verdict(api, scenario, clock):
+    data = start(api)
+    assert {"id", "deadline", "phases", "current"} <= set(data)
+    current = data["current"]
+    assert current["kind"] == "deep_dive" and current["phase"] == "requirements"
+    assert all(set(choice) == {"id", "text", "text_html"} for choice in current["choices"])
+    assert not LEAKS & set(walk(data))
+    assert not {"Best", "Weak", "Holds up.", "Wastes 60-80%."} & set(walk(data))
+
+
+def test_answers_are_recorded_silently_until_the_last_then_current_is_null(api, scenario, clock):
+    data = start(api)
+    interview_id = data["id"]
+    while data["current"] is not None:
+        row = InterviewItem.objects.filter(interview_id=interview_id, answered_at=None).order_by("position").first()
+        assert row.pk == data["current"]["id"]
+        answered = data.get("answered", 0)
+        response = api.post(f"/api/v1/interviews/{interview_id}/answer/", right_answer(row), format="json")
+        assert response.status_code == 200
+        data = response.json()
+        assert set(data) == {"current", "answered", "total", "late", "deadline", "remaining_seconds"}
+        assert data["late"] is False
+        assert not LEAKS & set(walk(data))
+        if row.kind == "open" and row.answer is None:  # written: the same question asks for its checklist
+            assert data["answered"] == answered and data["current"]["stage"] == "tick"
+            assert [p["text"] for p in data["current"]["checklist"]][0] == "Detect the broken stream"
+        else:
+            assert data["answered"] == answered + 1
+    assert data["answered"] == data["total"]
+    again = api.post(f"/api/v1/interviews/{interview_id}/answer/", {"choice": 1}, format="json")
+    assert again.status_code == 409 and "finish the interview" in again.json()["detail"]
+
+
+def test_a_finished_interview_refuses_answers_and_keeps_its_scorecard(api, scenario, clock):
+    data = start(api)
+    first = api.post(f"/api/v1/interviews/{data['id']}/finish/")
+    assert first.status_code == 200 and first.json()["dimensions"]["requirements"] == 0.0
+    refused = api.post(f"/api/v1/interviews/{data['id']}/answer/", {"choice": data["current"]["choices"][0]["id"]},
+                       format="json")  # fmt: skip
+    assert refused.status_code == 409
+    assert refused.json()["detail"] == "This interview is finished: its scorecard is ready, no more answers."
+    assert api.post(f"/api/v1/interviews/{data['id']}/finish/").json() == first.json()
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        ({"scenario": "no-such-lesson"}, "scenario", "No published case study or simulation has that slug"),
+        ({"scenario": "other"}, "scenario", "No published case study or simulation has that slug"),  # a concept
+        ({"scenario": ""}, "scenario", "may not be blank"),
+        ({}, "scenario", "required"),
+        ({"scenario": ["case"]}, "scenario", "Not a valid string"),
+    ],
+)
+def test_bad_starts_are_400s_with_a_message(api, scenario, body, field, message):
+    response = api.post("/api/v1/interviews/", body, format="json")
+    assert response.status_code == 400
+    assert message in " ".join(response.json()["errors"][field])
+    assert not Interview.objects.exists()
+
+
+def test_a_draft_scenario_cannot_be_chosen(api, scenario):
+    Lesson.objects.filter(pk=scenario.pk).update(published=False)
+    response = api.post("/api/v1/interviews/", {"scenario": "case"}, format="json")
+    assert response.status_code == 400 and "scenario" in response.json()["errors"]
+
+
+def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, clock):
+    data = start(api)
+    url = f"/api/v1/interviews/{data['id']}/answer/"
+    cases = [
+        ({"value": "42"}, "choice", "asks you to pick one of its choices"),
+        ({"choice": 999999}, "choice", "not one of this question's choices"),
+        ({"choice": "abc"}, "choice", "valid integer"),
+        ({"choice": True}, "choice", "valid integer"),
+    ]
+    for body, field, message in cases:
+        response = api.post(url, body, format="json")
+        assert response.status_code == 400, body
+        assert message in " ".join(response.json()["errors"][field]), response.json()
+    # Move on to a number question, then send it bad numbers.
+    while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
+           .first()).kind != "number":  # fmt: skip
+        api.post(url, right_answer(row), format="json")
+    for body, message in [({"value": "lots"}, "Enter a number"), ({"value": "1,5"}, "commas only separate"),
+                          ({"choice": 3}, "asks for a number"), ({"value": "9" * 70}, "no more than 60")]:  # fmt: skip
+        response = api.post(url, body, format="json")
+        assert response.status_code == 400 and message in str(response.json()["errors"]), response.json()
+    assert InterviewItem.objects.get(pk=row.pk).answered_at is None
+    # A stale item id (a second tab) is a conflict, not an answer to the wrong question.
+    stale = api.post(url, {**right_answer(row), "item": row.pk - 1}, format="json")
+    assert stale.status_code == 409 and InterviewItem.objects.get(pk=row.pk).answered_at is None
+
+
+def test_the_open_question_is_written_then_ticked_and_bad_ticks_are_400s(api, scenario, clock):
+    data = start(api)
+    url = f"/api/v1/interviews/{data['id']}/answer/"
+    while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
+           .first()).kind != "open":  # fmt: skip
+        api.post(url, right_answer(row), format="json")
+    assert api.post(url, {"ticked": []}, format="json").json()["errors"]["text"] == [
+        'Write your answer first (send "text"); then tick what it covered.'
+    ]
+    assert api.post(url, {"text": "   "}, format="json").status_code == 400
+    assert api.post(url, {"text": "Detect it, drain it."}, format="json").status_code == 200
+    points = list(ChecklistPoint.objects.filter(question=row.open_question).values_list("pk", flat=True))
+    for body, field in [({"ticked": [points[0], 999999]}, "ticked"), ({"ticked": "all"}, "ticked"),
+                        ({"text": "again"}, "ticked")]:  # fmt: skip
+        response = api.post(url, body, format="json")
+        assert response.status_code == 400 and field in response.json()["errors"], response.json()
+    done = api.post(url, {"ticked": points[:2]}, format="json").json()
+    assert done["current"] is None
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    assert card["dimensions"]["communication"] == pytest.approx(2 / 3, abs=1e-4)
+    wrap = card["items"][-1]
+    assert wrap["answer"]["text"] == "Detect it, drain it." and "2 of the 3 points" in wrap["feedback"]
+
+
+def test_another_learners_interview_is_not_found(api, scenario, clock):
+    data = start(api)
+    other = APIClient()
+    assert other.post(f"/api/v1/interviews/{data['id']}/answer/", {"choice": 1}, format="json").status_code == 404
+    assert other.post(f"/api/v1/interviews/{data['id']}/finish/").status_code == 404
+    assert other.get("/api/v1/interviews/").json() == []
+    assert Client().get(reverse("interview", args=[data["id"]])).status_code == 404
+
+
+def test_numbers_take_an_optional_unit_through_the_one_parser(api, scenario, clock):
+    data = start(api)
+    while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
+           .first()).kind != "number":  # fmt: skip
+        api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
+    # A unit of the wrong kind is refused with the parser's message, and the item stays unanswered.
+    response = api.post(f"/api/v1/interviews/{data['id']}/answer/", {"value": "12 parsecs"}, format="json")
+    assert response.status_code == 400
+    assert "“12 parsecs” is a length, but this question asks for" in response.json()["errors"]["value"][0]
+    row.refresh_from_db()
+    assert row.answered_at is None
+    # The right number written with a unit of the same kind is converted, then graded.
+    number = row.step or row.challenge
+    value = float(right_answer(row)["value"])
+    written = f"{value} {number.unit}" if number.unit not in ("", "%", "$") else str(value)
+    api.post(f"/api/v1/interviews/{data['id']}/answer/", {"value": written}, format="json")
+    row.refresh_from_db()
+    assert row.score == 1.0 and row.answer["number"] == pytest.approx(value)
+
+
+def test_the_scorecard_recomputes_from_stored_answers(api, scenario, clock):
+    data = start(api)
+    answer_all(api, data["id"], right_answer, clock, step_seconds=5)
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    assert card["dimensions"] == {"requirements": 1.0, "estimation": 1.0, "design": 1.0, "trade_offs": 1.0,
+                                  "communication": 1.0, "time_management": 1.0}  # fmt: skip
+    assert card["band"] == "strong" and card["overall"] == 1.0
+    assert all(item["outcome"] == "correct" for item in card["items"])
+    assert {item["verdict"] for item in card["items"] if item["kind"] == "deep_dive"} == {"best"}
+    numbers = [item for item in card["items"] if item["kind"] == "number"]
+    assert all(item["expected"] is not None and item["steps"] for item in numbers)
+    # Recomputed from the rows: the same dimensions, and each stored answer graded again gives its score.
+    interview = Interview.objects.get(pk=data["id"])
+    rows = list(interview.items.all())
+    assert interviews.scorecard(interview, rows).as_dict() == card["dimensions"]
+    views = interviews.load(interview)
+    for view in views:
+        payload = {k: v for k, v in view.item.answer.items() if k in ("choice", "value", "ticked")}
+        _stored, score, _feedback = interviews.grade(view, payload)
+        assert score == view.item.score
+
+
+def test_weak_answers_score_low_with_plain_explanations(api, scenario, clock):
+    data = start(api)
+    answer_all(api, data["id"], wrong_answer, clock, step_seconds=5)
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    dims = card["dimensions"]
+    assert dims["requirements"] == dims["trade_offs"] == dims["design"] == dims["estimation"] == 0.0
+    assert dims["time_management"] == 1.0  # quick, if wrong
+    assert card["band"] == "not_yet"
+    assert card["explanations"]["trade_offs"].startswith("0% on the approaches you chose")
+    assert card["explanations"]["communication"].startswith("0% on the points of the open question's checklist")
+    assert "Practise this" not in card and card["practise"][-1]["url"].endswith("/review/")
+
+
+def test_time_over_a_phase_budget_lowers_time_management(api, scenario, clock):
+    data = start(api)
+    budgets = {p["key"]: p["seconds"] for p in data["phases"]}
+    while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
+           .first()) is not None:  # fmt: skip
+        # The estimate phase takes twice its budget in all; the others are quick.
+        count = InterviewItem.objects.filter(interview_id=data["id"], phase=row.phase).count()
+        clock.shift(2 * budgets["estimate"] / count if row.phase == "estimate" else 1)
+        api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    phases = len(data["phases"])
+    assert card["dimensions"]["time_management"] == pytest.approx((phases - 1 + 0.5) / phases, abs=1e-3)
+    estimate = next(t for t in card["time"] if t["phase"] == "estimate")
+    assert estimate["spent_seconds"] == pytest.approx(2 * budgets["estimate"])
+
+
+# --- The server's clock -------------------------------------------------------------------------
+
+
+def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client, scenario, clock):
+    started = client.post(reverse("interview-start"), {"scenario": "case"})
+    assert started.status_code == 303
+    url = started["Location"]
+    interview = Interview.objects.get()
+    deadline = interview.deadline
+    first = client.get(url).content.decode()
+    assert "Time left: <strong>45:00</strong>" in first and "Total budget: 45 minutes, in 5 phases" in first
+    clock.shift(timedelta(minutes=35))
+    page = client.get(url).content.decode()  # a reload
+    assert "Time left: <strong>10:00</strong>" in page and deadline.strftime("%H:%M:%S") in page
+    interview.refresh_from_db()
+    assert interview.deadline == deadline
+    # A second start does not move this interview's clock either.
+    client.post(reverse("interview-start"), {"scenario": "case"})
+    interview.refresh_from_db()
+    assert interview.deadline == deadline
+
+    # Past the deadline: the answer is kept, marked late, and scores nothing.
+    clock.shift(timedelta(minutes=11))
+    page = client.get(url).content.decode()
+    assert "Time is up" in page
+    row = interview.items.order_by("position").first()
+    client.post(reverse("interview-answer", args=[interview.pk]), {"item": row.pk, **right_answer(row)})
+    row.refresh_from_db()
+    assert row.late is True and row.score == 1.0
+    api = APIClient()
+    api.cookies = client.cookies
+    card = api.post(f"/api/v1/interviews/{interview.pk}/finish/").json()
+    assert card["items"][0]["outcome"] == "late" and card["dimensions"]["requirements"] == 0.0
+
+
+def test_the_timer_announces_five_minutes_and_one_minute_left_once(client, scenario, clock):
+    client.post(reverse("interview-start"), {"scenario": "case"})
+    interview = Interview.objects.get()
+    timer = reverse("interview-timer", args=[interview.pk])
+
+    def poll(announced=""):
+        html = client.get(f"{timer}?announced={announced}", headers={"HX-Request": "true"}).content.decode()
+        alert = re.search(r'hx-swap-oob="innerHTML:#time-alert">([^<]*)<', html)
+        mark = re.search(r"announced=(\d*)", html)
+        return (alert.group(1) if alert else ""), (mark.group(1) if mark else None)
+
+    assert poll() == ("", "")
+    clock.move_to(interview.deadline - timedelta(minutes=4, seconds=50))
+    assert poll() == ("Five minutes left.", "5")
+    assert poll("5") == ("", "5")
+    clock.move_to(interview.deadline - timedelta(seconds=50))
+    assert poll("5") == ("One minute left.", "1")
+    assert poll("1") == ("", "1")
+    clock.move_to(interview.deadline + timedelta(seconds=1))
+    alert, mark = poll("1")
+    assert alert.startswith("Time is up") and mark is None  # the clock stops polling
+    assert interviews.announcement(200, None) == ("Five minutes left.", 5)
+
+
+# --- Pages without JavaScript ---------------------------------------------------------------
+
+
+def form_answer(html: str, row: InterviewItem) -> dict:
+    """Answer as a learner would, from what the form offers (the first choice, or the right number)."""
+    assert f'name="item" value="{row.pk}"' in html
+    if row.kind == "number":
+        assert 'name="value"' in html
+        return {"item": row.pk, **right_answer(row)}
+    if row.kind == "open" and row.answer is None:
+        assert '<textarea id="answer-text" name="text"' in html and 'name="ticked"' not in html
+        return {"item": row.pk, "text": "Detect it <script>alert(1)</script>, drain it, re-run."}
+    if row.kind == "open":  # the checklist, with the answer written shown escaped; tick the first point
+        assert "Detect it &lt;script&gt;" in html and "Drain the replica" in html
+        return {"item": row.pk, "ticking": "1", "ticked": re.search(r'name="ticked" value="(\d+)"', html).group(1)}
+    choice = re.search(r'name="choice" value="(\d+)"', html).group(1)
+    return {"item": row.pk, "choice": choice}
+
+
+def test_a_whole_interview_through_the_pages(client, scenario, clock):
+    page = client.get(reverse("interviews"))
+    assert page.status_code == 200 and 'name="scenario"' in page.content.decode()
+    assert '<option value="case">' in page.content.decode()
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    interview = Interview.objects.get()
+    answered = 0
+    while (row := interview.items.filter(answered_at=None).order_by("position").first()) is not None:
+        html = client.get(url).content.decode()
+        assert f"question {row.position} of" in html and "Best" not in html
+        assert ("Drain the replica" in html) == (row.kind == "open" and row.answer is not None)
+        clock.shift(3)
+        response = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
+        assert response.status_code == 303
+        answered += 1
+        # Re-posting the same form (Back, then submit again) does not answer the next question.
+        if answered == 1:
+            again = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
+            assert again.status_code == 303
+            assert "already answered" in client.get(url).content.decode()
+            assert interview.items.filter(answered_at__isnull=False).count() == 1
+    html = client.get(url).content.decode()
+    assert "Every question is answered" in html
+    done = client.post(reverse("interview-finish", args=[interview.pk]))
+    assert done.status_code == 303 and done["Location"].endswith("#scorecard")
+    card = client.get(url).content.decode()
+    for label in ("Requirements", "Estimation", "Design", "Trade-offs", "Communication", "Time management"):
+        assert f'<th scope="row">{label}</th>' in card
+    assert "How the scorecard is worked out" in card and "The worked answer" in card and "Overall:" in card
+    assert (
+        "You covered 1 of the 3 points" in card and "Detect it &lt;script&gt;" in card and "<script>alert" not in card
+    )
+    # The history: the attempt, a chart per dimension with a text alternative, practise links.
+    history = client.get(reverse("interviews")).content.decode()
+    assert history.count('role="img"') == 6 and "Every attempt, scores by dimension" in history
+    assert "Practise this" in history and reverse("review") in history
+
+
+def test_a_bad_scenario_on_the_page_is_a_400_with_the_message(client, scenario):
+    response = client.post(reverse("interview-start"), {"scenario": "nope"})
+    assert response.status_code == 400
+    assert "No published case study or simulation has that slug" in response.content.decode()
+
+
+def test_a_bad_number_on_the_page_is_a_400_beside_the_field(client, scenario, clock):
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    interview = Interview.objects.get()
+    while (row := interview.items.filter(answered_at=None).order_by("position").first()).kind != "number":
+        client.post(reverse("interview-answer", args=[interview.pk]), {"item": row.pk, **right_answer(row)})
+    response = client.post(reverse("interview-answer", args=[interview.pk]), {"item": row.pk, "value": "many"})
+    assert response.status_code == 400 and "Enter a number" in response.content.decode()
+    assert 'role="alert"' in response.content.decode()
+    assert client.get(url).status_code == 200
+
+
+# --- Merging into the account ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["login", "signup"])
+def test_a_visitors_interviews_come_with_them_into_the_account(client, scenario, learner_user, how):
+    client.post(reverse("interview-start"), {"scenario": "case"})
+    interview = Interview.objects.get()
+    row = interview.items.order_by("position").first()
+    client.post(reverse("interview-answer", args=[interview.pk]), {"item": row.pk, **right_answer(row)})
+    if how == "login":
+        client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
+        user = learner_user
+    else:
+        client.post(reverse("signup"), {"username": "bea", "password1": "a-long-pass-phrase-7",
+                                        "password2": "a-long-pass-phrase-7"})  # fmt: skip
+        user = User.objects.get(username="bea")
+    interview.refresh_from_db()
+    assert interview.learner == Learner.objects.get(user=user)
+    page = client.get(reverse("interviews")).content.decode()
+    assert "Resume" in page and interview.get_absolute_url() in page
+    assert client.get(interview.get_absolute_url()).status_code == 200
+    api = APIClient()
+    api.force_authenticate(user)
+    listed = api.get("/api/v1/interviews/").json()
+    assert [row["id"] for row in listed] == [interview.pk]
+
+
+# --- Query counts -----------------------------------------------------------------------------
+
+
+def finished_interviews(api, count, clock):
+    for _ in range(count):
+        data = start(api)
+        answer_all(api, data["id"], wrong_answer, clock, step_seconds=2)
+        api.post(f"/api/v1/interviews/{data['id']}/finish/")
+
+
+def test_the_history_page_reads_a_constant_number_of_queries(client, scenario, clock, django_assert_num_queries):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    api = APIClient()
+    counts = []
+    for more in (1, 3):  # one attempt, then four
+        finished_interviews(api, more, clock)
+        client.cookies = api.cookies
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(reverse("interviews")).status_code == 200
+        counts.append(len(queries))
+    assert Interview.objects.count() == 4
+    assert counts[0] == counts[1]
+    with CaptureQueriesContext(connection) as queries:
+        client.get(Interview.objects.first().get_absolute_url())
+    with django_assert_num_queries(len(queries)):
+        client.get(Interview.objects.last().get_absolute_url())
+
+
+def test_staff_can_audit_an_interviews_draw_and_answers_in_the_admin(client, api, scenario, clock, admin_user):
+    data = start(api)
+    row = InterviewItem.objects.filter(interview_id=data["id"]).order_by("position").first()
+    api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
+    client.force_login(admin_user)
+    page = client.get(reverse("admin:lessons_interview_change", args=[data["id"]]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "requirements" in html and "deep_dives" in html and str(right_answer(row)["choice"]) in html
+    assert client.get(reverse("admin:lessons_interview_add")).status_code == 403
+
+
+def test_loading_content_will_not_silently_drop_an_item_drawn_in_an_interview(content_copy, db):
+    import yaml
+    from django.core.management import CommandError, call_command
+
+    call_command("load_content", dir=content_copy, verbosity=0)
+    dd = DeepDive.objects.get(key="kv-heads-sanity")
+    interview = Interview.objects.create(learner=Learner.objects.create(), seed=1, phases=[], started_at=START,
+                                         deadline=START + timedelta(minutes=45))  # fmt: skip
+    InterviewItem.objects.create(interview=interview, position=1, phase="deep_dives", kind="deep_dive", deep_dive=dd)
+    path = content_copy / "lessons" / "how-the-lab-works.yaml"
+    data = yaml.safe_load(path.read_text())
+    items = data["sections"][0]["items"]
+    items[:] = [i for i in items if i.get("deep_dive", {}).get("key") != "kv-heads-sanity"]
+    for choice in items[0]["deep_dive"]["choices"]:
+        choice.pop("follow_up", None)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    with pytest.raises(CommandError, match="kv-heads-sanity.*1 answer.*mock interviews included"):
+        call_command("load_content", dir=content_copy, verbosity=0)
+    assert interview.items.count() == 1

@@ -1,0 +1,75 @@
+"""Number entry: what a learner types, with or without a unit, read in the question's unit."""
+
+import pytest
+
+from lessons.number_entry import EntryError, asked_unit, read_number
+
+
+@pytest.mark.parametrize(
+    ("typed", "unit", "value"),
+    [
+        ("$1.14", "$", 1.14),
+        ("1.14 USD", "$", 1.14),
+        ("2.08%", "%", 2.08),
+        ("2.08", "%", 2.08),
+        ("1,200", "requests", 1200),
+        ("1.2k", "requests", 1200),
+        ("1.2M", "cards", 1_200_000),
+        ("3e9", "requests", 3e9),
+        ("3e9 tokens", "billion tokens", 3),
+        ("3 billion", "billion tokens", 3),
+        ("393 MB", "MB", 393),
+        ("375 MiB", "MB", 393.216),
+        ("327.68 kB", "KiB", 320),
+        ("0.5 s", "ms", 500),
+        ("9,000 requests/min", "requests/s", 150),
+        ("−3.5", "ms", -3.5),
+        ("1.5 ×", "×", 1.5),
+        ("7", "a unit pint does not know", 7),
+    ],
+)
+def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
+    assert read_number(typed, unit) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("typed", "unit", "message"),
+    [
+        ("393 ms", "MB", "“393 ms” is a time, but this question asks for a size in MB."),
+        ("12 MB", "%", "“12 MB” is a size, but this question asks for a percentage."),
+        ("$5", "MB", "is an amount of money, but this question asks for a size in MB"),
+        ("5 EUR", "$", "“EUR” is not a unit this lab knows"),
+        ("1,5", "MB", "Use a dot for decimals"),
+        ("abc", "MB", "Enter a number such as"),
+        ("", "MB", "Enter a number."),
+        ("1e999", "ms", "Enter a finite number."),
+        ("2**9999", "ms", "not a unit"),
+        ("$5 MB", "$", "mixes a dollar sign"),
+    ],
+)
+def test_bad_entries_say_what_is_wrong(typed, unit, message):
+    with pytest.raises(EntryError, match=message.replace("$", r"\$").replace("*", r"\*")):
+        read_number(typed, unit)
+
+
+def test_every_unit_in_shipped_content_is_understood():
+    from pathlib import Path
+
+    import yaml
+
+    units = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("unit"), str):
+                units.add(node["unit"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for path in Path("content/lessons").glob("*.yaml"):
+        walk(yaml.safe_load(path.read_text()))
+    assert units
+    assert [unit for unit in sorted(units) if asked_unit(unit) is None] == []
