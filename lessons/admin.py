@@ -125,7 +125,7 @@ class ParameterTable(forms.Widget):
     def render(self, name, value, attrs=None, renderer=None):
         try:
             current = json.loads(value) if isinstance(value, str) else (value or {})
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
             current = {}
         current = current if isinstance(current, dict) else {}
         heads = ("Value (empty: default)",) if self.mode == "inputs" else ("Draw from", "to", "in steps of")
@@ -177,7 +177,7 @@ class RowsWidget(forms.Widget):
     def render(self, name, value, attrs=None, renderer=None):
         try:
             entries = json.loads(value) if isinstance(value, str) else (value or [])
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
             entries = []
         entries = [*(entries if isinstance(entries, list) else []), None]  # and an empty row to add one
         rows = format_html_join(
@@ -805,7 +805,7 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
             return HttpResponse("Choose a calculator and an output.")
         try:
             inputs = json.loads(ParameterTable(CALCULATORS[slug], "inputs").value_from_datadict(post, {}, "inputs"))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
             return HttpResponse("The inputs are not valid JSON.")
         scale = typed_number(post.get("scale", "1").strip() or "1")
         if not isinstance(scale, (int, float)):
