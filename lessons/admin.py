@@ -2,19 +2,32 @@
 
 from __future__ import annotations
 
-from django import forms
-from django.contrib import admin
-from django.core.exceptions import ValidationError
-from django.db import models
-from django.forms.models import BaseInlineFormSet
+import csv
+import json
 
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import models, transaction
+from django.forms.models import BaseInlineFormSet
+from django.http import Http404, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from calculators.formatting import number
+from calculators.registry import CALCULATORS, CalculatorInputError
 from interview.json_input import JSONFormField
+from lessons.analysis import analyse
+from lessons.content.export import lesson_to_data
 from lessons.content.validate import (
     MAX_CHECKLIST,
     MIN_CHECKLIST,
     Checker,
     ContentError,
     check_follow_ups,
+    giveaway_warnings,
     hint_list,
     parse_challenge,
     parse_walkthrough,
@@ -34,6 +47,7 @@ from lessons.models import (
     OpenQuestion,
     Section,
     Step,
+    Topic,
     Track,
     Walkthrough,
 )
@@ -41,6 +55,208 @@ from lessons.models import (
 # JSON fields refuse NUL characters and absurd nesting with a form error, not a database error.
 JSON_FORM_FIELDS = {models.JSONField: {"form_class": JSONFormField}}
 MARKDOWN_FIELDS = ("summary", "body", "prompt", "context", "feedback", "intro", "explanation", "text")
+
+
+def calculator_choices() -> list[tuple[str, str]]:
+    return [("", "None: no number is asked")] + [(c.slug, f"{c.title} ({c.slug})") for c in CALCULATORS.values()]
+
+
+def output_choices(slug: str | None) -> list:
+    """Return the outputs one may ask for: the calculator's, or every calculator's grouped when none is chosen."""
+
+    def options(calculator):
+        return [(o.name, f"{o.label} ({o.name}, {o.unit})") for o in calculator.outputs if not o.is_check]
+
+    if slug in CALCULATORS:
+        return [("", "Choose an output")] + options(CALCULATORS[slug])
+    return [("", "Choose a calculator, then an output")] + [(c.title, options(c)) for c in CALCULATORS.values()]
+
+
+class CalculatorSelect(forms.Select):
+    """The calculator select: choosing one narrows the output select after it (htmx; without it, on save)."""
+
+    def get_context(self, name, value, attrs):
+        attrs = {**(attrs or {}), "hx-get": reverse("admin:lessons_calculator_outputs"), "hx-trigger": "change",
+                 "hx-target": "next select", "hx-swap": "outerHTML"}  # fmt: skip
+        return super().get_context(name, value, attrs)
+
+
+def typed_number(raw: str) -> int | float | str:
+    """Return what an author typed as a number; text that is none stays text, for the validator to refuse by name."""
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+class ParameterTable(forms.Widget):
+    """A numeric question's inputs (or ranges) as a table of the calculator's parameters, not JSON.
+
+    Each row shows a parameter's label, unit, default and bounds; "inputs" takes a fixed value (empty: the
+    default), "ranges" a min, max and step for a number drawn per learner (empty: not drawn). The widget
+    hands the field the same JSON a content file holds, so the shared validator checks it.
+    """
+
+    def __init__(self, calculator, mode: str):
+        super().__init__()
+        self.calculator, self.mode = calculator, mode
+        self.parts = ("",) if mode == "inputs" else ("min", "max", "step")
+
+    def sub_name(self, name: str, parameter: str, part: str) -> str:
+        return f"{name}__{parameter}" + (f"__{part}" if part else "")
+
+    def value_from_datadict(self, data, files, name):
+        names = [self.sub_name(name, p.name, part) for p in self.calculator.parameters for part in self.parts]
+        if name in data and not any(sub in data for sub in names):
+            return data[name]  # JSON from a form shown before the calculator was chosen
+        found = {}
+        for p in self.calculator.parameters:
+            raws = [str(data.get(self.sub_name(name, p.name, part), "")).strip() for part in self.parts]
+            if any(raws):
+                values = [typed_number(raw) if raw else None for raw in raws]
+                found[p.name] = values[0] if self.mode == "inputs" else values
+        return json.dumps(found)
+
+    def value_omitted_from_data(self, data, files, name):
+        return False
+
+    def render(self, name, value, attrs=None, renderer=None):
+        try:
+            current = json.loads(value) if isinstance(value, str) else (value or {})
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
+            current = {}
+        current = current if isinstance(current, dict) else {}
+        heads = ("Value (empty: default)",) if self.mode == "inputs" else ("Draw from", "to", "in steps of")
+        rows = []
+        for p in self.calculator.parameters:
+            given = current.get(p.name)
+            given = [given] if self.mode == "inputs" else (given if isinstance(given, list) else [None] * 3)
+            cells = format_html_join("", '<td><input type="text" inputmode="decimal" name="{}" id="id_{}" value="{}" '
+                                     'aria-label="{} {}" size="8"></td>',
+                                     ((self.sub_name(name, p.name, part), self.sub_name(name, p.name, part),
+                                       "" if v is None else v, p.label, head)
+                                      for part, v, head in zip(self.parts, given, heads)))  # fmt: skip
+            rows.append(format_html(
+                '<tr><th scope="row">{} <code>{}</code></th><td>{}</td><td>{}</td><td>{} to {}</td>{}</tr>',
+                p.label, p.name, p.unit_label, number(p.default), number(p.min), number(p.max), cells,
+            ))  # fmt: skip
+        return format_html(
+            '<table class="parameter-table"><thead><tr><th scope="col">Parameter</th><th scope="col">Unit</th>'
+            '<th scope="col">Default</th><th scope="col">Accepted</th>{}</tr></thead><tbody>{}</tbody></table>',
+            format_html_join("", '<th scope="col">{}</th>', ((h,) for h in heads)),
+            format_html_join("", "{}", ((r,) for r in rows)),
+        )
+
+
+class RowsWidget(forms.Widget):
+    """A list (hints, slips) edited as rows of fields, one row per entry plus an empty one to add; not JSON.
+
+    Rows whose fields are all empty are dropped. The field receives the file format's JSON, so the
+    shared validator checks it; a form posted as JSON (no row fields) is taken as it is.
+    """
+
+    parts: tuple[str, ...] = ()
+
+    def row_fields(self, data, name: str) -> list[dict[str, str]]:
+        numbers = sorted(
+            {int(k.split("__")[1]) for k in data if k.startswith(f"{name}__") and k.split("__")[1].isdigit()}
+        )
+        return [{part: str(data.get(f"{name}__{n}__{part}", "")).strip() for part in self.parts} for n in numbers]
+
+    def value_from_datadict(self, data, files, name):
+        rows = self.row_fields(data, name)
+        if name in data and not rows:
+            return data[name]
+        return json.dumps([self.entry(row) for row in rows if any(row.values())])
+
+    def value_omitted_from_data(self, data, files, name):
+        return False
+
+    def render(self, name, value, attrs=None, renderer=None):
+        try:
+            entries = json.loads(value) if isinstance(value, str) else (value or [])
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
+            entries = []
+        entries = [*(entries if isinstance(entries, list) else []), None]  # and an empty row to add one
+        rows = format_html_join(
+            "", "<li>{}</li>", ((self.render_row(name, n, entry),) for n, entry in enumerate(entries))
+        )
+        return format_html('<ol class="list-rows">{}</ol>', rows)
+
+    def field(self, name: str, n: int, part: str, label: str, value: str, textarea: bool = False) -> str:
+        field_id = f"id_{name}__{n}__{part}"
+        if textarea:
+            box = format_html('<textarea name="{}__{}__{}" id="{}" rows="2" cols="60">{}</textarea>', name, n, part,
+                              field_id, value)  # fmt: skip
+        else:
+            box = format_html('<input type="text" name="{}__{}__{}" id="{}" value="{}" size="24">', name, n, part,
+                              field_id, value)  # fmt: skip
+        return format_html('<label for="{}">{}</label> {}', field_id, label, box)
+
+
+class HintRows(RowsWidget):
+    parts = ("text",)
+
+    def entry(self, row: dict) -> str:
+        return row["text"]
+
+    def render_row(self, name: str, n: int, hint) -> str:
+        return self.field(name, n, "text", f"Hint {n + 1}", hint if isinstance(hint, str) else "", textarea=True)
+
+
+class SlipRows(RowsWidget):
+    """A slip: a factor of the expected answer, or inputs changed ("bytes_per_value=1, layers=40"), and its feedback."""
+
+    parts = ("factor", "inputs", "feedback")
+
+    def entry(self, row: dict) -> dict:
+        slip: dict = {"feedback": row["feedback"]}
+        if row["factor"]:
+            slip["factor"] = typed_number(row["factor"])
+        if row["inputs"]:
+            pairs = [pair.split("=", 1) for pair in row["inputs"].split(",")]
+            slip["inputs"] = {k.strip(): typed_number(v.strip()) for k, v in pairs} if all(len(p) == 2 for p in pairs) \
+                else row["inputs"]  # fmt: skip
+        return slip
+
+    def render_row(self, name: str, n: int, slip) -> str:
+        slip = slip if isinstance(slip, dict) else {}
+        changed = slip.get("inputs")
+        changed = ", ".join(f"{k}={v}" for k, v in changed.items()) if isinstance(changed, dict) else ""
+        return format_html(
+            "{} {} {}",
+            self.field(name, n, "factor", f"Slip {n + 1}: expected ×", slip.get("factor", "")),
+            self.field(name, n, "inputs", "or with inputs changed (name=value, …)", changed),
+            self.field(name, n, "feedback", "Feedback", slip.get("feedback", ""), textarea=True),
+        )
+
+
+class NumberQuestionFormMixin:
+    """A numeric question's calculator and output are chosen from selects, not typed."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "calculator" not in self.fields:
+            return
+        self.fields["hints"].widget = HintRows()
+        self.fields["slips"].widget = SlipRows()
+        slug = self.data.get(self.add_prefix("calculator")) if self.is_bound else self.instance.calculator
+        self.fields["calculator"] = forms.ChoiceField(
+            choices=calculator_choices(), required=False, widget=CalculatorSelect,
+            help_text="The calculator that computes the expected answer.",
+        )  # fmt: skip
+        self.fields["output"] = forms.ChoiceField(
+            choices=output_choices(slug), required=False, help_text="The number the learner is asked for."
+        )
+        if slug in CALCULATORS:
+            for name in ("inputs", "ranges"):
+                if name in self.fields:
+                    self.fields[name].widget = ParameterTable(CALCULATORS[slug], name)
+            names = ", ".join(o.name for o in CALCULATORS[slug].outputs if not o.is_check)
+            message = f"calculator '{slug}' has no output '%(value)s' (it has {names})."
+            self.fields["output"].error_messages["invalid_choice"] = message
 
 
 class MarkdownCheckMixin:
@@ -97,7 +313,7 @@ class UniqueKeyMixin:
         return cleaned
 
 
-class StepForm(MarkdownCheckMixin, forms.ModelForm):
+class StepForm(NumberQuestionFormMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Step
         fields = "__all__"
@@ -133,7 +349,7 @@ class StepFormSet(BaseInlineFormSet):
                 step["ask"] = ask_data(data)
             steps.append(step)
         payload = {"key": walkthrough.key or "walkthrough", "kind": walkthrough.kind, "title": walkthrough.title or "-",
-                   "topic": walkthrough.topic, "steps": steps}  # fmt: skip
+                   "topic": walkthrough.topic_id, "steps": steps}  # fmt: skip
         check = Checker("admin", f"walkthrough '{walkthrough.key}'")
         try:
             parse_walkthrough(check, payload)
@@ -141,7 +357,7 @@ class StepFormSet(BaseInlineFormSet):
             raise ValidationError(f"{error.item}: {error.problem}.") from None
 
 
-class ChallengeForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
+class ChallengeForm(NumberQuestionFormMixin, UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Challenge
         fields = "__all__"
@@ -152,8 +368,9 @@ class ChallengeForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
             self.add_error("calculator", "A challenge asks for a number: name a calculator.")
             return cleaned
         if not self.errors:
-            payload = {name: cleaned.get(name) for name in ("key", "topic", "title", "prompt", "hints", "explanation")}
+            payload = {name: cleaned.get(name) for name in ("key", "title", "prompt", "hints", "explanation")}
             payload = {name: value for name, value in payload.items() if value not in (None, "", [])}
+            payload["topic"] = cleaned["topic"].slug if cleaned.get("topic") else ""
             payload["ask"] = ask_data(cleaned, cleaned.get("ranges"))
             check = Checker("admin", f"challenge '{cleaned.get('key')}'")
             # The prompt's own problems are shown beside it by the mixin and Challenge.clean().
@@ -169,14 +386,17 @@ class ChoiceFormSet(BaseInlineFormSet):
         if any(self.errors):
             return
         live = kept_rows(self)
+        problems = []  # reported together, so one save shows everything to fix
         if len(live) < 3:
-            raise ValidationError("A deep dive needs at least three choices.")
+            problems.append("A deep dive needs at least three choices.")
         best = sum(1 for data in live if data.get("verdict") == "best")
         if best != 1:
-            raise ValidationError(f"A deep dive needs exactly one best choice; this one has {best}.")
+            problems.append(f"A deep dive needs exactly one best choice; this one has {best}.")
         orders = [data.get("order") for data in live]
         if len(set(orders)) != len(orders):
-            raise ValidationError("Two choices share an order; give each its own position.")
+            problems.append("Two choices share an order; give each its own position.")
+        if problems:
+            raise ValidationError(problems)
         follow_ups = [data["follow_up"] for data in live if data.get("follow_up") is not None]
         if follow_ups and self.instance.section_id:
             lesson_id = self.instance.section.lesson_id
@@ -187,12 +407,6 @@ class ChoiceFormSet(BaseInlineFormSet):
                 check_follow_ups(check, self.follow_up_graph(lesson_id, follow_ups))
             except ContentError as error:
                 raise ValidationError(f"{error.item}: {error.problem}.") from None
-        points = self.instance.points
-        for data in live:
-            if data.get("verdict") == "best" and data.get("points") != points:
-                raise ValidationError(f"The best choice must earn the deep dive's full {points} points.")
-            if data.get("verdict") != "best" and (data.get("points") or 0) >= points:
-                raise ValidationError(f"Only the best choice may earn the full {points} points.")
 
     def follow_up_graph(self, lesson_id: int, follow_ups: list[DeepDive]) -> dict[str, set[str]]:
         """Return the lesson's follow-up graph by key, with this deep dive's choices as edited (two queries)."""
@@ -215,7 +429,7 @@ class ChoiceInline(admin.StackedInline):
     fk_name = "deep_dive"
     extra = 0
     min_num = 3
-    fields = ("order", "text", "verdict", "points", "feedback", "follow_up")
+    fields = ("order", "text", "verdict", "feedback", "follow_up")
     autocomplete_fields = ("follow_up",)
 
 
@@ -233,8 +447,8 @@ class StepInline(admin.StackedInline):
             {
                 "fields": (
                     "calculator",
-                    "inputs",
                     "output",
+                    "inputs",
                     "scale",
                     "unit",
                     "tolerance",
@@ -264,6 +478,151 @@ class ContentAdmin(admin.ModelAdmin):
     formfield_overrides = JSON_FORM_FIELDS
 
 
+ITEM_MODELS = (("deepdive", DeepDive, "Deep dive"), ("walkthrough", Walkthrough, "Walkthrough"),
+               ("challenge", Challenge, "Challenge"), ("openquestion", OpenQuestion, "Open question"))  # fmt: skip
+
+
+def lesson_outline(lesson: Lesson) -> str:
+    """Return the lesson's shape as HTML: each section with its items in order, linking into each (four queries)."""
+    sections = list(Section.objects.filter(lesson=lesson).order_by("order"))
+    items: dict[int, list] = {section.pk: [] for section in sections}
+    for name, model, label in ITEM_MODELS:
+        for item in model.objects.filter(section__lesson=lesson).only("pk", "key", "order", "section_id"):
+            url = reverse(f"admin:lessons_{name}_change", args=[item.pk])
+            items[item.section_id].append((item.order, label, item.key, url, name, item.pk))
+    parts = []
+    for section in sections:
+        rows = sorted(items[section.pk])
+        following = (rows[-1][0] + 1) if rows else 1
+        adds = format_html_join(
+            " · ", '<a href="{}?section={}&amp;order={}">Add a {}</a>',
+            ((reverse(f"admin:lessons_{name}_add"), section.pk, following, label.lower())
+             for name, _model, label in ITEM_MODELS),
+        )  # fmt: skip
+        entries = format_html_join(
+            "",
+            '<li>{} <a href="{}">{}</a> (position {}) {}</li>',
+            ((lbl, url, key, order, move_buttons(lesson, name, pk, f"{lbl} {key}"))
+             for order, lbl, key, url, name, pk in rows),
+        )  # fmt: skip
+        parts.append(format_html(
+            '<li><a href="{}">{}</a> ({}, {} min)<ol>{}</ol><p>{}</p></li>',
+            reverse("admin:lessons_section_change", args=[section.pk]), section.title, section.get_layer_display(),
+            section.minutes, entries, adds,
+        ))  # fmt: skip
+    if not parts:
+        return "Add a section below, save, and its items can be added from here."
+    return format_html(
+        '<ol class="lesson-outline" id="outline">{}</ol>', format_html_join("", "{}", ((p,) for p in parts))
+    )
+
+
+def move_buttons(lesson: Lesson, name: str, pk: int, what: str) -> str:
+    """Return the up and down buttons of an outline entry: they post the lesson form to the move view."""
+    return format_html_join(
+        " ",
+        '<button type="submit" formmethod="post" formnovalidate formaction="{}" aria-label="Move {} {}">{}</button>',
+        ((reverse("admin:lessons_lesson_move", args=[lesson.pk, name, pk, direction]), what, direction, arrow)
+         for direction, arrow in (("up", "↑"), ("down", "↓"))),
+    )  # fmt: skip
+
+
+def move_item(lesson: Lesson, name: str, pk: int, direction: str) -> bool:
+    """Swap an item's position with its neighbour's in the section, as the outline orders them; False at an end."""
+    models_by_name = {model_name: model for model_name, model, _label in ITEM_MODELS}
+    item = get_object_or_404(models_by_name[name], pk=pk, section__lesson=lesson)
+    siblings = sorted(
+        (row.order, model_name, row.pk)
+        for model_name, model, _label in ITEM_MODELS
+        for row in model.objects.filter(section_id=item.section_id).only("pk", "order")
+    )
+    place = siblings.index((item.order, name, item.pk))
+    other = place + (-1 if direction == "up" else 1)
+    if not 0 <= other < len(siblings):
+        return False
+    (mine, _, _), (theirs, other_name, other_pk) = siblings[place], siblings[other]
+    if mine == theirs:  # a tie across kinds: step past the neighbour instead
+        theirs = max(theirs - 1, 0) if direction == "up" else theirs + 1
+        models_by_name[name].objects.filter(pk=pk).update(order=theirs)
+        return True
+    with transaction.atomic():  # within one kind the positions are unique: park one on a free value first
+        models_by_name[other_name].objects.filter(pk=other_pk).update(order=32767)
+        models_by_name[name].objects.filter(pk=pk).update(order=theirs)
+        models_by_name[other_name].objects.filter(pk=other_pk).update(order=mine)
+    return True
+
+
+class InLessonMixin:
+    """An item's form links back to its lesson's outline."""
+
+    @admin.display(description="Lesson")
+    def in_lesson(self, obj) -> str:
+        if obj is None or obj.pk is None:
+            return "-"
+        lesson = obj.section.lesson
+        url = reverse("admin:lessons_lesson_change", args=[lesson.pk])
+        return format_html('<a href="{}#outline">Back to the outline of {}</a>', url, lesson.title)
+
+
+class GiveawayWarningsMixin:
+    """Show the lesson's give-away warnings (lessons.content.validate.giveaway_warnings) at the top of the form.
+
+    They warn and never refuse, as when loading a file: a draft can be saved and worked on.
+    """
+
+    readonly_fields = ("give_aways",)
+
+    def get_fields(self, request, obj=None):
+        return ["give_aways", *(name for name in super().get_fields(request, obj) if name != "give_aways")]
+
+    def lesson_of(self, obj) -> Lesson:
+        return obj
+
+    @admin.display(description="Give-aways")
+    def give_aways(self, obj) -> str:
+        if obj is None or obj.pk is None:
+            return "Checked once saved: whether a choice's length, not its content, points at the answer."
+        warnings = giveaway_warnings(lesson_to_data(self.lesson_of(obj)))
+        if not warnings:
+            return "None: no choice gives the answer away by its length or wording."
+        return format_html(
+            '<ul class="messagelist giveaways">{}</ul>',
+            format_html_join("", '<li class="warning">{}</li>', ((w,) for w in warnings)),
+        )
+
+
+def expected_text(slug: str, output: str, inputs, scale: float, unit: str) -> str:
+    """Return the expected answer for these inputs (others at the calculator's defaults), or why there is none."""
+    if slug not in CALCULATORS or not output:
+        return "Choose a calculator and an output."
+    if not isinstance(inputs, dict):
+        return "The inputs must name parameters."
+    try:
+        value = CALCULATORS[slug].evaluate(inputs).outputs.get(output)
+    except CalculatorInputError as error:
+        return "The calculator refuses these inputs: " + "; ".join(
+            f"{k}: {' '.join(v)}" for k, v in error.errors.items()
+        )
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "The output is not a number for these inputs."
+    return f"{number(value * scale)} {unit}".strip() + " (parameters left empty at their defaults)"
+
+
+class CalculatorFieldsMedia:
+    """htmx in the admin, for the calculator and output selects (static/js/admin_calculator.js processes new rows)."""
+
+    class Media:
+        js = ("django_htmx/htmx-2.min.js", "js/admin_calculator.js")
+
+
+@admin.register(Topic)
+class TopicAdmin(ContentAdmin):
+    list_display = ("name", "slug", "order")
+    list_editable = ("order",)
+    search_fields = ("name", "slug", "description")
+    prepopulated_fields = {"slug": ("name",)}
+
+
 @admin.register(Track)
 class TrackAdmin(ContentAdmin):
     list_display = ("title", "slug", "order")
@@ -277,14 +636,82 @@ class LessonForm(MarkdownCheckMixin, forms.ModelForm):
 
 
 @admin.register(Lesson)
-class LessonAdmin(ContentAdmin):
+class LessonAdmin(GiveawayWarningsMixin, ContentAdmin):
     form = LessonForm
-    list_display = ("title", "track", "kind", "order", "published", "updated_at")
+    list_display = ("title", "track", "kind", "order", "published", "updated_at", "analysis_link")
     list_filter = ("track", "kind", "published")
     list_editable = ("published",)
     search_fields = ("title", "slug", "summary")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [SectionInline]
+
+    readonly_fields = ("give_aways", "outline")
+
+    @admin.display(description="Outline")
+    def outline(self, obj) -> str:
+        if obj is None or obj.pk is None:
+            return "Shown once saved: the sections and their items, each a link to edit it."
+        return lesson_outline(obj)
+
+    @admin.display(description="Item analysis")
+    def analysis_link(self, obj) -> str:
+        return format_html(
+            '<a href="{}">How learners answer</a>', reverse("admin:lessons_item_analysis", args=[obj.pk])
+        )
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.item_analysis)
+        move = self.admin_site.admin_view(self.move)
+        return [
+            path("<int:pk>/item-analysis/", view, name="lessons_item_analysis"),
+            path("<int:pk>/move/<str:name>/<int:item>/<str:direction>/", move, name="lessons_lesson_move"),
+            *super().get_urls(),
+        ]
+
+    def move(self, request, pk, name, item, direction):
+        """Move an item of the outline up or down (a POST from its arrow button), then show the outline again."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        lesson = get_object_or_404(Lesson, pk=pk)
+        if name not in {n for n, _m, _l in ITEM_MODELS} or direction not in ("up", "down"):
+            raise Http404("No such item or direction.")
+        if not request.user.has_perm(f"lessons.change_{name}"):
+            raise PermissionDenied
+        if move_item(lesson, name, item, direction):
+            self.message_user(request, f"Moved {direction}.", messages.SUCCESS)
+        else:
+            self.message_user(request, f"Already at the {'top' if direction == 'up' else 'bottom'}.", messages.INFO)
+        return redirect(reverse("admin:lessons_lesson_change", args=[pk]) + "#outline")
+
+    def item_analysis(self, request, pk):
+        """Show how first answers fall on each of the lesson's items; ?format=csv downloads the same figures."""
+        lesson = get_object_or_404(Lesson, pk=pk)
+        if not self.has_view_permission(request, lesson):
+            raise PermissionDenied
+        items = analyse(lesson)
+        if request.GET.get("format") == "csv":
+            return analysis_csv(lesson, items)
+        context = {**self.admin_site.each_context(request), "lesson": lesson, "items": items, "opts": self.opts,
+                   "title": f"Item analysis: {lesson.title}"}  # fmt: skip
+        return TemplateResponse(request, "admin/lessons/item_analysis.html", context)
+
+
+def analysis_csv(lesson: Lesson, items) -> HttpResponse:
+    """Return the item analysis as CSV: one row per item, then one per choice of each deep dive."""
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="item-analysis-{lesson.slug}.csv"'
+    out = csv.writer(response)
+    out.writerow(["kind", "item", "choice", "verdict", "first answers", "stopped here", "right", "share right",
+                  "discrimination", "picked", "share picked", "common wrong values"])  # fmt: skip
+    for item in items:
+        wrong = "; ".join(f"{number(value)} ({n})" for value, n in item.wrong_values)
+        disc = "" if item.discrimination is None else f"{item.discrimination:.3f}"
+        out.writerow([item.kind, item.title, "", "", item.answered, item.stopped_here, item.correct,
+                      f"{item.share_correct:.3f}", disc, "", "", wrong])  # fmt: skip
+        for choice in item.choices:
+            out.writerow([item.kind, item.title, choice.text, choice.verdict, "", "", "", "", "", choice.picked,
+                          f"{choice.share:.3f}", ""])  # fmt: skip
+    return response
 
 
 class SectionForm(MarkdownCheckMixin, forms.ModelForm):
@@ -319,13 +746,17 @@ class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
 
 
 @admin.register(DeepDive)
-class DeepDiveAdmin(ContentAdmin):
+class DeepDiveAdmin(InLessonMixin, GiveawayWarningsMixin, ContentAdmin):
+    readonly_fields = ("give_aways", "in_lesson")
     form = DeepDiveForm
     list_display = ("key", "topic", "section", "order")
     list_filter = ("topic", "section__lesson")
     list_select_related = ("section__lesson",)
     search_fields = ("key", "prompt")
     inlines = [ChoiceInline]
+
+    def lesson_of(self, obj) -> Lesson:
+        return obj.section.lesson
 
 
 class WalkthroughForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
@@ -335,7 +766,8 @@ class WalkthroughForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
 
 
 @admin.register(Walkthrough)
-class WalkthroughAdmin(ContentAdmin):
+class WalkthroughAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
+    readonly_fields = ("in_lesson",)
     form = WalkthroughForm
     list_display = ("title", "kind", "section", "order")
     list_filter = ("kind", "section__lesson")
@@ -345,8 +777,58 @@ class WalkthroughAdmin(ContentAdmin):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(ContentAdmin):
+class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
     form = ChallengeForm
+    fields = ("in_lesson", "section", "key", "order", "topic", "title", "prompt", "calculator", "output", "inputs", "ranges",
+              "expected_answer", "unit", "scale", "tolerance", "tolerance_kind", "partial_band", "points", "slips", "hints",
+              "explanation")  # fmt: skip
+
+    readonly_fields = ("in_lesson", "expected_answer")
+
+    @admin.display(description="Expected answer")
+    def expected_answer(self, obj) -> str:
+        """Return the expected answer, recomputed as the author edits the form (htmx; without it, on save)."""
+        text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit) if obj else ""
+        return format_html(
+            '<output id="expected-answer" aria-live="polite" hx-post="{}" hx-trigger="change from:closest form" '
+            'hx-include="closest form" hx-swap="innerHTML">{}</output>',
+            reverse("admin:lessons_challenge_expected"),
+            text or "Shown once a calculator and an output are chosen.",
+        )
+
+    def expected(self, request):
+        """Return the expected answer for the form as posted, without saving it."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        slug, post = request.POST.get("calculator", ""), request.POST
+        if slug not in CALCULATORS:
+            return HttpResponse("Choose a calculator and an output.")
+        try:
+            inputs = json.loads(ParameterTable(CALCULATORS[slug], "inputs").value_from_datadict(post, {}, "inputs"))
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
+            return HttpResponse("The inputs are not valid JSON.")
+        scale = typed_number(post.get("scale", "1").strip() or "1")
+        if not isinstance(scale, (int, float)):
+            return HttpResponse("The scale is not a number.")
+        return HttpResponse(expected_text(slug, post.get("output", ""), inputs, scale, post.get("unit", "")))
+
+    def get_urls(self):
+        return [
+            path(
+                "calculator-outputs/",
+                self.admin_site.admin_view(self.calculator_outputs),
+                name="lessons_calculator_outputs",
+            ),
+            path("expected-answer/", self.admin_site.admin_view(self.expected), name="lessons_challenge_expected"),
+            *super().get_urls(),
+        ]
+
+    def calculator_outputs(self, request):
+        """Return the output select for the chosen calculator, named after the calculator field sent."""
+        name, slug = next(((k, v) for k, v in request.GET.items() if k.endswith("calculator")), ("calculator", ""))
+        name = name.removesuffix("calculator") + "output"
+        return HttpResponse(forms.Select(choices=output_choices(slug)).render(name, "", attrs={"id": f"id_{name}"}))
+
     list_display = ("title", "topic", "calculator", "output", "section")
     list_filter = ("topic", "calculator", "section__lesson")
     list_select_related = ("section__lesson",)
@@ -392,8 +874,9 @@ class OpenQuestionForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
 
 
 @admin.register(OpenQuestion)
-class OpenQuestionAdmin(ContentAdmin):
+class OpenQuestionAdmin(InLessonMixin, ContentAdmin):
     form = OpenQuestionForm
+    readonly_fields = ("in_lesson",)
     list_display = ("key", "topic", "section", "order")
     list_filter = ("topic", "section__lesson")
     list_select_related = ("section__lesson",)

@@ -199,7 +199,7 @@ def deep_dive_data(view: DeepDiveView) -> dict:
     dd = view.deep_dive
     data = {
         **item_header(dd, "deep_dive"),
-        "topic": dd.topic,
+        "topic": dd.topic_id,
         **text(dd, "prompt"),
         **text(dd, "context"),
         "points": dd.points,
@@ -258,14 +258,14 @@ def walkthrough_data(view: WalkthroughView) -> dict:
                 item["answers"] = answers_data(sv.state, "value")
         steps.append(item)
     return {**item_header(wt, "walkthrough"), "kind": wt.kind, "title": wt.title, "intro": md(wt.intro),
-            "topic": wt.topic, "steps": steps}  # fmt: skip
+            "topic": wt.topic_id or "", "steps": steps}  # fmt: skip
 
 
 def challenge_data(view: ChallengeView) -> dict:
     ch = view.challenge
     data = {
         **item_header(ch, "challenge"),
-        "topic": ch.topic,
+        "topic": ch.topic_id,
         "title": ch.title,
         "prompt_html": str(drawn_prompt(ch, view.inputs)),
         "calculator": ch.calculator,
@@ -297,7 +297,7 @@ def open_question_data(view: OpenQuestionView) -> dict:
     question = view.question
     data = {
         **item_header(question, "open_question"),
-        "topic": question.topic,
+        "topic": question.topic_id,
         **text(question, "prompt"),
         "points": question.points,
         "draft": view.state.draft,

@@ -147,7 +147,7 @@ def lesson_of(item) -> int:
 
 
 def topic_of(item) -> str:
-    return item.walkthrough.topic if isinstance(item, Step) else item.topic
+    return item.walkthrough.topic_id if isinstance(item, Step) else item.topic_id
 
 
 def weighted_sample(rows: list, count: int, rng: random.Random, weight) -> list:
@@ -184,14 +184,14 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
     openings: dict[int, DeepDive] = {}
     for dd in top_level:
         openings.setdefault(dd.section.lesson_id, dd)
-    opening_rows = [(lesson, dd.topic, dd) for lesson, dd in openings.items()]
+    opening_rows = [(lesson, dd.topic_id, dd) for lesson, dd in openings.items()]
     used = set()
     for _lesson, _topic, dd in prefer_scenario(opening_rows, PHASE_ITEMS["requirements"], rng, weight, scenario.pk):
         items.append({"phase": "requirements", "kind": "deep_dive", "deep_dive": dd})
         used.add(dd.pk)
 
     # Deep dives: the scenario's moments first, each with the follow-ups its approaches lead to.
-    groups = [(dd.section.lesson_id, dd.topic, dd) for dd in top_level if dd.pk not in used]
+    groups = [(dd.section.lesson_id, dd.topic_id, dd) for dd in top_level if dd.pk not in used]
     picked: list[DeepDive] = []
     for _lesson, _topic, dd in prefer_scenario(groups, len(groups), rng, weight, scenario.pk):
         group = [dd] + [by_id[c] for c in pool.follow_ups.get(dd.pk, []) if c in by_id and c not in used]
@@ -219,7 +219,7 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
     for steps in pool.build_ups.values():
         for index in range(len(steps) - 2):  # at least two later steps to choose among
             lesson = steps[index].walkthrough.section.lesson_id
-            moments.append((lesson, steps[index].walkthrough.topic, (steps, index)))
+            moments.append((lesson, steps[index].walkthrough.topic_id, (steps, index)))
     chosen = prefer_scenario(moments, PHASE_ITEMS["design"], rng, weight, scenario.pk)
     for _lesson, _topic, (steps, index) in sorted(chosen, key=lambda row: (row[2][0][0].pk, row[2][1])):
         later = steps[index + 1 :]
@@ -231,7 +231,7 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
         items.append({"phase": "deep_dives", "kind": "deep_dive", "deep_dive": dd})
 
     # Wrap-up: one open question (no phase when the lab has none).
-    open_rows = [(q.section.lesson_id, q.topic, q) for q in pool.open_questions]
+    open_rows = [(q.section.lesson_id, q.topic_id, q) for q in pool.open_questions]
     for _lesson, _topic, question in prefer_scenario(open_rows, PHASE_ITEMS["wrap_up"], rng, weight, scenario.pk):
         items.append({"phase": "wrap_up", "kind": "open", "open_question": question})
     return items
@@ -253,7 +253,7 @@ def choose_scenario(choices: list[Lesson], pool: Pool, mastery: dict[str, float]
     """Draw "surprise me": each lesson weighs the mean weakness of its deep dives' topics."""
     topics: dict[int, list[str]] = defaultdict(list)
     for dd in pool.deep_dives:
-        topics[dd.section.lesson_id].append(dd.topic)
+        topics[dd.section.lesson_id].append(dd.topic_id)
 
     def weight(lesson: Lesson) -> float:
         found = topics.get(lesson.pk) or [""]
@@ -406,7 +406,7 @@ def deep_dive_view(item: InterviewItem, offered: list[Choice], reveal: bool) -> 
     view = ItemView(item, dd.prompt_html, dd.context_html, [(c.pk, c.text_html) for c in order])
     view.lesson_url = dd.get_absolute_url()
     if reveal and offered:
-        best = max(offered, key=lambda c: c.points)
+        best = next((c for c in offered if c.verdict == "best"), offered[0])
         view.worked_html = f"{best.text_html}{best.feedback_html}"
         picked = next((c for c in offered if c.pk == (item.answer or {}).get("choice")), None)
         if picked is not None:

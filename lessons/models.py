@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from lessons import diagram
 from lessons.markup import MarkupError, check_prompt, render_stored_markup
+from lessons.scoring import choice_points
 
 KEY_VALIDATOR = RegexValidator(
     r"^[a-z0-9]+(?:-[a-z0-9]+)*$",
@@ -18,19 +19,28 @@ KEY_VALIDATOR = RegexValidator(
 )
 
 
-class Topic(models.TextChoices):
-    KV_ALLOCATION = "kv_allocation", "KV memory allocation"
-    BATCHING = "batching", "Batching"
-    TENSOR_PARALLEL = "tensor_parallel", "Tensor parallelism"
-    SPECULATIVE_DECODING = "speculative_decoding", "Speculative decoding"
-    ROUTING = "routing", "Routing"
-    AUTOSCALING = "autoscaling", "Autoscaling"
-    RATE_LIMITING = "rate_limiting", "Rate limiting"
-    FLEET_ECONOMICS = "fleet_economics", "Fleet economics"
-    CAPACITY_PLANNING = "capacity_planning", "Capacity planning"
-    QUEUEING = "queueing", "Queueing"
-    CACHING = "caching", "Prefix caching"
-    API_DESIGN = "api_design", "API design"
+class Topic(models.Model):
+    """What a question is about; the results page shows mastery per topic. Instructors add them in the admin."""
+
+    slug = models.SlugField(
+        max_length=40, unique=True, help_text="Named by content files (topic: kv_allocation); letters, digits, _ and -."
+    )
+    name = models.CharField(max_length=80, help_text="Shown to learners, e.g. KV memory allocation.")
+    description = models.TextField(blank=True, help_text="What the topic covers, for instructors.")
+    order = models.PositiveSmallIntegerField(default=0, help_text="Position on the results page.")
+
+    class Meta:
+        ordering = ["order", "slug"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def topic_field(**options) -> models.ForeignKey:
+    """Return the field naming an item's topic: stored as the topic's slug, in the column ``topic``."""
+    return models.ForeignKey(
+        Topic, to_field="slug", db_column="topic", on_delete=models.PROTECT, related_name="+", **options
+    )
 
 
 class Layer(models.IntegerChoices):
@@ -167,7 +177,7 @@ class Item(models.Model):
 
 
 class DeepDive(RenderedMarkdown, Item):
-    topic = models.CharField(max_length=40, choices=Topic.choices)
+    topic = topic_field()
     prompt = models.TextField(help_text="The interviewer's question, as spoken.")
     prompt_html = models.TextField(blank=True, editable=False)
     context = models.TextField(blank=True, help_text="Optional Markdown shown under the prompt.")
@@ -213,8 +223,11 @@ class Choice(RenderedMarkdown):
     order = models.PositiveSmallIntegerField(default=0)
     text = models.TextField()
     text_html = models.TextField(blank=True, editable=False)
-    verdict = models.CharField(max_length=12, choices=Verdict.choices)
-    points = models.PositiveSmallIntegerField(default=0)
+    verdict = models.CharField(
+        max_length=12,
+        choices=Verdict.choices,
+        help_text="Best earns the deep dive's points, acceptable half, weak none.",
+    )
     feedback = models.TextField(help_text="Markdown: why this approach holds up or breaks.")
     feedback_html = models.TextField(blank=True, editable=False)
     follow_up = models.ForeignKey(
@@ -237,6 +250,11 @@ class Choice(RenderedMarkdown):
 
     def __str__(self) -> str:
         return f"{self.get_verdict_display()}: {self.text[:60]}"
+
+    @property
+    def points(self) -> int:
+        """Return what picking this choice earns, from its verdict (reads the deep dive: select it with the choice)."""
+        return choice_points(self.verdict, self.deep_dive.points)
 
 
 class ToleranceKind(models.TextChoices):
@@ -312,7 +330,7 @@ class Walkthrough(RenderedMarkdown, Item):
     title = models.CharField(max_length=200)
     intro = models.TextField(blank=True)
     intro_html = models.TextField(blank=True, editable=False)
-    topic = models.CharField(max_length=40, choices=Topic.choices, blank=True)
+    topic = topic_field(null=True, blank=True, help_text="The topic of its graded steps (envelope walkthroughs).")
     diagram = models.JSONField(
         default=dict,
         blank=True,
@@ -391,16 +409,12 @@ class Step(RenderedMarkdown, GradedNumber):
         return result
 
     @property
-    def topic(self) -> str:
-        return self.walkthrough.topic
-
-    @property
     def anchor(self) -> str:
         return f"{self.walkthrough.anchor}-step-{self.order}"
 
 
 class Challenge(RenderedMarkdown, Item, GradedNumber):
-    topic = models.CharField(max_length=40, choices=Topic.choices)
+    topic = topic_field()
     title = models.CharField(max_length=200)
     prompt = models.TextField(help_text="Markdown; {name} shows a drawn input.")
     prompt_html = models.TextField(blank=True, editable=False, help_text="Empty when inputs are drawn per learner.")
@@ -444,7 +458,7 @@ class Challenge(RenderedMarkdown, Item, GradedNumber):
 class OpenQuestion(RenderedMarkdown, Item):
     """An interviewer's open question: the learner writes an answer, then ticks the checklist points it covered."""
 
-    topic = models.CharField(max_length=40, choices=Topic.choices)
+    topic = topic_field()
     prompt = models.TextField(help_text="The interviewer's question, as spoken (Markdown).")
     prompt_html = models.TextField(blank=True, editable=False)
     points = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1)])

@@ -408,7 +408,7 @@ def load_lesson_data(
             follow_up_ids = {follow_up for _parent, follow_up in links}
             choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
         choices = sorted(
-            choices.select_related("deep_dive").order_by(),
+            choices.select_related("deep_dive__topic").order_by(),
             key=lambda c: (section_order.get(c.deep_dive.section_id, 0), c.deep_dive.order, c.deep_dive_id, c.order),
         )
     if "walkthrough" in wanted:
@@ -426,12 +426,14 @@ def load_lesson_data(
         )
     if "challenge" in wanted:
         challenges = sorted(
-            Challenge.objects.filter(section__lesson=lesson).order_by(),
+            Challenge.objects.filter(section__lesson=lesson).select_related("topic").order_by(),
             key=lambda c: (section_order.get(c.section_id, 0), c.order),
         )
     if "open_question" in wanted:
         checklist = sorted(
-            ChecklistPoint.objects.filter(question__section__lesson=lesson).select_related("question").order_by(),
+            ChecklistPoint.objects.filter(question__section__lesson=lesson)
+            .select_related("question__topic")
+            .order_by(),
             key=lambda p: (section_order.get(p.question.section_id, 0), p.question.order, p.question_id, p.order),
         )
     lookup = learner_filter(request)

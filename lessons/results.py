@@ -20,7 +20,6 @@ from lessons.models import (
     Outcome,
     ReviewCard,
     Step,
-    Topic,
     item_key_of,
 )
 from lessons.pages import learner_filter
@@ -39,11 +38,14 @@ class Results:
         return next((score for row, score in self.lessons if row.pk == lesson.pk), Score())
 
 
-def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int], str, int, bool]]]:
+TopicRef = tuple[int, str, str]  # a topic as (order, slug, name): sorts as the results page lists topics
+
+
+def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int], TopicRef, int, bool]]]:
     """Return, per lesson id, its graded items as (item key, topic, points, is a follow-up).
 
     One query: the four kinds of item read as one UNION ALL (a query each cost more to build
-    than to run).
+    than to run); the topic's name and order come in the same rows (a join).
     """
     ids = [lesson.pk for lesson in lessons]
 
@@ -52,10 +54,21 @@ def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int
             items.annotate(
                 item_kind=Value(kind),
                 item_topic=F(topic),
+                item_topic_name=F(f"{topic}__name"),
+                item_topic_order=F(f"{topic}__order"),
                 item_lesson=F(lesson),
                 follow_up_of=follow_up or Value(False),
             )
-            .values_list("item_kind", "pk", "item_topic", "points", "item_lesson", "follow_up_of")
+            .values_list(
+                "item_kind",
+                "pk",
+                "item_topic",
+                "item_topic_name",
+                "item_topic_order",
+                "points",
+                "item_lesson",
+                "follow_up_of",
+            )
             .order_by()
         )
 
@@ -73,7 +86,10 @@ def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int
     challenges = rows(Challenge.objects.filter(section__lesson__in=ids), "challenge")
     questions = rows(OpenQuestion.objects.filter(section__lesson__in=ids), "open_question")
     items: dict[int, list] = defaultdict(list)
-    for kind, pk, topic, points, lesson_id, is_follow_up in deep_dives.union(steps, challenges, questions, all=True):
+    for kind, pk, slug, name, order, points, lesson_id, is_follow_up in deep_dives.union(
+        steps, challenges, questions, all=True
+    ):
+        topic = (order or 0, slug or "", name or slug or "")  # an untopical step: first, unnamed
         items[lesson_id].append(((kind, pk), topic, points, bool(is_follow_up)))
     return items
 
@@ -124,19 +140,18 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     first_points = {item_key_of(row): row["points"] for row in rows}
     total = Score()
     lesson_rows = []
-    topics: dict[str, TopicScore] = {}
+    topics: dict[TopicRef, TopicScore] = {}
     for lesson in lessons:
         score = Score()
         for key, topic, points, is_follow_up in items.get(lesson.pk, []):
             answered = first_points.get(key)
             if counts_toward_score(is_follow_up, answered is not None):
                 score.add(points, answered)
-                topics.setdefault(topic, TopicScore(topic=topic)).add(points, answered)
+                topics.setdefault(topic, TopicScore(topic=topic[1], label=topic[2])).add(points, answered)
         lesson_rows.append((lesson, score))
         total.add_score(score)
     misses = misses_among(rows, lessons) if with_misses else []
-    order = {topic: index for index, topic in enumerate(Topic.values)}
-    topic_list = sorted(topics.values(), key=lambda t: order.get(t.topic, len(order)))
+    topic_list = [topics[ref] for ref in sorted(topics)]
     return Results(lesson_rows, topic_list, misses, total, due)
 
 

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lessons.models import Topic
+ACCEPTABLE_SHARE = 0.5  # of a deep dive's points that an acceptable choice earns (rounded down)
 
-TOPIC_LABELS = dict(Topic.choices)
+
+def choice_points(verdict: str, max_points: int) -> int:
+    """Return what a choice earns: best all of the deep dive's points, acceptable a set share, weak none."""
+    if verdict == "best":
+        return max_points
+    if verdict == "acceptable":
+        return int(max_points * ACCEPTABLE_SHARE)
+    return 0
+
 
 # The practice rules (README "Practice rules"): the first answer to an item scores; retries,
 # "try again" and review are recorded but never change a score.
@@ -81,17 +89,14 @@ class Score:
 
 @dataclass
 class TopicScore(Score):
-    topic: str = ""
+    topic: str = ""  # the topic's slug
+    label: str = ""  # its name
     answered_max: int = 0
 
     def add(self, max_points: int, first_points: int | None) -> None:
         super().add(max_points, first_points)
         if first_points is not None:
             self.answered_max += max_points
-
-    @property
-    def label(self) -> str:
-        return TOPIC_LABELS.get(self.topic, self.topic)
 
     @property
     def mastery(self) -> float:

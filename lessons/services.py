@@ -28,6 +28,7 @@ from lessons.models import (
     Outcome,
     Step,
 )
+from lessons.scoring import choice_points
 
 SESSION_KEY = "learner_id"
 FOLLOW_UP_NOT_REACHED = (
@@ -107,7 +108,7 @@ def answer_deep_dive(
         deep_dive=deep_dive,
         choice=choice,
         outcome=VERDICT_OUTCOME[choice.verdict],
-        points=choice.points,
+        points=choice_points(choice.verdict, deep_dive.points),
         max_points=deep_dive.points,
         message=choice.get_verdict_display(),
     )

@@ -1,6 +1,8 @@
 """Shared fixtures: personas and the sample content."""
 
+import importlib
 import os
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -24,6 +26,25 @@ def _clear_cache():
 
     cache.clear()
     yield
+
+
+def _seed_topics() -> None:
+    """Seed the topics as their data migration does (found by name, so renumbering keeps it)."""
+    from django.apps import apps
+
+    (path,) = Path(__file__).resolve().parent.parent.glob("lessons/migrations/*_topics_as_data.py")
+    importlib.import_module(f"lessons.migrations.{path.stem}").seed_topics(apps, None)
+
+
+@pytest.fixture(autouse=True)
+def _topics_survive_flush(request):
+    """Transactional tests end by emptying every table, migration-seeded topics too: a transactional test seeds them."""
+    marker = request.node.get_closest_marker("django_db")
+    if {"transactional_db", "live_server"} & set(request.fixturenames) or (
+        marker is not None and marker.kwargs.get("transaction")
+    ):
+        request.getfixturevalue("transactional_db")
+        _seed_topics()
 
 
 @pytest.fixture

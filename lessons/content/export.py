@@ -80,16 +80,14 @@ def lesson_to_data(lesson: Lesson) -> dict:
     challenges = Challenge.objects.filter(section__lesson=lesson)
     items: dict[int, list] = {s.pk: [] for s in sections}
     for dd in deep_dives:
-        out = {"key": dd.key, "topic": dd.topic, "prompt": dd.prompt}
+        out = {"key": dd.key, "topic": dd.topic_id, "prompt": dd.prompt}
         put(out, "context", dd.context)
         put(out, "points", dd.points, DEFAULT_POINTS)
         put(out, "keep_choice_order", dd.keep_choice_order, False)
         put(out, "hints", dd.hints, [])
-        defaults = {"best": dd.points, "acceptable": dd.points // 2, "weak": 0}
         out["choices"] = []
         for choice in dd.choices.all():
             c = {"text": choice.text, "verdict": choice.verdict}
-            put(c, "points", choice.points, defaults[choice.verdict])
             c["feedback"] = choice.feedback
             if choice.follow_up_id:
                 c["follow_up"] = choice.follow_up.key
@@ -98,7 +96,7 @@ def lesson_to_data(lesson: Lesson) -> dict:
     for wt in walkthroughs:
         out = {"key": wt.key, "kind": wt.kind, "title": wt.title}
         put(out, "intro", wt.intro)
-        put(out, "topic", wt.topic)
+        put(out, "topic", wt.topic_id or "")
         out["steps"] = []
         for step in wt.steps.all():
             s: dict[str, Any] = {"title": step.title}
@@ -114,7 +112,7 @@ def lesson_to_data(lesson: Lesson) -> dict:
     for ch in challenges:
         out = {
             "key": ch.key,
-            "topic": ch.topic,
+            "topic": ch.topic_id,
             "title": ch.title,
             "prompt": ch.prompt,
             "ask": ask_to_data(ch, ch.ranges),
@@ -123,7 +121,7 @@ def lesson_to_data(lesson: Lesson) -> dict:
         put(out, "explanation", ch.explanation)
         items[ch.section_id].append((ch.order, {"challenge": out}))
     for question in OpenQuestion.objects.filter(section__lesson=lesson).prefetch_related("checklist"):
-        out = {"key": question.key, "topic": question.topic, "prompt": question.prompt}
+        out = {"key": question.key, "topic": question.topic_id, "prompt": question.prompt}
         put(out, "points", question.points, DEFAULT_POINTS)
         out["checklist"] = [point.text for point in question.checklist.all()]
         items[question.section_id].append((question.order, {"open_question": out}))

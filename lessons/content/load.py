@@ -238,13 +238,13 @@ def match_choices(existing: list[Choice], specs: list[dict]) -> tuple[list[Choic
 def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: str = "", prune: bool = True) -> DeepDive:
     deep_dive = item_row(
         report, DeepDive, lesson, section, order, fields["key"],
-        {k: fields[k] for k in ("topic", "prompt", "context", "points", "keep_choice_order", "hints")},
+        {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "context", "points", "keep_choice_order", "hints")}},
     )  # fmt: skip
     Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
     matched, leftover = match_choices(list(Choice.objects.filter(deep_dive=deep_dive)), fields["choices"])
     delete_missing(report, Choice.objects.filter(pk__in=[c.pk for c in leftover]), file=file, prune=prune)
     for number, (choice, row) in enumerate(zip(fields["choices"], matched), start=1):
-        values = {k: choice[k] for k in ("text", "verdict", "points", "feedback")}
+        values = {k: choice[k] for k in ("text", "verdict", "feedback")}
         created = row is None
         if created:
             row = Choice.objects.create(deep_dive=deep_dive, order=number, **values)
@@ -263,7 +263,7 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
 def write_walkthrough(report, lesson, section, order, fields, file: str = "", prune: bool = True) -> Walkthrough:
     walkthrough = item_row(
         report, Walkthrough, lesson, section, order, fields["key"],
-        {k: fields[k] for k in ("kind", "title", "intro", "topic")},
+        {"topic_id": fields["topic"] or None, **{k: fields[k] for k in ("kind", "title", "intro")}},
     )  # fmt: skip
     Step.objects.filter(walkthrough=walkthrough).update(order=F("order") + ORDER_BUMP)
     for number, step in enumerate(fields["steps"], start=1):
@@ -287,7 +287,7 @@ def write_walkthrough(report, lesson, section, order, fields, file: str = "", pr
 
 
 def write_challenge(report, lesson, section, order, fields) -> Challenge:
-    values = {k: fields[k] for k in ("topic", "title", "prompt", "hints", "explanation")}
+    values = {"topic_id": fields["topic"], **{k: fields[k] for k in ("title", "prompt", "hints", "explanation")}}
     values.update(ask_values(fields["ask"]))
     values["ranges"] = fields["ask"]["ranges"]
     return item_row(report, Challenge, lesson, section, order, fields["key"], values)
@@ -302,7 +302,7 @@ def write_open_question(report, lesson, section, order, fields) -> OpenQuestion:
         section,
         order,
         fields["key"],
-        {k: fields[k] for k in ("topic", "prompt", "points")},
+        {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "points")}},
     )
     rows = {row.order: row for row in ChecklistPoint.objects.filter(question=question)}
     for number, text in enumerate(fields["checklist"], start=1):

@@ -45,12 +45,43 @@ class ContentError(ValueError):
         super().__init__(f"{file}: {item}: {problem}")
 
 
+class ContentErrors(ContentError):
+    """Every problem found in the content, reported at once (one per item: an item stops at its first)."""
+
+    def __init__(self, errors: list[ContentError]):
+        self.errors = [e for error in errors for e in getattr(error, "errors", [error])]
+        first = self.errors[0]
+        self.file, self.item, self.problem, self.field = first.file, first.item, first.problem, first.field
+        ValueError.__init__(self, "\n".join(str(e) for e in self.errors))
+
+
+def all_problems(error: ContentError) -> list[ContentError]:
+    """Return the problems an error carries: several for ContentErrors, else itself."""
+    return getattr(error, "errors", [error])
+
+
 @dataclass
 class Checker:
     """Collects the context (file and item) for error messages while validating."""
 
     file: str
     item: str = "lesson"
+    known_topics: list[str] | None = None  # the Topic table's slugs, read once per checker
+
+    def topic(self, data: dict, name: str = "topic", *, required: bool = True) -> str:
+        """Return a topic's slug, refusing one the Topic table does not hold (instructors add them in the admin)."""
+        value = data.get(name) or ""
+        if not value and not required:
+            return ""
+        if self.known_topics is None:
+            self.known_topics = list(Topic.objects.values_list("slug", flat=True))
+        if value not in self.known_topics:
+            self.fail(
+                f"'{name}' {value!r} is not a topic; the topics are {', '.join(self.known_topics) or 'none yet'} "
+                "(add one in the admin under Topics)",
+                name,
+            )
+        return value
 
     def fail(self, problem: str, field: str | None = None) -> None:
         raise ContentError(self.file, self.item, problem, field)
@@ -264,49 +295,76 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
     section_keys: set[str] = set()
     item_keys: set[str] = set()
     deep_dives: dict[str, dict] = {}
+    errors: list[ContentError] = []
     for section in sections:
-        check.item = "a section"
-        section = check.mapping(
-            section, {"key", "layer", "title", "minutes", "body", "items"}, {"key", "layer", "title"}, "section"
-        )
-        key = check.key(section)
-        check.item = f"section '{key}'"
-        if key in section_keys:
-            check.fail("section keys must be unique in the lesson")
-        section_keys.add(key)
-        parsed = {
-            "key": key,
-            "layer": check.integer(section, "layer", 1, 1, 3),
-            "title": check.text(section, "title"),
-            "minutes": check.integer(section, "minutes", 1, 0, 120),
-            "body": check.text(section, "body", required=False, markup=True),
-            "items": [],
-        }
-        items = section.get("items") or []
-        if not isinstance(items, list):
-            check.fail("'items' must be a list")
-        for item in items:
-            if not isinstance(item, dict) or len(item) != 1:
-                check.fail("each item must be exactly one of deep_dive, walkthrough, challenge or open_question")
-            ((kind, body),) = item.items()
-            if kind not in PARSERS:
-                check.fail(f"unknown item type '{kind}'")
-            check.item = f"{kind} in section '{key}'"
-            item_key = check.key(body if isinstance(body, dict) else {})
-            check.item = f"{kind} '{item_key}'"
-            if item_key in item_keys:
-                check.fail("item keys must be unique in the lesson")
-            item_keys.add(item_key)
-            fields = PARSERS[kind](check, body)
-            parsed["items"].append((kind, fields))
-            if kind == "deep_dive":
-                deep_dives[item_key] = fields
+        try:
+            parsed = parse_section(check, section, section_keys, item_keys, deep_dives, errors)
+        except ContentError as error:
+            errors.append(error)
+            continue
         spec.sections.append(parsed)
-    check_follow_ups(
-        check, {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()}
-    )
+    if not errors:  # a follow-up naming an item refused above would be reported twice
+        try:
+            check_follow_ups(
+                check,
+                {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()},
+            )
+        except ContentError as error:
+            errors.append(error)
+    if errors:
+        raise ContentErrors(errors)
     spec.warnings = giveaway_warnings(data)
     return spec
+
+
+def parse_section(
+    check: Checker, section: Any, section_keys: set[str], item_keys: set[str], deep_dives: dict, errors: list
+) -> dict:
+    """Validate one section; a refused item is added to ``errors`` and the next item is still checked."""
+    check.item = "a section"
+    section = check.mapping(
+        section, {"key", "layer", "title", "minutes", "body", "items"}, {"key", "layer", "title"}, "section"
+    )
+    key = check.key(section)
+    check.item = f"section '{key}'"
+    if key in section_keys:
+        check.fail("section keys must be unique in the lesson")
+    section_keys.add(key)
+    parsed = {
+        "key": key,
+        "layer": check.integer(section, "layer", 1, 1, 3),
+        "title": check.text(section, "title"),
+        "minutes": check.integer(section, "minutes", 1, 0, 120),
+        "body": check.text(section, "body", required=False, markup=True),
+        "items": [],
+    }
+    items = section.get("items") or []
+    if not isinstance(items, list):
+        check.fail("'items' must be a list")
+    for number, item in enumerate(items, start=1):
+        check.item = f"item {number} of section '{key}'"
+        try:
+            parsed["items"].append(parse_item(check, item, item_keys, deep_dives))
+        except ContentError as error:
+            errors.append(error)
+    return parsed
+
+
+def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[str, dict]) -> tuple[str, dict]:
+    if not isinstance(item, dict) or len(item) != 1:
+        check.fail("each item must be exactly one of deep_dive, walkthrough, challenge or open_question")
+    ((kind, body),) = item.items()
+    if kind not in PARSERS:
+        check.fail(f"unknown item type '{kind}'")
+    item_key = check.key(body if isinstance(body, dict) else {})
+    check.item = f"{kind} '{item_key}'"
+    if item_key in item_keys:
+        check.fail("item keys must be unique in the lesson")
+    item_keys.add(item_key)
+    fields = PARSERS[kind](check, body)
+    if kind == "deep_dive":
+        deep_dives[item_key] = fields
+    return kind, fields
 
 
 def parse_deep_dive(check: Checker, data: Any) -> dict:
@@ -318,7 +376,7 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
     points = check.integer(data, "points", DEFAULT_POINTS, 1, 100)
     fields = {
         "key": data["key"],
-        "topic": check.choice(data, "topic", Topic.values),
+        "topic": check.topic(data),
         "prompt": check.text(data, "prompt", markup=True),
         "context": check.text(data, "context", required=False, markup=True),
         "points": points,
@@ -331,18 +389,17 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
     choices = data["choices"]
     if not isinstance(choices, list) or len(choices) < 3:
         check.fail("a deep dive needs at least three choices")
-    defaults = {"best": points, "acceptable": points // 2, "weak": 0}
     for number, choice in enumerate(choices, start=1):
+        if isinstance(choice, dict) and "points" in choice:
+            check.fail(
+                f"choice {number} has 'points', which choices no longer take: a choice earns by its verdict "
+                "(best: the deep dive's points, acceptable: half, weak: none); remove the line",
+                "points",
+            )
         choice = check.mapping(
-            choice, {"text", "verdict", "points", "feedback", "follow_up"}, {"text", "verdict", "feedback"},
-            f"choice {number}",
-        )  # fmt: skip
+            choice, {"text", "verdict", "feedback", "follow_up"}, {"text", "verdict", "feedback"}, f"choice {number}"
+        )
         verdict = check.choice(choice, "verdict", Verdict.values)
-        choice_points = check.integer(choice, "points", defaults[verdict], 0, points)
-        if verdict == "best" and choice_points != points:
-            check.fail(f"choice {number} is best, so it must earn the full {points} points")
-        if verdict != "best" and choice_points >= points:
-            check.fail(f"choice {number} is {verdict}, so it must earn fewer than {points} points")
         follow_up = choice.get("follow_up")
         if follow_up is not None and (not isinstance(follow_up, str) or not KEY_RE.match(follow_up)):
             check.fail(f"choice {number}: 'follow_up' must be the key of a deep dive")
@@ -350,7 +407,6 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
             {
                 "text": check.text(choice, "text", markup=True),
                 "verdict": verdict,
-                "points": choice_points,
                 "feedback": check.text(choice, "feedback", markup=True),
                 "follow_up": follow_up,
             }
@@ -397,9 +453,7 @@ def parse_walkthrough(check: Checker, data: Any) -> dict:
         data, {"key", "kind", "title", "intro", "topic", "steps"}, {"key", "kind", "title", "steps"}, "walkthrough"
     )
     kind = check.choice(data, "kind", Walkthrough.Kind.values)
-    topic = data.get("topic", "")
-    if topic and topic not in Topic.values:
-        check.fail(f"'topic' must be one of {', '.join(Topic.values)}")
+    topic = check.topic(data, required=False)
     if kind == "envelope" and not topic:
         check.fail("an envelope walkthrough needs a topic for its graded steps")
     fields = {
@@ -468,7 +522,7 @@ def parse_challenge(check: Checker, data: Any) -> dict:
     )  # fmt: skip
     fields = {
         "key": data["key"],
-        "topic": check.choice(data, "topic", Topic.values),
+        "topic": check.topic(data),
         "title": check.text(data, "title"),
         "prompt": check.text(data, "prompt", markup=True),
         "hints": hint_list(check, data),
@@ -502,7 +556,7 @@ def parse_open_question(check: Checker, data: Any) -> dict:
     )
     fields = {
         "key": data["key"],
-        "topic": check.choice(data, "topic", Topic.values),
+        "topic": check.topic(data),
         "prompt": check.text(data, "prompt", markup=True),
         "points": check.integer(data, "points", DEFAULT_POINTS, 1, 100),
         "checklist": [],
@@ -668,10 +722,17 @@ def parse_directory(directory: Path) -> tuple[list[dict], list[LessonSpec]]:
     tracks = parse_tracks(tracks_file)
     slugs = {t["slug"] for t in tracks} | set(Track.objects.values_list("slug", flat=True))
     specs = []
+    errors: list[ContentError] = []
     for path in sorted(directory.glob("lessons/*.yaml")):
-        spec = parse_lesson(read_yaml(path), path.name, slugs)
+        try:
+            spec = parse_lesson(read_yaml(path), path.name, slugs)
+        except ContentError as error:
+            errors.append(error)
+            continue
         spec.digest = hashlib.sha256(path.read_bytes()).hexdigest()
         specs.append(spec)
+    if errors:
+        raise ContentErrors(errors)
     seen: dict[str, str] = {}
     orders: dict[tuple[str, int], str] = {}
     for spec in specs:

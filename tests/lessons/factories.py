@@ -35,7 +35,7 @@ def make_lesson(slug="sample", deep_dives=1, published=True, order=None, steps=2
         connections=[{"from": "fe", "to": "router", "label": ""}],
     )  # fmt: skip
     envelope = Walkthrough.objects.create(
-        section=core, key="size", order=101, kind="envelope", title="Size it", topic="capacity_planning"
+        section=core, key="size", order=101, kind="envelope", title="Size it", topic_id="capacity_planning"
     )
     Step.objects.create(
         walkthrough=envelope, order=1, title="Requests per replica", calculator="replica", output="requests_per_replica",
@@ -52,13 +52,13 @@ def make_lesson(slug="sample", deep_dives=1, published=True, order=None, steps=2
             output="requests_per_replica", unit="requests", tolerance=0.02,
         )  # fmt: skip
     Challenge.objects.create(
-        section=core, key="copies", order=102, topic="caching", title="Copies in a cache",
+        section=core, key="copies", order=102, topic_id="caching", title="Copies in a cache",
         prompt="A cache of {cache_gb} GB holds how many 1,200-token copies?", calculator="kv-cache",
         output="copies_per_cache", unit="copies", tolerance=0.01, ranges={"cache_gb": [4, 40, 4]},
     )  # fmt: skip
     for n in range(2, challenges + 1):
         Challenge.objects.create(
-            section=core, key=f"copies-{n}", order=102 + n, topic="caching", title=f"Copies, fixed {n}",
+            section=core, key=f"copies-{n}", order=102 + n, topic_id="caching", title=f"Copies, fixed {n}",
             prompt="An 8 GB cache holds how many copies?", calculator="kv-cache", inputs={"cache_gb": 8},
             output="copies_per_cache", unit="copies", tolerance=0.01,
         )  # fmt: skip
@@ -66,13 +66,15 @@ def make_lesson(slug="sample", deep_dives=1, published=True, order=None, steps=2
 
 
 def make_deep_dive(section, key="dd-1", order=1, follow_up=None) -> DeepDive:
-    dd = DeepDive.objects.create(section=section, key=key, order=order, topic="kv_allocation", prompt=f"How? ({key})")
-    Choice.objects.create(deep_dive=dd, order=1, text="Paged blocks", verdict="best", points=10, feedback="Holds up.")
+    dd = DeepDive.objects.create(
+        section=section, key=key, order=order, topic_id="kv_allocation", prompt=f"How? ({key})"
+    )
+    Choice.objects.create(deep_dive=dd, order=1, text="Paged blocks", verdict="best", feedback="Holds up.")
     Choice.objects.create(
-        deep_dive=dd, order=2, text="Reserve max length", verdict="weak", points=0, feedback="Wastes 60-80%.",
+        deep_dive=dd, order=2, text="Reserve max length", verdict="weak", feedback="Wastes 60-80%.",
         follow_up=follow_up,
     )  # fmt: skip
-    Choice.objects.create(deep_dive=dd, order=3, text="Reserve mean", verdict="acceptable", points=5, feedback="Meh.")
+    Choice.objects.create(deep_dive=dd, order=3, text="Reserve mean", verdict="acceptable", feedback="Meh.")
     return dd
 
 
@@ -90,7 +92,12 @@ def make_open_question(section, key="walk-me-through", order=200, points=10, che
     from lessons.models import ChecklistPoint, OpenQuestion
 
     question = OpenQuestion.objects.create(
-        section=section, key=key, order=order, topic="routing", prompt="Walk me through a replica dying.", points=points
+        section=section,
+        key=key,
+        order=order,
+        topic_id="routing",
+        prompt="Walk me through a replica dying.",
+        points=points,
     )
     for n in range(1, checklist + 1):
         ChecklistPoint.objects.create(question=question, order=n, text=f"Point {n} a strong answer makes.")

@@ -1,15 +1,18 @@
 """Authoring in the admin: instructors edit content, never users; validation with clear messages."""
 
+import re
+
 import pytest
+from django.test import Client
 from django.urls import reverse
 
-from lessons.models import Choice, DeepDive, Lesson
+from lessons.models import Challenge, Choice, DeepDive, Lesson, Walkthrough
 from tests.lessons.factories import make_deep_dive, make_lesson
 
 
 def choice_formset(dd, rows, points=10):
     data = {
-        "section": dd.section_id, "key": dd.key, "order": dd.order, "topic": dd.topic, "prompt": dd.prompt,
+        "section": dd.section_id, "key": dd.key, "order": dd.order, "topic": dd.topic_id, "prompt": dd.prompt,
         "context": "", "points": points,
         "choices-TOTAL_FORMS": len(rows), "choices-INITIAL_FORMS": 0, "choices-MIN_NUM_FORMS": 0,
         "choices-MAX_NUM_FORMS": 1000,
@@ -20,8 +23,8 @@ def choice_formset(dd, rows, points=10):
     return data
 
 
-def row(order, verdict, points, follow_up=""):
-    return {"order": order, "text": f"Option {order}", "verdict": verdict, "points": points, "feedback": "Because.",
+def row(order, verdict, follow_up=""):
+    return {"order": order, "text": f"Option {order}", "verdict": verdict, "feedback": "Because.",
             "follow_up": follow_up}  # fmt: skip
 
 
@@ -29,7 +32,7 @@ def row(order, verdict, points, follow_up=""):
 def fresh_dive(db):
     lesson = make_lesson(deep_dives=0)
     section = lesson.sections.get()
-    return DeepDive.objects.create(section=section, key="new", order=9, topic="batching", prompt="How do you batch?")
+    return DeepDive.objects.create(section=section, key="new", order=9, topic_id="batching", prompt="How do you batch?")
 
 
 def test_instructor_edits_content_but_not_users_or_groups(instructor_client, db):
@@ -49,7 +52,7 @@ def test_learner_cannot_reach_the_admin(client, learner_user):
 
 def test_deep_dive_needs_three_choices(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    response = instructor_client.post(url, choice_formset(fresh_dive, [row(1, "best", 10), row(2, "weak", 0)]))
+    response = instructor_client.post(url, choice_formset(fresh_dive, [row(1, "best"), row(2, "weak")]))
     assert (
         "at least three choices" in response.content.decode()
         or "Please submit at least 3 forms" in response.content.decode()
@@ -59,7 +62,7 @@ def test_deep_dive_needs_three_choices(instructor_client, fresh_dive):
 
 def test_deep_dive_needs_exactly_one_best(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    rows = [row(1, "best", 10), row(2, "best", 10), row(3, "weak", 0)]
+    rows = [row(1, "best"), row(2, "best"), row(3, "weak")]
     response = instructor_client.post(url, choice_formset(fresh_dive, rows))
     assert "exactly one best choice; this one has 2" in response.content.decode()
     assert not Choice.objects.exists()
@@ -67,7 +70,7 @@ def test_deep_dive_needs_exactly_one_best(instructor_client, fresh_dive):
 
 def test_valid_deep_dive_saves(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    rows = [row(1, "best", 10), row(2, "acceptable", 5), row(3, "weak", 0)]
+    rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
     response = instructor_client.post(url, choice_formset(fresh_dive, rows))
     assert response.status_code == 302
     assert Choice.objects.filter(deep_dive=fresh_dive).count() == 3
@@ -76,7 +79,7 @@ def test_valid_deep_dive_saves(instructor_client, fresh_dive):
 def test_instructor_pins_the_choice_order(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
     assert 'name="keep_choice_order"' in instructor_client.get(url).content.decode()
-    rows = [row(1, "best", 10), row(2, "acceptable", 5), row(3, "weak", 0)]
+    rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
     response = instructor_client.post(url, {**choice_formset(fresh_dive, rows), "keep_choice_order": "on"})
     assert response.status_code == 302
     fresh_dive.refresh_from_db()
@@ -85,7 +88,7 @@ def test_instructor_pins_the_choice_order(instructor_client, fresh_dive):
 
 def test_follow_up_cannot_lead_back_to_its_own_deep_dive(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    rows = [row(1, "best", 10, follow_up=fresh_dive.pk), row(2, "acceptable", 5), row(3, "weak", 0)]
+    rows = [row(1, "best", follow_up=fresh_dive.pk), row(2, "acceptable"), row(3, "weak")]
     response = instructor_client.post(url, choice_formset(fresh_dive, rows))
     assert "cannot lead back to its own deep dive" in response.content.decode()
 
@@ -93,7 +96,7 @@ def test_follow_up_cannot_lead_back_to_its_own_deep_dive(instructor_client, fres
 def test_follow_up_loop_is_refused(instructor_client, fresh_dive):
     other = make_deep_dive(fresh_dive.section, key="other", order=20, follow_up=fresh_dive)
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
-    rows = [row(1, "best", 10, follow_up=other.pk), row(2, "acceptable", 5), row(3, "weak", 0)]
+    rows = [row(1, "best", follow_up=other.pk), row(2, "acceptable"), row(3, "weak")]
     response = instructor_client.post(url, choice_formset(fresh_dive, rows))
     assert "follow-ups lead back to it in a loop" in response.content.decode()
 
@@ -104,7 +107,7 @@ def test_numeric_step_needs_unit_and_tolerance(instructor_client, db):
     steps = list(wt.steps.all())
     data = {
         "section": wt.section_id, "key": wt.key, "order": wt.order, "kind": wt.kind, "title": wt.title, "intro": "",
-        "topic": wt.topic, "steps-TOTAL_FORMS": 2, "steps-INITIAL_FORMS": 2, "steps-MIN_NUM_FORMS": 0,
+        "topic": wt.topic_id or "", "steps-TOTAL_FORMS": 2, "steps-INITIAL_FORMS": 2, "steps-MIN_NUM_FORMS": 0,
         "steps-MAX_NUM_FORMS": 1000,
     }  # fmt: skip
     for i, step in enumerate(steps):
@@ -145,7 +148,7 @@ def test_view_on_site_links_to_the_lesson(instructor_client, db):
 def walkthrough_post(wt, steps):
     data = {
         "section": wt.section_id, "key": wt.key, "order": wt.order, "kind": wt.kind, "title": wt.title, "intro": "",
-        "topic": wt.topic, "steps-TOTAL_FORMS": len(steps), "steps-INITIAL_FORMS": 0, "steps-MIN_NUM_FORMS": 0,
+        "topic": wt.topic_id or "", "steps-TOTAL_FORMS": len(steps), "steps-INITIAL_FORMS": 0, "steps-MIN_NUM_FORMS": 0,
         "steps-MAX_NUM_FORMS": 1000,
     }  # fmt: skip
     defaults = {"body": "", "components": "[]", "connections": "[]", "calculator": "", "inputs": "{}", "output": "",
@@ -194,7 +197,7 @@ def test_malformed_slips_are_refused(instructor_client, db):
 
 
 def challenge_post(challenge, **changes):
-    data = {"section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic,
+    data = {"section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic_id,
             "title": challenge.title, "prompt": challenge.prompt, "calculator": challenge.calculator, "inputs": "{}",
             "ranges": '{"cache_gb": [4, 40, 4]}', "output": challenge.output, "scale": 1, "unit": challenge.unit,
             "tolerance": challenge.tolerance, "tolerance_kind": "relative", "partial_band": "", "points": 10,
@@ -247,3 +250,179 @@ def test_ranges_that_would_break_drawing_are_refused(instructor_client, db, rang
         reverse("admin:lessons_challenge_change", args=[challenge.pk]), challenge_post(challenge, ranges=ranges)
     )
     assert message in response.content.decode()
+
+
+def test_give_away_warnings_show_while_editing_a_deep_dive_and_its_lesson(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
+    rows[0]["text"] = "Batch continuously, admitting new requests at every decode step so the GPU never idles."
+    assert instructor_client.post(url, {**choice_formset(fresh_dive, rows), "_continue": "1"}).status_code == 302
+    html = instructor_client.get(url).content.decode()
+    assert "choice 1 is 87 characters, more than 2 x the median of the other choices (8)" in html
+    assert "(rule: long choice)" in html
+    lesson_html = instructor_client.get(
+        reverse("admin:lessons_lesson_change", args=[fresh_dive.section.lesson_id])
+    ).content.decode()
+    assert "(rule: best is longest)" in lesson_html
+    rows[0]["text"] = "Paged"  # shorter than the others: the warnings go
+    data = choice_formset(fresh_dive, rows)
+    for i, pk in enumerate(fresh_dive.choices.order_by("order").values_list("pk", flat=True)):
+        data |= {f"choices-{i}-id": pk, f"choices-{i}-deep_dive": fresh_dive.pk}
+    assert instructor_client.post(url, {**data, "choices-INITIAL_FORMS": 3}).status_code == 302
+    assert "None: no choice gives the answer away" in instructor_client.get(url).content.decode()
+
+
+def test_one_save_reports_every_problem_of_the_choices(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "weak"), row(2, "acceptable")]
+    html = instructor_client.post(url, choice_formset(fresh_dive, rows)).content.decode()
+    assert "A deep dive needs at least three choices." in html
+    assert "exactly one best choice; this one has 0" in html
+    assert not Choice.objects.exists()
+
+
+def test_a_numeric_question_is_set_up_by_choosing_a_calculator_then_its_output(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    page = instructor_client.get(reverse("admin:lessons_challenge_change", args=[challenge.pk])).content.decode()
+    assert '<option value="kv-cache" selected>' in page and '<option value="routing">' in page and "hx-get=" in page
+    assert "Expected answer" in page
+    url = reverse("admin:lessons_calculator_outputs")
+    select = instructor_client.get(url, {"steps-0-calculator": "kv-cache"}).content.decode()
+    assert select.startswith('<select name="steps-0-output" id="id_steps-0-output">')
+    assert 'value="copy_bytes"' in select and 'value="round_robin_share"' not in select
+    every = instructor_client.get(url, {"calculator": ""}).content.decode()
+    assert '<optgroup label="Routing' in every
+
+
+def test_the_output_select_is_for_staff_only(client, db):
+    response = client.get(reverse("admin:lessons_calculator_outputs"), {"calculator": "kv-cache"})
+    assert response.status_code == 302 and "login" in response["Location"]
+
+
+@pytest.mark.parametrize("model", ["deepdive", "walkthrough", "challenge"])
+def test_view_on_site_opens_a_draft_item_where_an_instructor_can_try_it_as_a_learner(instructor_client, model):
+    lesson = make_lesson(slug="draft", published=False)
+    item = (
+        {"deepdive": DeepDive, "walkthrough": Walkthrough, "challenge": Challenge}[model]
+        .objects.filter(section__lesson=lesson)
+        .first()
+    )
+    page = instructor_client.get(reverse(f"admin:lessons_{model}_change", args=[item.pk])).content.decode()
+    assert "View on site" in page
+    shortcut = re.search(r'href="(/admin/r/[^"]+)"[^>]*>View on site', page).group(1)
+    target = instructor_client.get(shortcut)["Location"]
+    assert target.endswith(f"/lessons/draft/#{item.anchor}")
+    preview = instructor_client.get(target).content.decode()
+    assert f'id="{item.anchor}"' in preview and "draft (visible to staff only)" in preview
+    if model == "deepdive":  # the instructor answers as a learner would, and sees the feedback
+        best = item.choices.get(verdict="best")
+        answered = instructor_client.post(reverse("answer-deep-dive", args=["draft", item.pk]), {"choice": best.pk})
+        assert answered.status_code == 303
+        assert "Holds up." in instructor_client.get(target).content.decode()
+    assert Client().get(target).status_code == 404  # learners never see the draft
+
+
+def test_the_lesson_form_shows_its_outline_linking_into_each_item_and_back(instructor_client, db):
+    lesson = make_lesson(deep_dives=2)
+    page = instructor_client.get(reverse("admin:lessons_lesson_change", args=[lesson.pk])).content.decode()
+    outline = page[page.index('<ol class="lesson-outline" id="outline">') :]
+    dd = DeepDive.objects.get(key="dd-2")
+    assert f'Deep dive <a href="{reverse("admin:lessons_deepdive_change", args=[dd.pk])}">dd-2</a>' in outline
+    assert outline.index(">dd-1<") < outline.index(">dd-2<") < outline.index(">build<") < outline.index(">copies<")
+    section = lesson.sections.get()
+    add = re.search(r'href="([^"]+)">Add a deep dive', outline).group(1).replace("&amp;", "&")
+    assert add == f"{reverse('admin:lessons_deepdive_add')}?section={section.pk}&order=103"
+    form = instructor_client.get(add).content.decode()
+    assert f'<option value="{section.pk}" selected>' in form
+    item_page = instructor_client.get(reverse("admin:lessons_deepdive_change", args=[dd.pk])).content.decode()
+    assert f'href="{reverse("admin:lessons_lesson_change", args=[lesson.pk])}#outline">Back to the outline' in item_page
+
+
+def test_a_challenge_sets_its_parameters_in_a_table_generated_from_the_calculator(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    page = instructor_client.get(url).content.decode()
+    assert '<table class="parameter-table">' in page
+    assert "Prefix tokens <code>tokens</code></th><td>tokens</td><td>1,200</td><td>1 to 10,000,000</td>" in page
+    assert 'name="ranges__cache_gb__min" id="id_ranges__cache_gb__min" value="4"' in page
+    data = {
+        "section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic_id,
+        "title": challenge.title, "prompt": "A cache of {cache_gb} GB and {tokens} tokens: how many copies?",
+        "calculator": "kv-cache", "output": "copies_per_cache", "inputs__tokens": "2400",
+        "ranges__cache_gb__min": "8", "ranges__cache_gb__max": "16", "ranges__cache_gb__step": "8",
+        "scale": 1, "unit": "copies", "tolerance": 0.01, "tolerance_kind": "relative", "partial_band": "",
+        "points": 10, "slips": "[]", "hints": "[]", "explanation": "",
+    }  # fmt: skip
+    assert instructor_client.post(url, data).status_code == 302
+    challenge.refresh_from_db()
+    assert (challenge.inputs, challenge.ranges) == ({"tokens": 2400}, {"cache_gb": [8, 16, 8]})
+    refused = instructor_client.post(url, {**data, "inputs__tokens": "lots"}).content.decode()
+    assert "refuses the inputs: tokens: “lots” is not a number." in refused
+
+
+def test_outline_arrows_move_an_item_among_its_section_s_items(instructor_client, db):
+    lesson = make_lesson(deep_dives=2)
+    change = reverse("admin:lessons_lesson_change", args=[lesson.pk])
+    page = instructor_client.get(change).content.decode()
+    assert 'aria-label="Move Deep dive dd-2 up">↑</button>' in page
+    dd2 = DeepDive.objects.get(key="dd-2")
+    up = reverse("admin:lessons_lesson_move", args=[lesson.pk, "deepdive", dd2.pk, "up"])
+    assert instructor_client.get(up).status_code == 405
+    response = instructor_client.post(up)
+    assert response.status_code == 302 and response["Location"] == change + "#outline"
+    outline = instructor_client.get(change).content.decode()
+    assert outline.index(">dd-2<") < outline.index(">dd-1<")
+    again = instructor_client.post(up, follow=True).content.decode()
+    assert "Already at the top." in again
+    # Down past the build-up walkthrough: a move across kinds.
+    dd1 = DeepDive.objects.get(key="dd-1")
+    instructor_client.post(reverse("admin:lessons_lesson_move", args=[lesson.pk, "deepdive", dd1.pk, "down"]))
+    outline = instructor_client.get(change).content.decode()
+    assert outline.index(">dd-2<") < outline.index(">build<") < outline.index(">dd-1<") < outline.index(">size<")
+
+
+def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    page = instructor_client.get(url).content.decode()
+    assert '<label for="id_hints__0__text">Hint 1</label>' in page
+    assert '<label for="id_slips__0__factor">Slip 1: expected ×</label>' in page
+    data = {
+        "section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic_id,
+        "title": challenge.title, "prompt": challenge.prompt, "calculator": "kv-cache", "output": "copies_per_cache",
+        "ranges__cache_gb__min": "4", "ranges__cache_gb__max": "40", "ranges__cache_gb__step": "4",
+        "scale": 1, "unit": "copies", "tolerance": 0.01, "tolerance_kind": "relative", "partial_band": "",
+        "points": 10, "explanation": "",
+        "hints__0__text": "How big is one copy?", "hints__1__text": "  ", "hints__2__text": "Divide the cache by it.",
+        "slips__0__factor": "0.5", "slips__0__inputs": "", "slips__0__feedback": "Count both K and V.",
+        "slips__1__factor": "", "slips__1__inputs": "bytes_per_value=1", "slips__1__feedback": "Use 16-bit values.",
+        "slips__2__factor": "", "slips__2__inputs": "", "slips__2__feedback": "",
+    }  # fmt: skip
+    assert instructor_client.post(url, data).status_code == 302
+    challenge.refresh_from_db()
+    assert challenge.hints == ["How big is one copy?", "Divide the cache by it."]
+    assert challenge.slips == [
+        {"factor": 0.5, "feedback": "Count both K and V."},
+        {"inputs": {"bytes_per_value": 1}, "feedback": "Use 16-bit values."},
+    ]
+    page = instructor_client.get(url).content.decode()
+    assert 'name="slips__1__inputs" id="id_slips__1__inputs" value="bytes_per_value=1"' in page
+    refused = instructor_client.post(url, {**data, "slips__1__inputs": "bytes_per_value"}).content.decode()
+    assert "a slip&#x27;s &#x27;inputs&#x27; must be a mapping" in refused
+
+
+def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    page = instructor_client.get(reverse("admin:lessons_challenge_change", args=[challenge.pk])).content.decode()
+    assert 'id="expected-answer" aria-live="polite"' in page
+    url = reverse("admin:lessons_challenge_expected")
+    form = {"calculator": "kv-cache", "output": "copy_bytes", "scale": "0.000001", "unit": "MB"}
+    from calculators.formatting import number
+    from calculators.registry import get_calculator
+
+    expected = get_calculator("kv-cache").evaluate({"tokens": 2400}).outputs["copy_bytes"] / 1e6
+    answer = instructor_client.post(url, {**form, "inputs__tokens": "2400"}).content.decode()
+    assert answer == f"{number(expected)} MB (parameters left empty at their defaults)"
+    refused = instructor_client.post(url, {**form, "inputs__tokens": "0"}).content.decode()
+    assert refused.startswith("The calculator refuses these inputs: tokens: Must be at least 1")
+    assert instructor_client.get(url).status_code == 405

@@ -106,8 +106,13 @@ BAD_EDITS = [
     ),
     (
         "two best",
-        lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][0].update(verdict="best", points=10),
+        lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][0].update(verdict="best"),
         "exactly one best",
+    ),
+    (
+        "choice points",
+        lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][1].update(points=3),
+        "choice 2 has 'points', which choices no longer take",
     ),
     (
         "self follow-up",
@@ -119,7 +124,11 @@ BAD_EDITS = [
         lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][0].update(follow_up="nope"),
         "not a deep dive",
     ),
-    ("bad topic", lambda d: d["sections"][0]["items"][0]["deep_dive"].update(topic="vibes"), "'topic' must be one of"),
+    (
+        "bad topic",
+        lambda d: d["sections"][0]["items"][0]["deep_dive"].update(topic="vibes"),
+        "'topic' 'vibes' is not a topic; the topics are kv_allocation, batching",
+    ),
     ("bad layer", lambda d: d["sections"][0].update(layer=4), "'layer' must be between 1 and 3"),
     ("unknown field", lambda d: d.update(colour="blue"), "unknown field(s) colour"),
     ("bad calc ref", lambda d: d["sections"][0].update(body="{{calc nope.thing | int}}"), "unknown calculator 'nope'"),
@@ -363,3 +372,22 @@ def test_a_pinned_choice_order_loads_exports_and_loads_again(content_copy, db, t
     Lesson.objects.all().delete()
     load(tmp_path / "out")
     assert list(DeepDive.objects.filter(keep_choice_order=True).values_list("key", flat=True)) == ["kv-heads"]
+
+
+def test_every_problem_of_every_file_is_reported_at_once(content_copy, db):
+    def two_problems(data):
+        dives = [i["deep_dive"] for s in data["sections"] for i in s.get("items", []) if "deep_dive" in i]
+        dives[0]["choices"] = dives[0]["choices"][:2]
+        dives[1]["topic"] = "vibes"
+
+    edit(content_copy, SAMPLE, two_problems)
+    other = sorted(p.stem for p in (content_copy / "lessons").glob("*.yaml") if p.stem != SAMPLE)[0]
+    edit(content_copy, other, lambda d: d.update(title=""))
+    with pytest.raises(CommandError) as refused:
+        load(content_copy)
+    message = str(refused.value)
+    assert message.startswith("Refused: 3 problems, nothing was written.")
+    assert "a deep dive needs at least three choices" in message
+    assert "'topic' 'vibes' is not a topic" in message
+    assert f"{other}.yaml: lesson: 'title' must not be empty" in message
+    assert not Lesson.objects.exists()

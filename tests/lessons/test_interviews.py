@@ -43,7 +43,7 @@ def scenario(db):
     build = Walkthrough.objects.get(section=section, key="build")
     Step.objects.create(walkthrough=build, order=3, title="Prefix index", body="Route by prefix.",
                         components=[{"key": "index", "label": "Prefix index", "col": 3, "row": 0}])  # fmt: skip
-    question = OpenQuestion.objects.create(section=section, key="wrap", order=60, topic="routing",
+    question = OpenQuestion.objects.create(section=section, key="wrap", order=60, topic_id="routing",
                                            prompt="A replica dies mid-stream. Walk me through it.")  # fmt: skip
     for n, text in enumerate(["Detect the broken stream", "Drain the replica", "Re-run elsewhere"], start=1):
         ChecklistPoint.objects.create(question=question, order=n, text=text)
@@ -165,7 +165,7 @@ def test_the_same_seed_draws_the_same_interview_and_another_seed_may_differ(rf, 
 
 def test_surprise_me_leans_toward_the_weakest_topic(db):
     routing = make_lesson("routing-sim")
-    DeepDive.objects.filter(section__lesson=routing).update(topic="routing")
+    DeepDive.objects.filter(section__lesson=routing).update(topic_id="routing")
     kv = make_lesson("kv-sim")
     lessons = list(Lesson.objects.filter(pk__in=[routing.pk, kv.pk]))
     pool = interviews.Pool.read(lessons)

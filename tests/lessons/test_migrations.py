@@ -30,3 +30,33 @@ def test_backfill_builds_cards_from_earlier_answers():
     assert card.latest_answer_id == answers[-1].pk
     assert card.first_answer_id == answers[0].pk  # 0012 names the scoring answer on the card
     assert card.last_outcome == "correct"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_removing_choice_points_keeps_the_scores_already_earned():
+    before, after = ("lessons", "0017_topics_as_data"), ("lessons", "0018_choice_points_follow_verdict")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    apps = executor.loader.project_state([before]).apps
+    Track, Lesson, Section = (apps.get_model("lessons", m) for m in ("Track", "Lesson", "Section"))
+    DeepDive, Choice, Learner, Answer = (
+        apps.get_model("lessons", m) for m in ("DeepDive", "Choice", "Learner", "Answer")
+    )
+    track = Track.objects.create(slug="t", title="T")
+    lesson = Lesson.objects.create(track=track, slug="l", title="L", kind="concept", summary="s", published=True)
+    section = Section.objects.create(lesson=lesson, key="s", layer=1, order=1, title="S")
+    dd = DeepDive.objects.create(section=section, key="d", order=1, topic_id="batching", prompt="?", points=10)
+    odd = Choice.objects.create(deep_dive=dd, order=1, text="a", verdict="acceptable", points=3, feedback="f")
+    answer = Answer.objects.create(
+        learner=Learner.objects.create(), deep_dive=dd, choice=odd, outcome="partial", points=3, max_points=10,
+        is_first=True,
+    )  # fmt: skip
+    executor = MigrationExecutor(connection)
+    executor.migrate([after])
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    from lessons.models import Answer as AnswerNow
+    from lessons.models import Choice as ChoiceNow
+
+    assert AnswerNow.objects.get(pk=answer.pk).points == 3  # the score earned stays
+    assert ChoiceNow.objects.select_related("deep_dive").get(pk=odd.pk).points == 5  # new answers: half of 10

@@ -104,7 +104,7 @@ def test_the_admin_refuses_a_fourth_hint_on_a_deep_dive(instructor_client, db):
 
     dd = make_lesson().sections.get().deepdives.get()
     data = {
-        "section": dd.section_id, "key": dd.key, "order": dd.order, "topic": dd.topic, "prompt": dd.prompt,
+        "section": dd.section_id, "key": dd.key, "order": dd.order, "topic": dd.topic_id, "prompt": dd.prompt,
         "points": 10, "hints": '["a", "b", "c", "d"]', "choices-TOTAL_FORMS": 0, "choices-INITIAL_FORMS": 0,
         "choices-MIN_NUM_FORMS": 0, "choices-MAX_NUM_FORMS": 1000,
     }  # fmt: skip

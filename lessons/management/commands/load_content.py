@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from lessons.content.load import content_dir, write
-from lessons.content.validate import ContentError, LessonSpec, parse_directory
+from lessons.content.validate import ContentError, LessonSpec, all_problems, parse_directory
 
 
 class Command(BaseCommand):
@@ -36,7 +36,13 @@ class Command(BaseCommand):
             self.warn(specs)
             report = write(tracks, specs, force=force, prune=prune)
         except ContentError as error:
-            raise CommandError(f"Refused {error.file}: {error.item}: {error.problem}. Nothing was written.") from None
+            problems = all_problems(error)
+            if len(problems) == 1:
+                raise CommandError(
+                    f"Refused {error.file}: {error.item}: {error.problem}. Nothing was written."
+                ) from None
+            lines = "".join(f"\n  {e.file}: {e.item}: {e.problem}." for e in problems)
+            raise CommandError(f"Refused: {len(problems)} problems, nothing was written.{lines}") from None
         self.stdout.write(self.style.SUCCESS(f"Loaded {report}."))
 
     def warn(self, specs: list[LessonSpec]) -> None:

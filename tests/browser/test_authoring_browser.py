@@ -1,0 +1,138 @@
+"""An instructor authors a lesson entirely in the admin, previews and publishes it; a learner answers it;
+the instructor sees the answers in the item analysis."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group, User
+from playwright.sync_api import expect
+
+from calculators.registry import get_calculator
+
+PASSWORD = "correct-horse-battery"
+
+
+def save_and_continue(page):
+    page.locator('input[name="_continue"]').first.click()
+    expect(page.locator(".messagelist .success")).to_be_visible()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_instructor_authors_previews_and_publishes_a_lesson_that_a_learner_answers(
+    live_server, page, browser, console_errors
+):
+    instructor = User.objects.create_user("ines", "ines@example.com", PASSWORD, is_staff=True)
+    instructor.groups.add(Group.objects.get(name="Instructors"))
+    admin = live_server.url + "/admin/"
+    page.goto(admin)
+    page.get_by_label("Username").fill("ines")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+
+    # A track, then the lesson with one section.
+    page.goto(admin + "lessons/track/add/")
+    page.locator("#id_title").fill("Authoring")
+    page.locator("#id_title").press("Tab")
+    page.locator('input[name="_save"]').first.click()
+    page.goto(admin + "lessons/lesson/add/")
+    page.locator("#id_track").select_option(label="Authoring")
+    page.locator("#id_title").fill("Sizing a cache")
+    page.locator("#id_title").press("Tab")
+    expect(page.locator("#id_slug")).to_have_value("sizing-a-cache")  # filled in from the title
+    page.locator("#id_kind").select_option("concept")
+    page.locator("#id_summary").fill("How big a prefix copy is, and how many fit.")
+    page.locator("#id_order").fill("1")
+    page.get_by_role("button", name="Add another Section").click()
+    page.locator("#id_sections-0-order").fill("1")
+    page.locator("#id_sections-0-key").fill("core")
+    page.locator("#id_sections-0-title").fill("Core")
+    save_and_continue(page)
+    outline = page.locator("#outline")
+    expect(outline).to_contain_text("Core")
+
+    # A deep dive, added from the outline: the section is filled in.
+    outline.get_by_role("link", name="Add a deep dive").click()
+    page.locator("#id_key").fill("where-to-cache")
+    page.locator("#id_topic").select_option(label="Prefix caching")
+    page.locator("#id_prompt").fill("Where does a shared system prompt's KV cache live?")
+    choices = [("best", "Once per replica, reused by every request"), ("weak", "Recomputed on every request"),
+               ("acceptable", "On the CPU, copied in per batch")]  # fmt: skip
+    for n, (verdict, text) in enumerate(choices):
+        page.locator(f"#id_choices-{n}-order").fill(str(n + 1))
+        page.locator(f"#id_choices-{n}-text").fill(text)
+        page.locator(f"#id_choices-{n}-verdict").select_option(verdict)
+        page.locator(f"#id_choices-{n}-feedback").fill(f"Feedback for {verdict}.")
+    save_and_continue(page)
+    page.get_by_role("link", name=re.compile("Back to the outline")).click()
+
+    # An envelope walkthrough with a step asking for MB: the output select follows the calculator (htmx).
+    page.locator("#outline").get_by_role("link", name="Add a walkthrough").click()
+    page.locator("#id_key").fill("size-it")
+    page.locator("#id_kind").select_option("envelope")
+    page.locator("#id_title").fill("Size it")
+    page.locator("#id_topic").select_option(label="Prefix caching")
+    page.get_by_role("button", name="Add another Step").click()
+    page.locator("#id_steps-0-order").fill("1")
+    page.locator("#id_steps-0-title").fill("How big is one copy of the prefix?")
+    page.locator("#id_steps-0-calculator").select_option("kv-cache")
+    expect(page.locator("#id_steps-0-output optgroup")).to_have_count(0)  # narrowed to kv-cache's outputs
+    page.locator("#id_steps-0-output").select_option("copy_bytes")
+    page.locator("#id_steps-0-scale").fill("0.000001")
+    page.locator("#id_steps-0-unit").fill("MB")
+    page.locator("#id_steps-0-tolerance").fill("0.01")
+    save_and_continue(page)
+    page.get_by_role("link", name=re.compile("Back to the outline")).click()
+
+    # A challenge whose cache size is drawn per learner.
+    page.locator("#outline").get_by_role("link", name="Add a challenge").click()
+    page.locator("#id_key").fill("copies")
+    page.locator("#id_topic").select_option(label="Prefix caching")
+    page.locator("#id_title").fill("Copies in your cache")
+    page.locator("#id_prompt").fill("A cache of {cache_gb} GB holds how many copies?")
+    page.locator("#id_calculator").select_option("kv-cache")
+    expect(page.locator("#id_output optgroup")).to_have_count(0)
+    page.locator("#id_output").select_option("copies_per_cache")
+    page.locator("#id_ranges").fill('{"cache_gb": [4, 40, 4]}')
+    page.locator("#id_unit").fill("copies")
+    page.locator("#id_tolerance").fill("0.01")
+    save_and_continue(page)
+    expect(page.locator(".field-expected_answer")).to_contain_text("copies")
+    page.get_by_role("link", name=re.compile("Back to the outline")).click()
+
+    # Preview the draft as a learner would see it, then publish.
+    lesson_form = page.url
+    page.get_by_role("link", name="View on site").first.click()
+    expect(page.locator(".kind")).to_contain_text("draft (visible to staff only)")
+    expect(page.locator("#dd-where-to-cache")).to_be_visible()
+    page.goto(lesson_form)
+    page.locator("#id_published").check()
+    save_and_continue(page)
+
+    # A learner answers all three.
+    learner = browser.new_page()
+    learner.goto(live_server.url + "/lessons/sizing-a-cache/")
+    expect(learner.locator(".kind")).not_to_contain_text("draft")
+    learner.locator("#dd-where-to-cache").get_by_role("button", name=re.compile("Once per replica")).click()
+    expect(learner.locator("#dd-where-to-cache-feedback")).to_contain_text("Best")
+    copy_mb = get_calculator("kv-cache").evaluate({}).outputs["copy_bytes"] / 1e6
+    envelope = learner.locator("#wt-size-it")
+    envelope.get_by_label("Your answer").fill(f"{copy_mb:.2f}")
+    envelope.get_by_role("button", name="Check").click()
+    expect(learner.locator("#wt-size-it-feedback")).to_contain_text("Correct")
+    challenge = learner.locator("#ch-copies")
+    cache_gb = int(re.search(r"A cache of (\d+) GB", challenge.inner_text()).group(1))
+    copies = get_calculator("kv-cache").evaluate({"cache_gb": cache_gb}).outputs["copies_per_cache"]
+    challenge.get_by_label("Your answer").fill(str(copies))
+    challenge.get_by_role("button", name="Check").click()
+    expect(learner.locator("#ch-copies")).to_contain_text("Correct")
+
+    # The instructor sees the three first answers in the item analysis.
+    page.goto(admin + "lessons/lesson/")
+    page.get_by_role("link", name="How learners answer").click()
+    rows = page.locator("#item-analysis tbody tr")
+    expect(rows).to_have_count(3)
+    for n in range(3):
+        expect(rows.nth(n).locator("td").first).to_have_text("1")
+    expect(rows.nth(0)).to_contain_text("best: Once per replica, reused by every request: 1 (100%)")
+    # Leaving an admin page at once (as this test does) aborts its icon loads; nothing else may fail.
+    assert [e for e in console_errors if "/static/admin/img/" not in e] == []
