@@ -208,3 +208,37 @@ def test_the_speculative_moment_prices_an_8b_draft_and_shows_the_ridge():
     feedback = next(text for text in texts if "three times" in text and "ridge" in text)
     assert "spec-decode.speedup draft_cost=0.116" in feedback
     assert "decode-step.ridge_batch" in feedback and "decode-step.step_ms batch=128" in feedback
+
+
+# The platform case sizes its 70B pool at 27 replicas for 2,000 requests in flight; its routing
+# moments must argue on that pool, not on the 64 replicas and 1,000 in flight of a source example.
+PLATFORM_ROUTING_PARAMS = re.compile(r"\{\{\s*calc\s+(?:routing|bounded-load)\.\w+(?P<params>[^}|]*)")
+
+
+def test_the_platform_routing_moments_use_the_pool_the_case_sized():
+    from calculators import maths
+
+    pool = maths.pool(
+        peak_requests_per_s=100, mean_request_s=20, requests_per_replica=125, target_utilization=0.6, gpus_per_replica=4
+    )
+    texts = [text for name, text in all_texts() if name == "llm-serving-platform.yaml"]
+    params = [m.group("params") for text in texts for m in PLATFORM_ROUTING_PARAMS.finditer(text)]
+    assert len(params) >= 5
+    for p in params:
+        replicas = re.search(r"\b(?:cards|replicas)=(\d+)", p)
+        assert replicas and int(replicas.group(1)) == pool.replicas, p
+        in_flight = re.search(r"\bin_flight=(\d+)", p)
+        assert in_flight is None or int(in_flight.group(1)) == round(pool.peak_concurrency), p
+    assert not [t for t in texts if re.search(r"\b64 replicas|64-replica|1,000 requests in flight", t)]
+
+
+def test_the_rendered_hot_prefix_moment_names_the_pool_and_its_cap(client, content):
+    from lessons.models import Choice
+
+    best = Choice.objects.get(
+        deep_dive__key="hot-prefix", verdict="best", deep_dive__section__lesson__slug="llm-serving-platform"
+    )
+    text = " ".join(re.sub(r"<[^>]+>", " ", best.feedback_html).split())
+    # 27 replicas, 2,000 in flight, eps 0.25: cap ceil(1.25 x 2,000 / 27) = 93; 480 hot requests over >= 6 replicas.
+    assert "27 replicas with 2,000 requests in flight" in text
+    assert "more than 93" in text and "at least 6 replicas" in text
