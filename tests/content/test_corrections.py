@@ -242,3 +242,27 @@ def test_the_rendered_hot_prefix_moment_names_the_pool_and_its_cap(client, conte
     # 27 replicas, 2,000 in flight, eps 0.25: cap ceil(1.25 x 2,000 / 27) = 93; 480 hot requests over >= 6 replicas.
     assert "27 replicas with 2,000 requests in flight" in text
     assert "more than 93" in text and "at least 6 replicas" in text
+
+
+def test_the_build_up_and_the_speculative_moment_design_the_same_gate(client, content):
+    """No dedicated speculative pool: every 70B replica speculates only while its batch keeps the check under the ridge."""
+    import math
+
+    from lessons.models import Choice, Step
+
+    gate = math.floor(_default_ridge() / (3 + 1))  # gamma = 3 drafts: four tokens per request go through the check
+    step = Step.objects.get(walkthrough__key="build-the-design", title__contains="speculate")
+    assert f"below batch {gate}" in " ".join(c["label"] for c in step.components)
+    assert "pool" not in " ".join(c["label"] for c in step.components if "raft" in c["label"])
+    assert f"at most {gate}" in " ".join(step.body.split())
+    best = Choice.objects.get(deep_dive__key="speculative", verdict="best")
+    assert "batch" in best.text and f"batch of about {gate}" in " ".join(best.feedback.split())
+    assert not Step.objects.filter(walkthrough__key="build-the-design", title__icontains="load its own pool").exists()
+
+
+def _default_ridge() -> float:
+    from calculators import maths
+    from calculators.definitions.decode_step import CALCULATOR as DECODE_STEP
+
+    defaults = {p.name: p.default for p in DECODE_STEP.parameters}
+    return maths.decode_step(**defaults).ridge_batch
