@@ -90,8 +90,10 @@ def _tail_wait_section(client) -> str:
     from lessons.models import Lesson
 
     page = client.get(Lesson.objects.get(slug="design-chatgpt-tiers").get_absolute_url()).content.decode()
-    start = page.index("Why the tail punishes utilisation")
-    return " ".join(re.sub(r"<[^>]+>", " ", page[start : page.index("Every knob is money or trust", start)]).split())
+    # The section's heading, not its entry in the lesson outline that comes first on the page.
+    start = re.search(r"<h3[^>]*>Why the tail punishes utilisation", page).start()
+    end = re.search(r"<h3[^>]*>Every knob is money or trust", page).start()
+    return " ".join(re.sub(r"<[^>]+>", " ", page[start:end]).split())
 
 
 def test_the_tiers_lesson_waits_on_slowed_servers_and_shows_the_pool(client, content):
@@ -266,3 +268,19 @@ def _default_ridge() -> float:
 
     defaults = {p.name: p.default for p in DECODE_STEP.parameters}
     return maths.decode_step(**defaults).ridge_batch
+
+
+# One meaning of "card" across the lab: a card is one GPU; the router chooses between replicas.
+def test_a_card_is_a_gpu_and_routing_lessons_route_between_replicas():
+    definition = [text for name, text in all_texts() if "a **card** is one GPU" in text]
+    assert [name for name, _ in all_texts() if "a **card** is one GPU" in _] == ["load-balancing.yaml"]
+    assert "**replica** is one running copy of the model" in definition[0]
+    for name, text in all_texts():
+        if name not in ("load-balancing.yaml", "cache-aware-routing.yaml") or text == definition[0]:
+            continue
+        if re.fullmatch(r"[a-z0-9-]+", text):  # keys keep their rows (and learners' answers)
+            continue
+        prose = re.sub(r"\{\{[^}]*\}\}|\{cards[^}]*\}", "", text)  # calculator parameters keep their names
+        assert not re.search(r"\bcards?\b", prose, re.IGNORECASE), f"{name}: {prose[:120]}..."
+    platform = " ".join(text for name, text in all_texts() if name == "llm-serving-platform.yaml")
+    assert "one card is not swamped" not in platform and "one replica is not swamped" in platform
