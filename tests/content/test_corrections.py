@@ -284,3 +284,25 @@ def test_a_card_is_a_gpu_and_routing_lessons_route_between_replicas():
         assert not re.search(r"\bcards?\b", prose, re.IGNORECASE), f"{name}: {prose[:120]}..."
     platform = " ".join(text for name, text in all_texts() if name == "llm-serving-platform.yaml")
     assert "one card is not swamped" not in platform and "one replica is not swamped" in platform
+
+
+# Cached-input discounts rest on routing and on the memory hierarchy (tiered KV stores) together.
+def test_cached_input_discounts_are_taught_as_routing_and_memory_tiers():
+    mentions = [(name, text) for name, text in all_texts() if re.search(r"cached[- ]input", text, re.IGNORECASE)]
+    # The texts that explain the price (a moment that only names the discount is left out).
+    explained = [(name, text) for name, text in mentions if "price" in text]
+    assert {name for name, _ in explained} == {"cache-aware-routing.yaml", "buying-the-fleet.yaml"}
+    for name, text in explained:
+        assert "not a feature of the memory system" not in text, name
+        assert all(store in text for store in ("Mooncake", "LMCache", "Dynamo")), name
+        assert "host memory" in text, name
+
+
+def test_round_robin_is_taught_as_one_copy_per_replica_with_a_cold_tail_in_every_routing_lesson():
+    for lesson in ("load-balancing.yaml", "cache-aware-routing.yaml"):
+        body = " ".join(text for name, text in all_texts() if name == lesson)
+        assert re.search(r"stay resident on (all of them|every replica)", body), lesson
+        assert re.search(r"one copy (per|on each) replica", body), lesson
+        assert "cold prefill" in body, lesson
+    routing = " ".join(text for name, text in all_texts() if name == "cache-aware-routing.yaml")
+    assert "nowhere else" not in routing
