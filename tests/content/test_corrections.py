@@ -306,3 +306,32 @@ def test_round_robin_is_taught_as_one_copy_per_replica_with_a_cold_tail_in_every
         assert "cold prefill" in body, lesson
     routing = " ".join(text for name, text in all_texts() if name == "cache-aware-routing.yaml")
     assert "nowhere else" not in routing
+
+
+# Weak choices are mistakes a real candidate makes, not strawmen; best answers argue from numbers.
+STRAWMEN = [
+    r"Nowhere; it changes what the model says",
+    r"Pause every request until enough memory frees up",
+    r"No batching; one request at a time",
+    r"One; keep the guess safe",
+]
+
+
+@pytest.mark.parametrize("strawman", STRAWMEN)
+def test_no_strawman_distractor_is_back(strawman):
+    assert not [name for name, text in all_texts() if re.search(strawman, text)]
+
+
+def test_the_batch_cap_distractor_and_the_router_answer_argue_from_numbers(content):
+    from lessons.models import Choice
+
+    def rendered(choice):
+        return " ".join(re.sub(r"<[^>]+>", " ", choice.feedback_html).split())
+
+    platform = Choice.objects.filter(deep_dive__section__lesson__slug="llm-serving-platform")
+    cap = rendered(platform.get(deep_dive__key="batching", text__contains="cap the batch at 32"))
+    # Roofline defaults (70B BF16, TP4, 2,048-token context): 12.1 ms at batch 32, 16.9 ms at 128.
+    assert "12.1 ms" in cap and "16.9 ms" in cap and "7,593" in cap
+    router = rendered(platform.get(deep_dive__key="routing", verdict="best"))
+    assert "0.085 s" in router  # the prefill a cached 1,200-token opening saves on four H100s at 50% MFU
+    assert not re.search(r"1\.0001|32 in early|weight 2|weight 3", router)
