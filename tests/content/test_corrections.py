@@ -314,6 +314,8 @@ STRAWMEN = [
     r"Pause every request until enough memory frees up",
     r"No batching; one request at a time",
     r"One; keep the guess safe",
+    r"It depends on the hot replica's GPU utilisation",
+    r"a chip two generations old is never worth",  # and an A100 is one generation before the H100
 ]
 
 
