@@ -90,8 +90,10 @@ def _tail_wait_section(client) -> str:
     from lessons.models import Lesson
 
     page = client.get(Lesson.objects.get(slug="design-chatgpt-tiers").get_absolute_url()).content.decode()
-    start = page.index("Why the tail punishes utilisation</h3>")  # the section, not its line in the outline
-    return " ".join(re.sub(r"<[^>]+>", " ", page[start : page.index("Every knob is money or trust", start)]).split())
+    # The section's heading, not its entry in the lesson outline that comes first on the page.
+    start = re.search(r"<h3[^>]*>Why the tail punishes utilisation", page).start()
+    end = re.search(r"<h3[^>]*>Every knob is money or trust", page).start()
+    return " ".join(re.sub(r"<[^>]+>", " ", page[start:end]).split())
 
 
 def test_the_tiers_lesson_waits_on_slowed_servers_and_shows_the_pool(client, content):
@@ -208,3 +210,130 @@ def test_the_speculative_moment_prices_an_8b_draft_and_shows_the_ridge():
     feedback = next(text for text in texts if "three times" in text and "ridge" in text)
     assert "spec-decode.speedup draft_cost=0.116" in feedback
     assert "decode-step.ridge_batch" in feedback and "decode-step.step_ms batch=128" in feedback
+
+
+# The platform case sizes its 70B pool at 27 replicas for 2,000 requests in flight; its routing
+# moments must argue on that pool, not on the 64 replicas and 1,000 in flight of a source example.
+PLATFORM_ROUTING_PARAMS = re.compile(r"\{\{\s*calc\s+(?:routing|bounded-load)\.\w+(?P<params>[^}|]*)")
+
+
+def test_the_platform_routing_moments_use_the_pool_the_case_sized():
+    from calculators import maths
+
+    pool = maths.pool(
+        peak_requests_per_s=100, mean_request_s=20, requests_per_replica=125, target_utilization=0.6, gpus_per_replica=4
+    )
+    texts = [text for name, text in all_texts() if name == "llm-serving-platform.yaml"]
+    params = [m.group("params") for text in texts for m in PLATFORM_ROUTING_PARAMS.finditer(text)]
+    assert len(params) >= 5
+    for p in params:
+        replicas = re.search(r"\b(?:cards|replicas)=(\d+)", p)
+        assert replicas and int(replicas.group(1)) == pool.replicas, p
+        in_flight = re.search(r"\bin_flight=(\d+)", p)
+        assert in_flight is None or int(in_flight.group(1)) == round(pool.peak_concurrency), p
+    assert not [t for t in texts if re.search(r"\b64 replicas|64-replica|1,000 requests in flight", t)]
+
+
+def test_the_rendered_hot_prefix_moment_names_the_pool_and_its_cap(client, content):
+    from lessons.models import Choice
+
+    best = Choice.objects.get(
+        deep_dive__key="hot-prefix", verdict="best", deep_dive__section__lesson__slug="llm-serving-platform"
+    )
+    text = " ".join(re.sub(r"<[^>]+>", " ", best.feedback_html).split())
+    # 27 replicas, 2,000 in flight, eps 0.25: cap ceil(1.25 x 2,000 / 27) = 93; 480 hot requests over >= 6 replicas.
+    assert "27 replicas with 2,000 requests in flight" in text
+    assert "more than 93" in text and "at least 6 replicas" in text
+
+
+def test_the_build_up_and_the_speculative_moment_design_the_same_gate(client, content):
+    """No dedicated speculative pool: every 70B replica speculates only while its batch keeps the check under the ridge."""
+    import math
+
+    from lessons.models import Choice, Step
+
+    gate = math.floor(_default_ridge() / (3 + 1))  # gamma = 3 drafts: four tokens per request go through the check
+    step = Step.objects.get(walkthrough__key="build-the-design", title__contains="speculate")
+    assert f"below batch {gate}" in " ".join(c["label"] for c in step.components)
+    assert "pool" not in " ".join(c["label"] for c in step.components if "raft" in c["label"])
+    assert f"at most {gate}" in " ".join(step.body.split())
+    best = Choice.objects.get(deep_dive__key="speculative", verdict="best")
+    assert "batch" in best.text and f"batch of about {gate}" in " ".join(best.feedback.split())
+    assert not Step.objects.filter(walkthrough__key="build-the-design", title__icontains="load its own pool").exists()
+
+
+def _default_ridge() -> float:
+    from calculators import maths
+    from calculators.definitions.decode_step import CALCULATOR as DECODE_STEP
+
+    defaults = {p.name: p.default for p in DECODE_STEP.parameters}
+    return maths.decode_step(**defaults).ridge_batch
+
+
+# One meaning of "card" across the lab: a card is one GPU; the router chooses between replicas.
+def test_a_card_is_a_gpu_and_routing_lessons_route_between_replicas():
+    definition = [text for name, text in all_texts() if "a **card** is one GPU" in text]
+    assert [name for name, _ in all_texts() if "a **card** is one GPU" in _] == ["load-balancing.yaml"]
+    assert "**replica** is one running copy of the model" in definition[0]
+    for name, text in all_texts():
+        if name not in ("load-balancing.yaml", "cache-aware-routing.yaml") or text == definition[0]:
+            continue
+        if re.fullmatch(r"[a-z0-9-]+", text):  # keys keep their rows (and learners' answers)
+            continue
+        prose = re.sub(r"\{\{[^}]*\}\}|\{cards[^}]*\}", "", text)  # calculator parameters keep their names
+        assert not re.search(r"\bcards?\b", prose, re.IGNORECASE), f"{name}: {prose[:120]}..."
+    platform = " ".join(text for name, text in all_texts() if name == "llm-serving-platform.yaml")
+    assert "one card is not swamped" not in platform and "one replica is not swamped" in platform
+
+
+# Cached-input discounts rest on routing and on the memory hierarchy (tiered KV stores) together.
+def test_cached_input_discounts_are_taught_as_routing_and_memory_tiers():
+    mentions = [(name, text) for name, text in all_texts() if re.search(r"cached[- ]input", text, re.IGNORECASE)]
+    # The texts that explain the price (a moment that only names the discount is left out).
+    explained = [(name, text) for name, text in mentions if "price" in text]
+    assert {name for name, _ in explained} == {"cache-aware-routing.yaml", "buying-the-fleet.yaml"}
+    for name, text in explained:
+        assert "not a feature of the memory system" not in text, name
+        assert all(store in text for store in ("Mooncake", "LMCache", "Dynamo")), name
+        assert "host memory" in text, name
+
+
+def test_round_robin_is_taught_as_one_copy_per_replica_with_a_cold_tail_in_every_routing_lesson():
+    for lesson in ("load-balancing.yaml", "cache-aware-routing.yaml"):
+        body = " ".join(text for name, text in all_texts() if name == lesson)
+        assert re.search(r"stay resident on (all of them|every replica)", body), lesson
+        assert re.search(r"one copy (per|on each) replica", body), lesson
+        assert "cold prefill" in body, lesson
+    routing = " ".join(text for name, text in all_texts() if name == "cache-aware-routing.yaml")
+    assert "nowhere else" not in routing
+
+
+# Weak choices are mistakes a real candidate makes, not strawmen; best answers argue from numbers.
+STRAWMEN = [
+    r"Nowhere; it changes what the model says",
+    r"Pause every request until enough memory frees up",
+    r"No batching; one request at a time",
+    r"One; keep the guess safe",
+    r"It depends on the hot replica's GPU utilisation",
+    r"a chip two generations old is never worth",  # and an A100 is one generation before the H100
+]
+
+
+@pytest.mark.parametrize("strawman", STRAWMEN)
+def test_no_strawman_distractor_is_back(strawman):
+    assert not [name for name, text in all_texts() if re.search(strawman, text)]
+
+
+def test_the_batch_cap_distractor_and_the_router_answer_argue_from_numbers(content):
+    from lessons.models import Choice
+
+    def rendered(choice):
+        return " ".join(re.sub(r"<[^>]+>", " ", choice.feedback_html).split())
+
+    platform = Choice.objects.filter(deep_dive__section__lesson__slug="llm-serving-platform")
+    cap = rendered(platform.get(deep_dive__key="batching", text__contains="cap the batch at 32"))
+    # Roofline defaults (70B BF16, TP4, 2,048-token context): 12.1 ms at batch 32, 16.9 ms at 128.
+    assert "12.1 ms" in cap and "16.9 ms" in cap and "7,593" in cap
+    router = rendered(platform.get(deep_dive__key="routing", verdict="best"))
+    assert "0.085 s" in router  # the prefill a cached 1,200-token opening saves on four H100s at 50% MFU
+    assert not re.search(r"1\.0001|32 in early|weight 2|weight 3", router)
