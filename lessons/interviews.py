@@ -490,8 +490,6 @@ def grade(view: ItemView, payload: dict) -> tuple[dict, float, str]:
         choice = payload.get("choice")
         if "choice" not in payload:
             raise InterviewError('This question asks you to pick one of its choices (send "choice").', "choice")
-        if isinstance(choice, str) and choice.isdigit() and len(choice) < 18:
-            choice = int(choice)
         if isinstance(choice, bool) or not isinstance(choice, int) or choice not in {pk for pk, _ in view.choices}:
             raise InterviewError("That is not one of this question's choices.", "choice")
         if item.kind == InterviewItem.Kind.DEEP_DIVE:
@@ -543,14 +541,18 @@ def grade_open(view: ItemView, payload: dict) -> tuple[dict, float | None, str]:
     return {"text": view.written, "ticked": sorted(set(ticked))}, share, feedback
 
 
-def answer(interview: Interview, payload: dict, item_id=None, now: datetime | None = None) -> InterviewItem:
-    """Record the answer to the interview's current item; late when past the deadline. Nothing is revealed."""
+def answer(
+    interview: Interview, payload: dict, item_id=None, now: datetime | None = None, views: list[ItemView] | None = None
+) -> InterviewItem:
+    """Record the answer to the interview's current item; late when past the deadline. Nothing is revealed.
+
+    ``payload`` holds validated values (ints for "choice" and "ticked"); ``views`` is ``load(interview)`` if
+    the caller has it already."""
     if interview.finished_at is not None:
         raise InterviewError("This interview is finished: its scorecard is ready, no more answers.", status=409)
     if not isinstance(payload, dict):
         raise InterviewError('Send a JSON object with "choice", "value" or "text".')
-    views = load(interview)
-    view = current(views)
+    view = current(views if views is not None else load(interview))
     if view is None:
         raise InterviewError("Every question is answered: finish the interview to see your scorecard.", status=409)
     if item_id not in (None, "") and str(item_id) != str(view.item.pk):

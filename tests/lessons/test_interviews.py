@@ -255,11 +255,13 @@ def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, clock
         ({"choice": 999999}, "choice", "not one of this question's choices"),
         ({"choice": "abc"}, "choice", "valid integer"),
         ({"choice": True}, "choice", "valid integer"),
+        ({"choice": "²"}, "choice", "valid integer"),
+        ({"ticked": ["²"]}, "ticked", "valid integer"),
     ]
     for body, field, message in cases:
         response = api.post(url, body, format="json")
         assert response.status_code == 400, body
-        assert message in " ".join(response.json()["errors"][field]), response.json()
+        assert message in str(response.json()["errors"][field]), response.json()
     # Move on to a number question, then send it bad numbers.
     while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
            .first()).kind != "number":  # fmt: skip
@@ -509,6 +511,24 @@ def test_a_bad_number_on_the_page_is_a_400_beside_the_field(client, scenario, cl
     assert response.status_code == 400 and "Enter a number" in response.content.decode()
     assert 'role="alert"' in response.content.decode()
     assert client.get(url).status_code == 200
+
+
+def test_non_ascii_digits_on_the_page_are_a_400_not_a_crash(client, scenario, clock):
+    """ "²" passes str.isdigit() but is no integer: a choice or a tick of "²" gets a message, not a 500."""
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    interview = Interview.objects.get()
+    answer_url = reverse("interview-answer", args=[interview.pk])
+    seen = set()
+    while (row := interview.items.filter(answered_at=None).order_by("position").first()) is not None:
+        if row.kind in ("deep_dive", "design") and row.kind not in seen or row.kind == "open" and row.answer:
+            bad = {"choice": "²"} if row.kind != "open" else {"ticking": "1", "ticked": ["²"]}
+            refused = client.post(answer_url, {"item": row.pk, **bad})
+            assert refused.status_code == 400 and 'role="alert"' in refused.content.decode()
+            seen.add(row.kind)
+            assert client.get(url).status_code == 200
+            assert interview.items.get(pk=row.pk).answered_at is None
+        client.post(answer_url, {"item": row.pk, "ticking": "1", **right_answer(row)})
+    assert seen == {"deep_dive", "design", "open"}
 
 
 # --- Merging into the account ------------------------------------------------------------------
