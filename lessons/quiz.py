@@ -155,7 +155,7 @@ def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
             + "</ul>"
         )
     else:
-        form = NumberForm({"value": data.get("value", "")})
+        form = NumberForm({"value": data.get("value", "")}, unit=quiz.unit)
         if not form.is_valid():
             raise QuizError(" ".join(e for errors in form.errors.values() for e in errors))
         expected, result = services.grade_number(quiz.item, form.cleaned_data["value"], quiz.inputs or None)

@@ -116,8 +116,21 @@ def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson
     shown = int(re.search(r"A cache of (\d+) GB", html).group(1))
     expected = get_calculator("kv-cache").evaluate({"cache_gb": shown}).outputs["copies_per_cache"]
     bad = client.post(reverse("review-answer"), {"kind": "challenge", "id": challenge.pk, "value": "lots"})
-    assert bad.status_code == 400 and "Enter a plain number" in bad.content.decode()
+    assert bad.status_code == 400 and "Enter a number such as" in bad.content.decode()
     client.post(reverse("review-answer"), {"kind": "challenge", "id": challenge.pk, "value": str(expected)})
+    assert ReviewCard.objects.get().last_outcome == "correct"
+
+
+def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, clock):
+    step = Step.objects.get(title="Preamble size")  # asks for MB
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    clock.shift(timedelta(minutes=11))
+    refused = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "393 ms"})
+    assert (
+        refused.status_code == 400 and "is a time, but this question asks for a size in MB" in refused.content.decode()
+    )
+    assert ReviewCard.objects.get().last_outcome == "incorrect"
+    client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "375 MiB"})
     assert ReviewCard.objects.get().last_outcome == "correct"
 
 
