@@ -1088,6 +1088,7 @@ class ReviewAnswerView(AnswerView):
             200: OpenApiResponse(description="outcome, recalled, next_due, feedback_html, answer_html"),
             400: ErrorSerializer,
             404: ErrorSerializer,
+            409: ErrorSerializer,
         },  # fmt: skip
     )
     def post(self, request: Request) -> Response:
@@ -1109,6 +1110,8 @@ class ReviewAnswerView(AnswerView):
                 return Response({"graded": False, "checklist": checklist_data(quiz.checklist)})
         try:
             graded = quiz_module.grade(quiz, data, quiz_module.hints_shown(quiz, data["hints"]))
+        except quiz_module.AlreadyReviewed as error:
+            return Response({"detail": str(error), "errors": {"id": [str(error)]}}, status=409)
         except quiz_module.QuizError as error:
             field = {"deep_dive": "choice", "open_question": "points"}.get(quiz.kind, "value")
             return Response({"errors": {field: [str(error)]}}, status=400)
