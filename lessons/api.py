@@ -747,7 +747,8 @@ class InterviewAnswerSerializer(serializers.Serializer):
         help_text="Then the ids of the checklist points the written answer covered (its second step).",
     )
     item = serializers.IntegerField(
-        required=False, help_text="Optional: the id of the item answered; a 409 if it is no longer the current one."
+        help_text="The id of the item answered (the current one); a 409 if it is no longer the current one, "
+        "so a retried request never answers the next question."
     )
 
 
