@@ -223,7 +223,7 @@ def answer_open_question(
     card=None,
 ) -> Answer:
     """Score a written answer by the checklist points the learner ticked; the written draft is used up."""
-    outcome, points = scoring.checklist_score(question.points, len(ticked), len(checklist))
+    graded = scoring.checklist_grade(len(ticked), len(checklist))
     answer = record(
         learner,
         answered_before=answered_before,
@@ -231,10 +231,10 @@ def answer_open_question(
         open_question=question,
         text=text,
         ticked=sorted(point.pk for point in ticked),
-        outcome=outcome,
-        points=points,
+        outcome=graded.outcome,
+        points=graded.points(question.points),
         max_points=question.points,
-        message=f"You covered {len(ticked)} of the {len(checklist)} points a strong answer makes.",
+        message=graded.message,
     )
     ItemPractice.objects.filter(learner=learner, open_question=question).update(draft="")
     return answer
