@@ -83,7 +83,7 @@ def test_an_answer_off_by_a_factor_that_is_no_power_of_ten_is_not_called_a_slip(
     result = grade(29, given, tolerance=0.01)
     assert result.outcome == "incorrect"
     assert "power of ten" not in result.message
-    assert result.message == "Not within tolerance. Work through the arithmetic below."
+    assert result.message == "Not within tolerance. Check each factor of your working."
 
 
 @pytest.mark.parametrize(("given", "factor", "direction"), [(2.9, "10", "too low"), (29_000, "1,000", "too high")])
