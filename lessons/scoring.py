@@ -66,6 +66,11 @@ def checklist_grade(ticked: int, total: int) -> ChecklistGrade:
     return ChecklistGrade(ticked, total)
 
 
+def hints_owed(answered: bool, hints_taken: int) -> int:
+    """Return the hints an item's next answer pays for: those taken, until the first answer is given."""
+    return 0 if answered else hints_taken
+
+
 def counts_toward_score(is_follow_up: bool, answered: bool) -> bool:
     """Return whether an item counts: a follow-up only once answered (opening it is not enough)."""
     return not is_follow_up or answered

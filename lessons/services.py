@@ -242,10 +242,11 @@ def answer_open_question(
 
 def hints_to_pay(learner: Learner | None, item_fields: dict) -> int:
     """Return the hints the learner took on an item they have not answered yet (what its first answer pays)."""
-    if learner is None or Answer.objects.filter(learner=learner, is_first=True, **item_fields).exists():
+    if learner is None:
         return 0
-    row = ItemPractice.objects.filter(learner=learner, **item_fields).only("hints_taken").first()
-    return row.hints_taken if row else 0
+    answered = Answer.objects.filter(learner=learner, is_first=True, **item_fields).exists()
+    row = None if answered else ItemPractice.objects.filter(learner=learner, **item_fields).only("hints_taken").first()
+    return scoring.hints_owed(answered, row.hints_taken if row else 0)
 
 
 def reveal_earned(learner: Learner, answer: Answer) -> bool:

@@ -104,3 +104,10 @@ def test_one_checklist_grade_serves_lessons_review_and_interviews(ticked, total,
     assert graded.outcome == outcome
     assert graded.points(10) == points
     assert graded.message == f"You covered {ticked} of the {total} points a strong answer makes."
+
+
+def test_hints_are_owed_only_until_the_first_answer():
+    from lessons.scoring import hints_owed
+
+    assert hints_owed(answered=False, hints_taken=2) == 2
+    assert hints_owed(answered=True, hints_taken=2) == 0
