@@ -391,7 +391,8 @@ def remember_position(learner: Learner, lesson_id: int, anchor: str, url: str) -
 def merge_learners(source: Learner, target: Learner) -> None:
     """Move ``source``'s progress (answers, cards, draws, positions, interviews) into ``target``.
 
-    Where both answered an item, target's first answer stays.
+    Where both answered an item, target's first answer stays; where both practised one, the row
+    keeps the most hints taken, a reveal asked by either, and the account's draft, else the visitor's.
     """
     if source.pk == target.pk:
         return
@@ -401,9 +402,15 @@ def merge_learners(source: Learner, target: Learner) -> None:
     Answer.objects.filter(learner=source).update(learner=target)
     source.interviews.update(learner=target)  # every mock interview is kept, finished or not
     review.merge_cards(source.pk, target.pk)
-    for field in ItemPractice.ITEM_KINDS:  # where both worked on an item, the account's row stays
-        taken = ItemPractice.objects.filter(learner=target, **{f"{field}__isnull": False}).values(field)
-        ItemPractice.objects.filter(learner=source, **{f"{field}__in": taken}).delete()
+    for field in ItemPractice.ITEM_KINDS:  # where both worked on an item, the account's row keeps both's work
+        kept = {row.item_key: row for row in ItemPractice.objects.filter(learner=target, **{f"{field}__isnull": False})}
+        for row in ItemPractice.objects.filter(learner=source, **{f"{field}_id__in": [pk for _, pk in kept]}):
+            into = kept[row.item_key]
+            into.hints_taken = max(into.hints_taken, row.hints_taken)  # hints seen stay paid for
+            into.revealed = into.revealed or row.revealed
+            into.draft = into.draft or row.draft  # the account's draft, else the visitor's
+            into.save(update_fields=["hints_taken", "revealed", "draft", "updated_at"])
+            row.delete()
     ItemPractice.objects.filter(learner=source).update(learner=target)
     taken_draws = ChallengeDraw.objects.filter(learner=target).values("challenge")
     ChallengeDraw.objects.filter(learner=source, challenge__in=taken_draws).delete()
