@@ -707,8 +707,9 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
 
     - Requirements, estimation, design, trade-offs and communication: the mean score of the
       phase's items (a deep dive: its choice's points over the best's; a number: full credit
-      within tolerance, half inside the partial band, halved again when the unit is wrong; the
-      next component: right or not). Unanswered and late items score 0.
+      within tolerance, half inside the partial band, a unit of the wrong kind refused before
+      grading; the next component: right or not; the open question: the share of its checklist
+      ticked). Unanswered and late items score 0.
     - Time management: per phase, the share of items answered on time times budget over time
       spent (1 when within budget); a phase's time runs from the previous phase's last answer.
     """
