@@ -3,6 +3,7 @@
 import random
 import re
 from datetime import UTC, datetime, timedelta
+from html import unescape
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
@@ -70,6 +71,10 @@ def start(api, slug="case"):
 
 def right_answer(item_row: InterviewItem) -> dict:
     """Return the payload that earns full credit on a stored item (read from the content)."""
+    return {"item": item_row.pk, **right_payload(item_row)}
+
+
+def right_payload(item_row: InterviewItem) -> dict:
     if item_row.kind == "open":  # written first, then every point ticked
         if item_row.answer is None:
             return {"text": "Detect, drain, re-run."}
@@ -77,22 +82,32 @@ def right_answer(item_row: InterviewItem) -> dict:
             "ticked": list(ChecklistPoint.objects.filter(question=item_row.open_question).values_list("pk", flat=True))
         }
     if item_row.kind == "deep_dive":
-        return {"choice": Choice.objects.get(deep_dive=item_row.deep_dive, verdict="best").pk}
+        return {"choice": handle(item_row, Choice.objects.get(deep_dive=item_row.deep_dive, verdict="best").pk)}
     if item_row.kind == "design":
         following = Step.objects.filter(walkthrough=item_row.step.walkthrough, order__gt=item_row.step.order)
-        return {"choice": following.order_by("order").first().pk}
+        return {"choice": handle(item_row, following.order_by("order").first().pk)}
     number = item_row.step or item_row.challenge
     return {"value": repr(services.expected_for(number, item_row.drawn_inputs).value)}
 
 
+def handle(item_row: InterviewItem, pk: int) -> int:
+    """Return the handle the learner is shown for the choice or step ``pk`` of an item."""
+    view = next(v for v in interviews.load(item_row.interview) if v.item.pk == item_row.pk)
+    return view.handle_of(pk)
+
+
 def wrong_answer(item_row: InterviewItem) -> dict:
+    return {"item": item_row.pk, **wrong_payload(item_row)}
+
+
+def wrong_payload(item_row: InterviewItem) -> dict:
     if item_row.kind == "open":
         return {"text": "No idea."} if item_row.answer is None else {"ticked": []}
     if item_row.kind == "deep_dive":
-        return {"choice": Choice.objects.get(deep_dive=item_row.deep_dive, verdict="weak").pk}
+        return {"choice": handle(item_row, Choice.objects.get(deep_dive=item_row.deep_dive, verdict="weak").pk)}
     if item_row.kind == "design":
         following = Step.objects.filter(walkthrough=item_row.step.walkthrough, order__gt=item_row.step.order)
-        return {"choice": following.order_by("order").last().pk}
+        return {"choice": handle(item_row, following.order_by("order").last().pk)}
     return {"value": "1e30"}
 
 
@@ -209,7 +224,7 @@ def test_answers_are_recorded_silently_until_the_last_then_current_is_null(api, 
         else:
             assert data["answered"] == answered + 1
     assert data["answered"] == data["total"]
-    again = api.post(f"/api/v1/interviews/{interview_id}/answer/", {"choice": 1}, format="json")
+    again = api.post(f"/api/v1/interviews/{interview_id}/answer/", {"choice": 1, "item": row.pk}, format="json")
     assert again.status_code == 409 and "finish the interview" in again.json()["detail"]
 
 
@@ -217,8 +232,8 @@ def test_a_finished_interview_refuses_answers_and_keeps_its_scorecard(api, scena
     data = start(api)
     first = api.post(f"/api/v1/interviews/{data['id']}/finish/")
     assert first.status_code == 200 and first.json()["dimensions"]["requirements"] == 0.0
-    refused = api.post(f"/api/v1/interviews/{data['id']}/answer/", {"choice": data["current"]["choices"][0]["id"]},
-                       format="json")  # fmt: skip
+    refused = api.post(f"/api/v1/interviews/{data['id']}/answer/", {"choice": data["current"]["choices"][0]["id"],
+                       "item": data["current"]["id"]}, format="json")  # fmt: skip
     assert refused.status_code == 409
     assert refused.json()["detail"] == "This interview is finished: its scorecard is ready, no more answers."
     assert api.post(f"/api/v1/interviews/{data['id']}/finish/").json() == first.json()
@@ -255,18 +270,20 @@ def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, clock
         ({"choice": 999999}, "choice", "not one of this question's choices"),
         ({"choice": "abc"}, "choice", "valid integer"),
         ({"choice": True}, "choice", "valid integer"),
+        ({"choice": "²"}, "choice", "valid integer"),
+        ({"ticked": ["²"]}, "ticked", "valid integer"),
     ]
     for body, field, message in cases:
-        response = api.post(url, body, format="json")
+        response = api.post(url, {**body, "item": data["current"]["id"]}, format="json")
         assert response.status_code == 400, body
-        assert message in " ".join(response.json()["errors"][field]), response.json()
+        assert message in str(response.json()["errors"][field]), response.json()
     # Move on to a number question, then send it bad numbers.
     while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
            .first()).kind != "number":  # fmt: skip
         api.post(url, right_answer(row), format="json")
     for body, message in [({"value": "lots"}, "Enter a number"), ({"value": "1,5"}, "commas only separate"),
                           ({"choice": 3}, "asks for a number"), ({"value": "9" * 70}, "no more than 60")]:  # fmt: skip
-        response = api.post(url, body, format="json")
+        response = api.post(url, {**body, "item": row.pk}, format="json")
         assert response.status_code == 400 and message in str(response.json()["errors"]), response.json()
     assert InterviewItem.objects.get(pk=row.pk).answered_at is None
     # A stale item id (a second tab) is a conflict, not an answer to the wrong question.
@@ -280,17 +297,17 @@ def test_the_open_question_is_written_then_ticked_and_bad_ticks_are_400s(api, sc
     while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
            .first()).kind != "open":  # fmt: skip
         api.post(url, right_answer(row), format="json")
-    assert api.post(url, {"ticked": []}, format="json").json()["errors"]["text"] == [
+    assert api.post(url, {"ticked": [], "item": row.pk}, format="json").json()["errors"]["text"] == [
         'Write your answer first (send "text"); then tick what it covered.'
     ]
-    assert api.post(url, {"text": "   "}, format="json").status_code == 400
-    assert api.post(url, {"text": "Detect it, drain it."}, format="json").status_code == 200
+    assert api.post(url, {"text": "   ", "item": row.pk}, format="json").status_code == 400
+    assert api.post(url, {"text": "Detect it, drain it.", "item": row.pk}, format="json").status_code == 200
     points = list(ChecklistPoint.objects.filter(question=row.open_question).values_list("pk", flat=True))
     for body, field in [({"ticked": [points[0], 999999]}, "ticked"), ({"ticked": "all"}, "ticked"),
                         ({"text": "again"}, "ticked")]:  # fmt: skip
-        response = api.post(url, body, format="json")
+        response = api.post(url, {**body, "item": row.pk}, format="json")
         assert response.status_code == 400 and field in response.json()["errors"], response.json()
-    done = api.post(url, {"ticked": points[:2]}, format="json").json()
+    done = api.post(url, {"ticked": points[:2], "item": row.pk}, format="json").json()
     assert done["current"] is None
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     assert card["dimensions"]["communication"] == pytest.approx(2 / 3, abs=1e-4)
@@ -313,7 +330,9 @@ def test_numbers_take_an_optional_unit_through_the_one_parser(api, scenario, clo
            .first()).kind != "number":  # fmt: skip
         api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
     # A unit of the wrong kind is refused with the parser's message, and the item stays unanswered.
-    response = api.post(f"/api/v1/interviews/{data['id']}/answer/", {"value": "12 parsecs"}, format="json")
+    response = api.post(
+        f"/api/v1/interviews/{data['id']}/answer/", {"value": "12 parsecs", "item": row.pk}, format="json"
+    )
     assert response.status_code == 400
     assert "“12 parsecs” is a length, but this question asks for" in response.json()["errors"]["value"][0]
     row.refresh_from_db()
@@ -322,7 +341,7 @@ def test_numbers_take_an_optional_unit_through_the_one_parser(api, scenario, clo
     number = row.step or row.challenge
     value = float(right_answer(row)["value"])
     written = f"{value} {number.unit}" if number.unit not in ("", "%", "$") else str(value)
-    api.post(f"/api/v1/interviews/{data['id']}/answer/", {"value": written}, format="json")
+    api.post(f"/api/v1/interviews/{data['id']}/answer/", {"value": written, "item": row.pk}, format="json")
     row.refresh_from_db()
     assert row.score == 1.0 and row.answer["number"] == pytest.approx(value)
 
@@ -344,7 +363,7 @@ def test_the_scorecard_recomputes_from_stored_answers(api, scenario, clock):
     assert interviews.scorecard(interview, rows).as_dict() == card["dimensions"]
     views = interviews.load(interview)
     for view in views:
-        payload = {k: v for k, v in view.item.answer.items() if k in ("choice", "value", "ticked")}
+        payload = {k: v for k, v in view.shown_answer().items() if k in ("choice", "value", "ticked")}
         _stored, score, _feedback = interviews.grade(view, payload)
         assert score == view.item.score
 
@@ -511,6 +530,70 @@ def test_a_bad_number_on_the_page_is_a_400_beside_the_field(client, scenario, cl
     assert client.get(url).status_code == 200
 
 
+def test_non_ascii_digits_on_the_page_are_a_400_not_a_crash(client, scenario, clock):
+    """ "²" passes str.isdigit() but is no integer: a choice or a tick of "²" gets a message, not a 500."""
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    interview = Interview.objects.get()
+    answer_url = reverse("interview-answer", args=[interview.pk])
+    seen = set()
+    while (row := interview.items.filter(answered_at=None).order_by("position").first()) is not None:
+        if row.kind in ("deep_dive", "design") and row.kind not in seen or row.kind == "open" and row.answer:
+            bad = {"choice": "²"} if row.kind != "open" else {"ticking": "1", "ticked": ["²"]}
+            refused = client.post(answer_url, {"item": row.pk, **bad})
+            assert refused.status_code == 400 and 'role="alert"' in refused.content.decode()
+            seen.add(row.kind)
+            assert client.get(url).status_code == 200
+            assert interview.items.get(pk=row.pk).answered_at is None
+        client.post(answer_url, {"item": row.pk, "ticking": "1", **right_answer(row)})
+    assert seen == {"deep_dive", "design", "open"}
+
+
+def test_choices_go_out_as_handles_that_do_not_give_the_answer_away(api, scenario, clock):
+    """Across many draws, the right design option and the best approach sit at every position, and
+    the ids sent are positions (1, 2, ...), not the content's keys (ordered as authored)."""
+    right_positions = {"design": [], "deep_dive": []}
+    for _draw in range(12):
+        data = start(api)
+        while (current := api.get(f"/api/v1/interviews/{data['id']}/").json()["current"]) is not None:
+            row = InterviewItem.objects.get(pk=current["id"])
+            payload = right_answer(row)
+            if row.kind in right_positions:
+                ids = [c["id"] for c in current["choices"]]
+                assert ids == list(range(1, len(ids) + 1))
+                right_positions[row.kind].append(ids.index(payload["choice"]))
+            api.post(f"/api/v1/interviews/{data['id']}/answer/", {**payload, "item": row.pk}, format="json")
+        card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+        assert {i["outcome"] for i in card["items"] if i["kind"] in right_positions} == {"correct"}
+        assert all(i["answer"]["choice"] in [c["id"] for c in i["choices"]] for i in card["items"] if "choices" in i)
+    for kind, positions in right_positions.items():
+        assert len(positions) >= 12 and len(set(positions)) > 1, (kind, positions)
+        assert positions.count(0) < 0.75 * len(positions), (kind, positions)
+
+
+def test_an_answer_cannot_land_after_the_interview_is_finished(api, scenario, clock):
+    data = start(api)
+    stale = Interview.objects.get(pk=data["id"])  # read by an answer request before another one finished it
+    assert api.post(f"/api/v1/interviews/{data['id']}/finish/").status_code == 200
+    row = InterviewItem.objects.get(pk=data["current"]["id"])
+    with pytest.raises(interviews.InterviewError) as refused:
+        interviews.answer(stale, right_payload(row), row.pk)
+    assert refused.value.status == 409
+    row.refresh_from_db()
+    assert row.answered_at is None and row.answer is None
+
+
+def test_an_api_answer_names_its_item_so_a_retry_cannot_answer_the_next_question(api, scenario, clock):
+    data = start(api)
+    url = f"/api/v1/interviews/{data['id']}/answer/"
+    row = InterviewItem.objects.get(pk=data["current"]["id"])
+    missing = api.post(url, right_payload(row), format="json")
+    assert missing.status_code == 400 and "item" in missing.json()["errors"]
+    assert api.post(url, right_answer(row), format="json").status_code == 200
+    retried = api.post(url, right_answer(row), format="json")  # the response was lost; the client sends it again
+    assert retried.status_code == 409
+    assert InterviewItem.objects.filter(interview_id=data["id"], answered_at__isnull=False).count() == 1
+
+
 # --- Merging into the account ------------------------------------------------------------------
 
 
@@ -576,7 +659,8 @@ def test_staff_can_audit_an_interviews_draw_and_answers_in_the_admin(client, api
     page = client.get(reverse("admin:lessons_interview_change", args=[data["id"]]))
     assert page.status_code == 200
     html = page.content.decode()
-    assert "requirements" in html and "deep_dives" in html and str(right_answer(row)["choice"]) in html
+    best = Choice.objects.get(deep_dive=row.deep_dive, verdict="best")
+    assert "requirements" in html and "deep_dives" in html and f'"choice": {best.pk}' in unescape(html)
     assert client.get(reverse("admin:lessons_interview_add")).status_code == 403
 
 

@@ -121,6 +121,42 @@ def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson
     assert ReviewCard.objects.get().last_outcome == "correct"
 
 
+def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, clock):
+    step = Step.objects.get(title="Preamble size")  # asks for MB
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    clock.shift(timedelta(minutes=11))
+    refused = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "393 ms"})
+    assert (
+        refused.status_code == 400 and "is a time, but this question asks for a size in MB" in refused.content.decode()
+    )
+    assert ReviewCard.objects.get().last_outcome == "incorrect"
+    client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "375 MiB"})
+    assert ReviewCard.objects.get().last_outcome == "correct"
+
+
+def test_a_second_submit_of_a_review_is_refused_and_does_not_reschedule_again(client, lesson, clock):
+    answer(client, lesson, "dd-1", "weak")
+    clock.shift(timedelta(minutes=11))
+    dd = DeepDive.objects.get(key="dd-1")
+    post = {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk}
+    assert client.post(reverse("review-answer"), post).status_code == 303
+    card = ReviewCard.objects.get()
+    # The same form again (double click, or a second tab): the card is not due any more.
+    again = client.post(reverse("review-answer"), post)
+    assert again.status_code == 303
+    page = client.get(again["Location"]).content.decode()
+    assert "already reviewed" in page
+    assert ReviewCard.objects.get().card == card.card and ReviewCard.objects.get().due == card.due
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.cookies = client.cookies
+    body = {"type": "deep_dive", "id": dd.pk, "choice": post["choice"]}
+    refused = api.post("/api/v1/review/answer/", body, format="json")
+    assert refused.status_code == 409 and "already reviewed" in refused.json()["detail"]
+    assert ReviewCard.objects.get().card == card.card
+
+
 def test_an_item_not_in_the_queue_is_refused(client, lesson):
     response = client.post(reverse("review-answer"), {"kind": "deep_dive", "id": "12", "choice": "1"})
     assert response.status_code == 404
@@ -258,3 +294,27 @@ def test_a_step_that_no_longer_asks_a_number_leaves_the_review(client, lesson, c
     assert "Nothing is due right now" in client.get(reverse("review")).content.decode()
     response = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "1"})
     assert response.status_code == 404
+
+
+def test_hints_shown_in_review_count_however_many_the_answer_says(client, lesson, clock):
+    """The server remembers the hints it showed: posting hints=0 does not turn a hinted recall into a Good."""
+    from fsrs import Card
+
+    from lessons.review import SCHEDULER, review_rating
+
+    DeepDive.objects.filter(key="dd-1").update(hints=["Think of the cache."], hints_html=["<p>Think of the cache.</p>"])
+    answer(client, lesson, "dd-1", "weak")
+    clock.shift(timedelta(minutes=11))
+    assert "Think of the cache." in client.get(reverse("review"), {"hints": "1"}).content.decode()
+    card = ReviewCard.objects.get()
+    hard, good = (
+        SCHEDULER.review_card(
+            Card.from_dict(card.card), review_rating("correct", hints), review_datetime=START + timedelta(minutes=11)
+        )[0].due
+        for hints in (1, 0)
+    )
+    assert hard != good
+    dd = DeepDive.objects.get(key="dd-1")
+    post = {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk, "hints": "0"}
+    assert client.post(reverse("review-answer"), post).status_code == 303
+    assert ReviewCard.objects.get().due == hard
