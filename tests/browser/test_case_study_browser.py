@@ -1,8 +1,10 @@
 """A newcomer works through the case study's layer 3 in a real browser and sees the score on the results page."""
 
+import html
 import re
 
 import pytest
+from django.utils.html import strip_tags
 from playwright.sync_api import expect
 
 from lessons.models import Choice, DeepDive, Step
@@ -16,7 +18,8 @@ MOMENTS = ["kv-memory", "batching", "tensor-parallel", "speculative", "routing",
 def best_text(key: str) -> str:
     choice = Choice.objects.get(deep_dive__key=key, deep_dive__section__lesson__slug="llm-serving-platform",
                                 verdict="best")  # fmt: skip
-    return choice.text.split("\n")[0][:40]
+    # What the button shows: the rendered Markdown (typographic apostrophes), not the source text.
+    return html.unescape(strip_tags(choice.text_html)).split("\n")[0][:40]
 
 
 @pytest.mark.django_db(transaction=True)
