@@ -15,7 +15,7 @@ class SignUpForm(UserCreationForm):
     addresses have accounts, and a reset mails a link for every account that uses the address.
     """
 
-    def validate_password_for_user(self, user, password_field_name="password1"):
+    def validate_password_for_user(self, user, password_field_name="password1"):  # noqa: S107 - a field name
         # Django puts "too short", "too common"... under the confirmation; they are about the password.
         super().validate_password_for_user(user, password_field_name=password_field_name)
 
