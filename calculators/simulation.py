@@ -139,10 +139,11 @@ class RoutingSetup:
             raise CalculatorError("The prefill rate must be positive.", ("prefill_tokens_per_s",))
         if self.fleet_load > MAX_FLEET_LOAD:
             raise CalculatorError(
-                f"The fleet would be {self.fleet_load:.3g} times over capacity even with every preamble "
-                f"computed once ({self.arrival_rps:g} requests/s × {self.miss_prefill_s + self.decode_s:.3g} s "
-                f"÷ {self.replicas * self.slots_per_replica} slots): every queue would only grow. "
-                f"Keep it at most {MAX_FLEET_LOAD:g}: lower the arrival rate or add replicas or slots.",
+                f"Arrivals are {self.fleet_load:.3g}× what the fleet's slots can serve, even with every "
+                f"preamble computed once ({self.arrival_rps:g} requests/s × "
+                f"{self.miss_prefill_s + self.decode_s:.3g} s ÷ {self.replicas * self.slots_per_replica} slots), "
+                f"so every queue would only grow. Lower the arrival rate or add replicas or slots "
+                f"(at most {MAX_FLEET_LOAD:g}×).",
                 ("arrival_rps",),
             )
 

@@ -20,7 +20,7 @@ POLICY_LABELS = {
     "round_robin": "Round robin",
     "least_loaded": "Least loaded (two choices)",
     "hash": "Hash affinity",
-    "bounded_load": "Bounded-load hashing",
+    "bounded_load": "Consistent hashing with bounded loads",
     "prefix_aware": "Prefix-aware",
     "queue_depth": "Queue depth",
     "kv_use": "KV use",
@@ -38,14 +38,20 @@ def _series(svg: Svg, plot: Plot, index: int, label: str, points: Sequence[tuple
     return coords[-1][1], label, index
 
 
+LABEL_GAP = 17.0  # user units between line labels: the 12.5 px text plus its backing
+LABEL_CHAR_WIDTH = 7.6  # about the width of a bold 12.5 px character
+
+
 def _labels(svg: Svg, plot: Plot, ends: Sequence[tuple]) -> None:
     """Write each line's label at the right edge, level with its end, spread so no two overlap."""
     placed: list[float] = []
     for end_y, _label, _index in sorted(ends):
-        y = max(end_y - 5, plot.top + 10, placed[-1] + 14 if placed else -math.inf)
+        y = max(end_y - 5, plot.top + 10, placed[-1] + LABEL_GAP if placed else -math.inf)
         placed.append(y)
     shift = max(0.0, placed[-1] - (plot.bottom - 4)) if placed else 0.0
     for y, (_, label, index) in zip(placed, sorted(ends)):
+        width = LABEL_CHAR_WIDTH * len(label) + 6  # a backing so the lines' ends do not run through the words
+        svg.rect(plot.right - width, y - shift - 12, width, 16, "chart-label-backing")
         svg.text(plot.right - 2, y - shift, label, f"chart-point-label chart-series-text-{index}", "end")
 
 

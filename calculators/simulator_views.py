@@ -39,9 +39,9 @@ ROUTING_ROWS = (
     ("evictions", "Cache evictions", number),
 )
 AUTOSCALING_ROWS = (
-    ("slo_violation_minutes", "Minutes over the TTFT objective", number),
+    ("slo_violation_minutes", "SLO-violating minutes", number),
     ("gpu_hours", "GPU-hours", lambda v: number(v, 5)),
-    ("cost_usd", "Cost of the day", money),
+    ("cost_usd", "Cost", money),
     ("peak_replicas", "Most replicas at once", number),
 )
 
@@ -102,11 +102,10 @@ def _chart(chart: Chart) -> dict[str, Any]:
     }
 
 
-def _table(rows: tuple, results: Mapping[str, Mapping[str, Any]], mode: Mode) -> list[dict[str, Any]]:
-    """Return the results table's rows: a measure per row, a policy per column; `api` marks API outputs."""
-    outputs = {name for name, _, _ in mode.outputs}
+def _table(rows: tuple, results: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Return the results table's rows: a measure per row (in words), a policy per column."""
     return [
-        {"name": name, "api": name in outputs, "label": label, "cells": [write(results[p][name]) for p in results]}
+        {"name": name, "label": label, "cells": [write(results[p][name]) for p in results]}
         for name, label, write in rows
     ]
 
@@ -119,7 +118,7 @@ def _routing_result(form: SimulatorForm) -> dict[str, Any]:
     best = max(results, key=lambda p: results[p]["hit_rate"])
     return {
         "policies": [POLICY_LABELS[p] for p in results],
-        "table": _table(ROUTING_ROWS, results, ROUTING),
+        "table": _table(ROUTING_ROWS, results),
         "charts": [
             _chart(hit_rate_chart(sweep, inputs["cache_copies"], min(inputs["requests"], SWEEP_REQUESTS))),
             _chart(load_chart(results)),
@@ -142,7 +141,7 @@ def _autoscaling_result(form: SimulatorForm) -> dict[str, Any]:
     fewest = min(days, key=lambda p: days[p]["slo_violation_minutes"])
     return {
         "policies": [POLICY_LABELS[p] for p in days],
-        "table": _table(AUTOSCALING_ROWS, days, AUTOSCALING),
+        "table": _table(AUTOSCALING_ROWS, days),
         "charts": [_chart(day_chart(days, needed))],
         "status": f"Fewest minutes over the objective: {POLICY_LABELS[fewest]}, "
         f"{number(days[fewest]['slo_violation_minutes'])}",

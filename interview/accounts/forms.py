@@ -15,6 +15,10 @@ class SignUpForm(UserCreationForm):
     addresses have accounts, and a reset mails a link for every account that uses the address.
     """
 
+    def validate_password_for_user(self, user, password_field_name="password1"):  # noqa: S107 - a field name
+        # Django puts "too short", "too common"... under the confirmation; they are about the password.
+        super().validate_password_for_user(user, password_field_name=password_field_name)
+
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username", "email")
@@ -37,3 +41,13 @@ class TokenForm(forms.Form):
         max_length=100, strip=True, help_text="What the token is for, e.g. 'study scripts'.",
         error_messages={"required": "Give the token a name."},
     )  # fmt: skip
+
+
+def focus_first_error(form: forms.Form) -> None:
+    """Give the first field with an error (else the first field, for a form-wide error) autofocus."""
+    if not form.errors:
+        return
+    names = [name for name in form.fields if name in form.errors] or list(form.fields)[:1]
+    for field in form.fields.values():
+        field.widget.attrs.pop("autofocus", None)  # Django's user-name fields ask for it themselves
+    form.fields[names[0]].widget.attrs["autofocus"] = True

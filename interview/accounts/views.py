@@ -11,10 +11,11 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from interview import ratelimit
-from interview.accounts.forms import EmailForm, SignUpForm, TokenForm
+from interview.accounts.forms import EmailForm, SignUpForm, TokenForm, focus_first_error
 from interview.accounts.tokens import create_token
 from interview.visitors import client_address
 from lessons import services
@@ -31,6 +32,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         counted = ratelimit.hit("signup", client_address(request))
         if not counted.allowed:
             return ratelimit.too_many_requests(request, counted)
+    next_page = safe_next(request)
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         learner_id = request.session.get(services.SESSION_KEY)
@@ -40,8 +42,19 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user)
         services.adopt_session_progress(request, learner_id)
         messages.success(request, "Account created. Your progress so far is saved to it.")
-        return redirect("results")
-    return render(request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200)
+        return redirect(next_page or "results")
+    focus_first_error(form)
+    context = {"form": form, "next": next_page}
+    return render(request, "accounts/signup.html", context, status=400 if form.errors else 200)
+
+
+def safe_next(request: HttpRequest) -> str:
+    """Return the page to go back to (`next`), if it is on this site; else ""."""
+    candidate = request.POST.get("next") or request.GET.get("next") or ""
+    allowed = url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return candidate if allowed else ""
 
 
 class LogInView(auth_views.LoginView):
@@ -79,6 +92,10 @@ class LogInView(auth_views.LoginView):
             longest = max(refused, key=lambda counted: counted.retry_after)
             return ratelimit.too_many_requests(request, longest, "accounts/429.html")
         return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        focus_first_error(form)
+        return super().form_invalid(form)
 
     def form_valid(self, form):
         for taken in self.failures:

@@ -22,6 +22,17 @@
       }
     }
   });
+  // While a request runs, its target says so (aria-busy); the swap or the end of the request clears it.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.target) {
+      event.detail.target.setAttribute("aria-busy", "true");
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.target) {
+      event.detail.target.removeAttribute("aria-busy");
+    }
+  });
   // A request that failed (rate limit, expired session, server error) is said, not silently dropped.
   document.addEventListener("htmx:responseError", function (event) {
     var status = event.detail.xhr ? event.detail.xhr.status : 0;

@@ -1,5 +1,7 @@
 """Under the Content-Security-Policy, htmx, the admin and the API docs still work with no violations."""
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
@@ -26,3 +28,20 @@ def test_api_docs_render_locally_under_the_policy(live_server, page, console_err
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Serving Interview Lab API")
     assert all(url.startswith(live_server.url) or url.startswith("data:") for url in requests), requests
     assert [e for e in console_errors if "Content Security Policy" in e or "Refused" in e] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_lesson_and_calculator_pages_log_no_errors_while_used(live_server, page, content, console_errors):
+    """htmx injects no inline styles (blocked by the policy) and typing does not log aborted requests."""
+    page.goto(live_server.url + "/lessons/how-the-lab-works/")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    page.goto(live_server.url + "/calculators/kv-cache/")
+    tokens = page.locator("#id_tokens")
+    tokens.fill("")
+    # Pauses longer than the 300 ms debounce: each keystroke starts a request while the last may still run.
+    for digit in "40960":
+        tokens.press(digit)
+        page.wait_for_timeout(350)
+    expect(page).to_have_url(re.compile(r"tokens=40960"))
+    expect(page.locator("#announcer")).to_contain_text("Updated.")
+    assert console_errors == []

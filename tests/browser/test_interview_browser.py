@@ -25,6 +25,14 @@ def test_a_short_interview_runs_to_its_scorecard(
     expect(page.get_by_role("heading", name="The clock")).to_be_visible()
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+    # On a phone the phases fold away, so question 1 starts on the first screen.
+    page.set_viewport_size({"width": 375, "height": 740})
+    question_top = page.locator("#question-title").bounding_box()["y"]
+    assert question_top < 740, question_top
+    page.screenshot(path="/tmp/polish-interview-clock-375.png")
+    page.get_by_text(re.compile(r"^Total budget: \d+ minutes, in \d+ phases$")).click()
+    expect(page.locator(".phases li").first).to_be_visible()
+    page.set_viewport_size({"width": 1280, "height": 800})
     # Four minutes later (on the server's clock) the htmx clock says "one minute left", through its live region.
     expect(page.locator("#time-alert")).to_be_empty()
     time_machine.shift(timedelta(minutes=4, seconds=10))
@@ -60,11 +68,21 @@ def test_a_short_interview_runs_to_its_scorecard(
     page.get_by_text("The worked answer").first.click()
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+    # At 375 px the scorecard's tables scroll in their own regions; the page itself does not.
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    page.screenshot(path="/tmp/polish-scorecard-375.png", full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
 
     page.get_by_role("link", name="Your attempts and trends").click()
     expect(page.get_by_role("img", name=re.compile("^Requirements by attempt"))).to_be_visible()
     expect(page.get_by_role("heading", name=re.compile("^Practise this"))).to_be_visible()
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    scenario = page.locator(".attempts-table td.scenario").first.bounding_box()
+    assert scenario["width"] >= 100  # the scenario's title reads in words, not a letter per line
+    page.screenshot(path="/tmp/polish-history-375.png", full_page=True)
     # A clock poll still in flight when a form navigates away is cancelled by the browser: not an error.
     assert [error for error in console_errors if "/timer/" not in error] == []

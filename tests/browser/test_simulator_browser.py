@@ -19,18 +19,26 @@ def test_changing_an_input_reruns_and_keeps_focus(page, live_server, console_err
     violations = axe_violations(page)
     assert violations == [], describe(violations)
 
+    # Record whether the results say they are busy while the run is under way (it may be quick).
+    page.evaluate(
+        """() => { window.busySeen = false; new MutationObserver(() => {
+             if (document.querySelector('#sim-result[aria-busy="true"]')) { window.busySeen = true; }
+           }).observe(document.querySelector('.sim-layout'), {attributes: true, subtree: true}); }"""
+    )
     replicas = page.get_by_label("Replicas (replicas)")
     replicas.fill("4")
-    replicas.press("Tab")  # a change event: the form re-runs through htmx
+    replicas.press("Tab")  # a change event: after a 600 ms pause the form re-runs through htmx
 
     expect(busiest).to_have_text("25%")
     expect(page).to_have_url(re.compile(r"/simulator/\?.*replicas=4"))
     expect(page.locator("#announcer")).to_contain_text("Simulation updated. Highest hit rate:")
+    assert page.evaluate("() => window.busySeen")
+    expect(page.locator("#sim-result")).not_to_have_attribute("aria-busy", "true")
     expect(page.get_by_label("Decode slots per replica (requests)")).to_be_focused()  # only the results swapped
     violations = axe_violations(page)
     assert violations == [], describe(violations)
 
-    page.get_by_label("Hash affinity hash").uncheck()
+    page.get_by_label("Hash affinity", exact=True).uncheck()
     expect(page.locator(".sim-table thead th")).to_have_count(5)  # Measure + four policies
     assert console_errors == []
 
@@ -45,6 +53,12 @@ def test_errors_and_the_autoscaling_page_are_accessible_on_a_phone(page, live_se
     expect(page.locator('[data-output="slo_violation_minutes"] td')).to_have_count(3)
     violations = axe_violations(page)
     assert violations == [], describe(violations)
-    # Nothing but the tables' own scroll boxes is wider than the phone.
+    # Nothing but the tables' own scroll boxes is wider than the phone, and the three policies' table fits.
     overflow = page.evaluate("() => document.documentElement.scrollWidth")
     assert overflow <= 375
+    region = page.get_by_role("region", name="Results by policy")
+    assert region.evaluate("box => box.scrollWidth <= box.clientWidth")
+    ttft = page.get_by_role("columnheader", name="TTFT").bounding_box()
+    assert ttft["x"] + ttft["width"] <= 375
+    assert "API name" not in page.content()
+    page.screenshot(path="/tmp/polish-simulator-375.png", full_page=True)

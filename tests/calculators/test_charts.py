@@ -112,3 +112,18 @@ def test_text_alternative_lists_every_row():
 def test_nice_ticks():
     assert charts.nice_ticks(0.803125) == [0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
     assert charts.nice_ticks(0) == [0.0, 1.0]
+
+
+def test_simulator_line_labels_do_not_overlap_and_sit_on_a_backing():
+    from calculators.simulator_charts import day_chart
+
+    # Three policies ending at almost the same height: their end labels must be spread apart.
+    timeline = [{"replicas": 20, "demand_rps": 100.0, "ttft_p99_ms": 300.0}] * 1440
+    days = {policy: {"timeline": timeline} for policy in ("queue_depth", "kv_use", "ttft")}
+    root = ET.fromstring(day_chart(days, [18.0] * 1440).svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    labels = sorted(float(t.get("y")) for t in root.iter(f"{ns}text") if "chart-point-label" in t.get("class", ""))
+    assert len(labels) == 3
+    assert all(b - a >= 16 for a, b in zip(labels, labels[1:]))  # 12.5 px text with room between
+    backings = [r for r in root.iter(f"{ns}rect") if r.get("class") == "chart-label-backing"]
+    assert len(backings) == 3

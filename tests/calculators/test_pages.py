@@ -131,6 +131,9 @@ def test_checks_read_as_text_not_colour_only(client):
 def test_page_links_to_the_same_result_as_json(client):
     html = _page(client, "shed", {"paid_rps": "700"}).content.decode()
     assert "/api/v1/calculators/shed/?capacity_rps=1000&amp;paid_rps=700" in html
+    # Said plainly; the API's parameter names stay in the API and its docs, not on the form.
+    assert ">Get this result from the API</a> (JSON)" in html
+    assert "API name" not in html and "names the API uses" not in html
 
 
 def test_page_escapes_what_the_learner_typed(client):

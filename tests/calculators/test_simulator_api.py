@@ -123,8 +123,8 @@ def test_a_fleet_far_over_capacity_is_refused(client):
     response = _routing(client, arrival_rps=400)
     assert response.status_code == 400
     message = response.json()["errors"]["arrival_rps"][0]
-    assert message.startswith("The fleet would be 2.04 times over capacity")
-    assert "lower the arrival rate or add replicas or slots" in message
+    assert message.startswith("Arrivals are 2.04× what the fleet's slots can serve")
+    assert "Lower the arrival rate or add replicas or slots (at most 1.5×)" in message
 
 
 def test_every_policy_is_accepted(client):

@@ -123,9 +123,10 @@ def test_autoscaling_page_compares_the_three_policies(client):
         assert f'<th scope="col">{POLICY_LABELS[policy]}</th>' in html
     assert len(_cell(html, "slo_violation_minutes")) == 3
     assert _cell(html, "cost_usd")[0].startswith("$")
-    # API names label the measures the API returns, and only those.
-    assert '<span class="api-name">slo_violation_minutes</span>' in html
-    assert "Most replicas at once" in html and '<span class="api-name">peak_replicas</span>' not in html
+    # The page speaks in words: measures, policies and inputs carry no API names (the API link keeps them).
+    assert "SLO-violating minutes" in html and "GPU-hours" in html and '<th scope="row">Cost</th>' in html
+    assert "api-name" not in html and "API name" not in html and "<code>queue_depth</code>" not in html
+    assert "Get this run from the API" in html
     assert "Replicas and demand over the day" in html
     assert 'name="spike_minutes" value="20"' in html
     assert 'href="/api/v1/simulator/autoscaling/?' in html and "policy=queue_depth" in html

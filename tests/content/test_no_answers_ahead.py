@@ -1,0 +1,46 @@
+"""The tour lesson does not print a question's answer where the learner reads it before committing.
+
+What a fresh learner sees on load (skim text, prompts, walkthroughs, challenge text, choices) must not
+contain the expected number of any envelope step, in the forms a reader would recognise: the
+calculator's raw figure (327,680 bytes) and the asked figure in its unit (320 KiB, 393.2 MB).
+"""
+
+import html
+import re
+from pathlib import Path
+
+import yaml
+from django.urls import reverse
+
+from calculators.registry import get_calculator
+
+LESSON = Path(__file__).resolve().parents[2] / "content" / "lessons" / "how-the-lab-works.yaml"
+
+
+def _asked_numbers() -> list[tuple[str, set[str]]]:
+    """Return (step title, ways its expected answer could be printed) for every envelope step."""
+    data = yaml.safe_load(LESSON.read_text(encoding="utf-8"))
+    asked = []
+    for section in data["sections"]:
+        for item in section["items"]:
+            for step in item.get("walkthrough", {}).get("steps", []):
+                ask = step.get("ask")
+                if not ask:
+                    continue
+                raw = get_calculator(ask["calculator"]).evaluate(ask.get("inputs", {})).outputs[ask["output"]]
+                value = raw * ask.get("scale", 1.0)
+                forms = {f"{raw:,.0f}", f"{value:.1f} {ask['unit']}", f"{value:,.0f} {ask['unit']}", f"{value:.1f}"}
+                asked.append((step["title"], forms))
+    return asked
+
+
+def test_the_lesson_page_gives_no_envelope_answer_away_before_it_is_asked(client, content):
+    page = client.get(reverse("lesson", args=["how-the-lab-works"]))
+    assert page.status_code == 200
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page.content.decode()))
+    text = re.sub(r"\s+", " ", text)
+    asked = _asked_numbers()
+    assert len(asked) == 2
+    for title, forms in asked:
+        shown = sorted(form for form in forms if form in text)
+        assert shown == [], f"{title!r}: the page shows {shown} before the learner answers"
