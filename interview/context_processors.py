@@ -30,8 +30,22 @@ def layout_links() -> dict[str, str]:
     return links
 
 
+ACCOUNT_PAGES = {"login", "signup"}
+
+
 def layout(request: HttpRequest) -> dict:
-    return {"layout": layout_links()}
+    return {"layout": layout_links(), "return_to": return_to(request)}
+
+
+def return_to(request: HttpRequest) -> str:
+    """Return where "Log in" and "Sign up" should bring the visitor back to.
+
+    The page they are on; on the log-in or sign-up page itself, the page that sent them there.
+    """
+    match = request.resolver_match
+    if match is not None and match.url_name in ACCOUNT_PAGES:
+        return request.GET.get("next", "")
+    return request.get_full_path()
 
 
 def forget_links(*, setting: str, **kwargs) -> None:

@@ -20,6 +20,15 @@ def test_header_links_carry_the_page_the_learner_is_on(client, db):
     assert f'href="{reverse("signup")}?next=/calculators/kv-cache/"' in html
 
 
+def test_the_log_in_page_links_to_sign_up_with_the_page_it_came_from(client, db):
+    html = client.get(reverse("login"), {"next": "/calculators/kv-cache/"}).content.decode()
+    # Not back to the log-in page itself: the learner follows "Sign up" and returns to the calculator.
+    assert f'href="{reverse("signup")}?next=/calculators/kv-cache/"' in html
+    form = {"username": "newbie", "password1": PASSWORD, "password2": PASSWORD, "next": "/calculators/kv-cache/"}
+    response = client.post(reverse("signup"), form)
+    assert response["Location"] == "/calculators/kv-cache/"
+
+
 def test_sign_up_returns_to_next(client, db):
     page = client.get(reverse("signup"), {"next": "/calculators/kv-cache/?tokens=5"}).content.decode()
     assert 'name="next" value="/calculators/kv-cache/?tokens=5"' in page
