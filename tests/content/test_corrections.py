@@ -208,3 +208,33 @@ def test_the_speculative_moment_prices_an_8b_draft_and_shows_the_ridge():
     feedback = next(text for text in texts if "three times" in text and "ridge" in text)
     assert "spec-decode.speedup draft_cost=0.116" in feedback
     assert "decode-step.ridge_batch" in feedback and "decode-step.step_ms batch=128" in feedback
+
+
+# Second expert review of the deep-dive lessons (issue 13 item 4).
+def _lesson_texts(filename: str) -> list[str]:
+    return [text for name, text in all_texts() if name == filename]
+
+
+def test_the_bounded_load_move_bound_is_taught_as_an_upper_bound_and_the_shipping_list_is_real():
+    """Mirrokni et al. prove an expected O(1/eps^2) moves per update: a bound, not 'about 1/eps^2' moves.
+
+    brpc's consistent-hashing balancer has no load bound; Envoy's `hash_balance_factor` does.
+    """
+    body = " ".join(_lesson_texts("routing.yaml"))
+    assert "about 1/ε²" not in body
+    assert "O(1/ε²) keys in expectation" in body and "an upper bound" in body
+    assert "brpc" not in body
+    assert "Envoy (`hash_balance_factor`)" in body
+
+
+def test_the_bounded_load_cap_is_shown_from_its_inputs_not_a_typed_product():
+    """⌈1.2 × 25⌉ typed by hand hid where 25 came from; the walkthrough shows 1,200 ÷ 48 and the calculator's cap."""
+    from calculators.maths import bounded_load
+    from lessons.markup import expand_calcs
+
+    routing = _lesson_texts("routing.yaml")
+    assert not any("1.2 × 25" in text or "(1 + ε) × 25" in text for text in routing)
+    explanation = next(text for text in routing if text.startswith("⌈(1 + 0.2) × 1,200 ÷ 48⌉ = {{calc"))
+    cap = bounded_load(48, 1200, 0.2, 600).cap_per_replica
+    assert expand_calcs(explanation).endswith(f"= {cap}.")
+    assert cap == 30
