@@ -238,3 +238,23 @@ def test_the_bounded_load_cap_is_shown_from_its_inputs_not_a_typed_product():
     cap = bounded_load(48, 1200, 0.2, 600).cap_per_replica
     assert expand_calcs(explanation).endswith(f"= {cap}.")
     assert cap == 30
+
+
+def test_the_moe_lesson_reads_671b_on_a_node_that_holds_it_and_sizes_h100s_as_software_sees_them():
+    """671 GB of FP8 weights do not fit the ~616 GB an engine may use of eight H100s (85.52 GB each, not 80).
+
+    So the per-step reads are priced on eight H200s (4.8 TB/s), where the model fits.
+    """
+    from lessons.markup import expand_calcs
+
+    tp = _lesson_texts("tensor-parallelism.yaml")
+    assert not any("0.9 × 640 GB" in text for text in tp)
+    usable = expand_calcs("{{calc replica.kv_budget_bytes gpus=8 gpu_memory_gb=85.52 weights_gb=0 | GB}}")
+    assert usable == "615.7 GB"
+    sizing = next(text for text in tp if text.startswith("In FP8 the weights alone are 671 GB"))
+    assert "eight-H200 node" in sizing and "weights_gb=0" in sizing
+    reads = [text for text in tp if "params_b=671" in text]
+    assert len(reads) == 2
+    assert all("hbm_tb_s=4.8" in text and "H200" in text for text in reads)
+    h200 = expand_calcs("{{calc decode-step.weights_ms params_b=671 bytes_per_param=1 tp=8 hbm_tb_s=4.8 | f2}}")
+    assert h200 == "17.47"  # 671e9 B / 8 / 4.8e12 B/s
