@@ -258,3 +258,12 @@ def test_the_moe_lesson_reads_671b_on_a_node_that_holds_it_and_sizes_h100s_as_so
     assert all("hbm_tb_s=4.8" in text and "H200" in text for text in reads)
     h200 = expand_calcs("{{calc decode-step.weights_ms params_b=671 bytes_per_param=1 tp=8 hbm_tb_s=4.8 | f2}}")
     assert h200 == "17.47"  # 671e9 B / 8 / 4.8e12 B/s
+
+
+def test_128k_contexts_are_taught_on_llama_3_1_8b_whose_window_reaches_them():
+    """Llama 3 8B was released with an 8,192-token window; the 128K window came with Llama 3.1 (same shape)."""
+    kv = _lesson_texts("kv-allocation.yaml")
+    long_context = [text for text in kv if re.search(r"128K|131,072", text)]
+    assert long_context
+    assert not any("Llama-3-8B" in text and "Llama-3.1-8B" not in text for text in long_context)
+    assert any("8,192 tokens" in text for text in long_context)
