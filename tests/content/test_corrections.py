@@ -267,3 +267,11 @@ def test_128k_contexts_are_taught_on_llama_3_1_8b_whose_window_reaches_them():
     assert long_context
     assert not any("Llama-3-8B" in text and "Llama-3.1-8B" not in text for text in long_context)
     assert any("8,192 tokens" in text for text in long_context)
+
+
+def test_a_cross_family_draft_is_not_said_to_lose_most_acceptance():
+    """Universal assisted generation (Hugging Face and Intel, 2024) drafts across tokenizers at 1.5-2x (batch 1)."""
+    spec = _lesson_texts("speculative-decoding.yaml")
+    assert not any("loses most acceptance" in text for text in spec)
+    feedback = next(text for text in spec if "universal assisted generation" in text)
+    assert "1.5× to 2×" in feedback and "vLLM expect one shared vocabulary" in feedback
