@@ -275,3 +275,10 @@ def test_a_cross_family_draft_is_not_said_to_lose_most_acceptance():
     assert not any("loses most acceptance" in text for text in spec)
     feedback = next(text for text in spec if "universal assisted generation" in text)
     assert "1.5× to 2×" in feedback and "vLLM expect one shared vocabulary" in feedback
+
+
+def test_the_llm_d_guide_is_quoted_for_the_signals_it_names():
+    """llm-d's workload-autoscaling guide names queue depth, in-flight requests and KV pressure, not TTFT."""
+    body = next(text for text in _lesson_texts("autoscaling.yaml") if "llm-d" in text)
+    assert "names the same three" not in body
+    assert "queue depth, requests in flight and KV-cache pressure" in body
