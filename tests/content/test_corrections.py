@@ -291,3 +291,10 @@ def test_the_long_prefill_states_that_attention_arithmetic_is_left_out():
     assert 0.2 < attention / (2 * params * tokens) < 0.3
     body = next(text for text in _lesson_texts("batching.yaml") if "prefill.ttft_s prompt_tokens=30000" in text)
     assert "leaves out attention's own arithmetic" in body and "roughly another quarter" in body
+
+
+def test_the_batch_size_switch_is_named_for_the_engine_that_had_it():
+    """`speculative_disable_by_batch_size` is vLLM V0's (vllm-project/vllm#5000); V1 support is not assumed."""
+    feedback = next(text for text in _lesson_texts("speculative-decoding.yaml") if "disable_by_batch_size" in text)
+    assert "V0 engine had `speculative_disable_by_batch_size`" in feedback
+    assert "config has `disable_by_batch_size`" not in feedback
