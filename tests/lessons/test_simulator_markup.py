@@ -100,6 +100,8 @@ def test_the_autoscaling_lesson_asks_what_to_change_and_the_day_agrees(client, c
     warm_ttft = day("warm-pool", "ttft")
     assert queue["slo_violation_minutes"] < warm_ttft["slo_violation_minutes"] < ttft["slo_violation_minutes"]
     assert warm_ttft["gpu_hours"] > ttft["gpu_hours"]
+    kv = day("evening-spike", "kv_use")  # the weak choice: a busy share saturates at 100% in the spike
+    assert kv["slo_violation_minutes"] > queue["slo_violation_minutes"]
     tight = day("evening-spike", "ttft", ttft_target_ms="500")  # the acceptable choice: fewer minutes, more GPUs
     assert tight["slo_violation_minutes"] < ttft["slo_violation_minutes"] and tight["gpu_hours"] > queue["gpu_hours"]
     assert _best_choice_text("autoscaling", "read-the-day").startswith("Scale on queue depth instead.")
@@ -108,3 +110,8 @@ def test_the_autoscaling_lesson_asks_what_to_change_and_the_day_agrees(client, c
     assert f"<td>{in_format(ttft['slo_violation_minutes'], 'int')}</td>" in html
     assert f"<td>{in_format(warm_ttft['gpu_hours'], 'int')}</td>" in html
     assert 'href="/simulator/autoscaling/"' in html
+    assert "busy share of slots, the KV-use stand-in (target 70%)" in html
+    from lessons.models import Choice
+
+    kv_choice = Choice.objects.get(deep_dive__key="read-the-day", text__startswith="Scale on KV use")
+    assert kv_choice.verdict == "weak" and "a busy share cannot pass 100%" in kv_choice.feedback
