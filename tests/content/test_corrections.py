@@ -298,3 +298,22 @@ def test_the_batch_size_switch_is_named_for_the_engine_that_had_it():
     feedback = next(text for text in _lesson_texts("speculative-decoding.yaml") if "disable_by_batch_size" in text)
     assert "V0 engine had `speculative_disable_by_batch_size`" in feedback
     assert "config has `disable_by_batch_size`" not in feedback
+
+
+def test_the_verification_step_stand_in_reads_128_sequences_kv_and_does_five_times_the_arithmetic():
+    """The lesson prices verification of 128 x (4 + 1) positions as decode-step batch=640 at mean context 410.
+
+    That stand-in must read the KV of 128 sequences at 2,048 tokens (within 0.2%) and do five
+    times the FLOPs of a plain step, and the result must cross the ridge while batch 128 does not.
+    """
+    from calculators.maths import decode_step
+
+    def step(batch, context):
+        return decode_step(70, 2, 327_680, batch, context, 4, 3.35, 989)
+
+    plain, verify = step(128, 2048), step(640, 410)
+    assert abs(verify.kv_ms / plain.kv_ms - 1) < 0.002
+    assert verify.compute_ms == pytest.approx(5 * plain.compute_ms)
+    assert plain.memory_bound and not verify.memory_bound
+    body = next(text for text in _lesson_texts("speculative-decoding.yaml") if "decode-step.kv_ms batch=640" in text)
+    assert "mean_context=410" in body and "reproduce 128 sequences' KV" in body
