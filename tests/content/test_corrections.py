@@ -337,3 +337,112 @@ def test_the_batch_cap_distractor_and_the_router_answer_argue_from_numbers(conte
     router = rendered(platform.get(deep_dive__key="routing", verdict="best"))
     assert "0.085 s" in router  # the prefill a cached 1,200-token opening saves on four H100s at 50% MFU
     assert not re.search(r"1\.0001|32 in early|weight 2|weight 3", router)
+
+
+# Second expert review of the deep-dive lessons (issue 13 item 4).
+def _lesson_texts(filename: str) -> list[str]:
+    return [text for name, text in all_texts() if name == filename]
+
+
+def test_the_bounded_load_move_bound_is_taught_as_an_upper_bound_and_the_shipping_list_is_real():
+    """Mirrokni et al. prove an expected O(1/eps^2) moves per update: a bound, not 'about 1/eps^2' moves.
+
+    brpc's consistent-hashing balancer has no load bound; Envoy's `hash_balance_factor` does.
+    """
+    body = " ".join(_lesson_texts("routing.yaml"))
+    assert "about 1/ε²" not in body
+    assert "O(1/ε²) keys in expectation" in body and "an upper bound" in body
+    assert "brpc" not in body
+    assert "Envoy (`hash_balance_factor`)" in body
+
+
+def test_the_bounded_load_cap_is_shown_from_its_inputs_not_a_typed_product():
+    """⌈1.2 × 25⌉ typed by hand hid where 25 came from; the walkthrough shows 1,200 ÷ 48 and the calculator's cap."""
+    from calculators.maths import bounded_load
+    from lessons.markup import expand_calcs
+
+    routing = _lesson_texts("routing.yaml")
+    assert not any("1.2 × 25" in text or "(1 + ε) × 25" in text for text in routing)
+    explanation = next(text for text in routing if text.startswith("⌈(1 + 0.2) × 1,200 ÷ 48⌉ = {{calc"))
+    cap = bounded_load(48, 1200, 0.2, 600).cap_per_replica
+    assert expand_calcs(explanation).endswith(f"= {cap}.")
+    assert cap == 30
+
+
+def test_the_moe_lesson_reads_671b_on_a_node_that_holds_it_and_sizes_h100s_as_software_sees_them():
+    """671 GB of FP8 weights do not fit the ~616 GB an engine may use of eight H100s (85.52 GB each, not 80).
+
+    So the per-step reads are priced on eight H200s (4.8 TB/s), where the model fits.
+    """
+    from lessons.markup import expand_calcs
+
+    tp = _lesson_texts("tensor-parallelism.yaml")
+    assert not any("0.9 × 640 GB" in text for text in tp)
+    usable = expand_calcs("{{calc replica.kv_budget_bytes gpus=8 gpu_memory_gb=85.52 weights_gb=0 | GB}}")
+    assert usable == "615.7 GB"
+    sizing = next(text for text in tp if text.startswith("In FP8 the weights alone are 671 GB"))
+    assert "eight-H200 node" in sizing and "weights_gb=0" in sizing
+    reads = [text for text in tp if "params_b=671" in text]
+    assert len(reads) == 2
+    assert all("hbm_tb_s=4.8" in text and "H200" in text for text in reads)
+    h200 = expand_calcs("{{calc decode-step.weights_ms params_b=671 bytes_per_param=1 tp=8 hbm_tb_s=4.8 | f2}}")
+    assert h200 == "17.47"  # 671e9 B / 8 / 4.8e12 B/s
+
+
+def test_128k_contexts_are_taught_on_llama_3_1_8b_whose_window_reaches_them():
+    """Llama 3 8B was released with an 8,192-token window; the 128K window came with Llama 3.1 (same shape)."""
+    kv = _lesson_texts("kv-allocation.yaml")
+    long_context = [text for text in kv if re.search(r"128K|131,072", text)]
+    assert long_context
+    assert not any("Llama-3-8B" in text and "Llama-3.1-8B" not in text for text in long_context)
+    assert any("8,192 tokens" in text for text in long_context)
+
+
+def test_a_cross_family_draft_is_not_said_to_lose_most_acceptance():
+    """Universal assisted generation (Hugging Face and Intel, 2024) drafts across tokenizers at 1.5-2x (batch 1)."""
+    spec = _lesson_texts("speculative-decoding.yaml")
+    assert not any("loses most acceptance" in text for text in spec)
+    feedback = next(text for text in spec if "universal assisted generation" in text)
+    assert "1.5× to 2×" in feedback and "vLLM expect one shared vocabulary" in feedback
+
+
+def test_the_llm_d_guide_is_quoted_for_the_signals_it_names():
+    """llm-d's workload-autoscaling guide names queue depth, in-flight requests and KV pressure, not TTFT."""
+    body = next(text for text in _lesson_texts("autoscaling.yaml") if "llm-d" in text)
+    assert "names the same three" not in body
+    assert "queue depth, requests in flight and KV-cache pressure" in body
+
+
+def test_the_long_prefill_states_that_attention_arithmetic_is_left_out():
+    """2 x params x tokens ignores causal attention's ~2 n^2 d L FLOPs: +28% at 30,000 tokens on a 70B model."""
+    layers, d_model, tokens, params = 80, 8192, 30_000, 70e9
+    attention = 2 * tokens**2 * d_model * layers
+    assert 0.2 < attention / (2 * params * tokens) < 0.3
+    body = next(text for text in _lesson_texts("batching.yaml") if "prefill.ttft_s prompt_tokens=30000" in text)
+    assert "leaves out attention's own arithmetic" in body and "roughly another quarter" in body
+
+
+def test_the_batch_size_switch_is_named_for_the_engine_that_had_it():
+    """`speculative_disable_by_batch_size` is vLLM V0's (vllm-project/vllm#5000); V1 support is not assumed."""
+    feedback = next(text for text in _lesson_texts("speculative-decoding.yaml") if "disable_by_batch_size" in text)
+    assert "V0 engine had `speculative_disable_by_batch_size`" in feedback
+    assert "config has `disable_by_batch_size`" not in feedback
+
+
+def test_the_verification_step_stand_in_reads_128_sequences_kv_and_does_five_times_the_arithmetic():
+    """The lesson prices verification of 128 x (4 + 1) positions as decode-step batch=640 at mean context 410.
+
+    That stand-in must read the KV of 128 sequences at 2,048 tokens (within 0.2%) and do five
+    times the FLOPs of a plain step, and the result must cross the ridge while batch 128 does not.
+    """
+    from calculators.maths import decode_step
+
+    def step(batch, context):
+        return decode_step(70, 2, 327_680, batch, context, 4, 3.35, 989)
+
+    plain, verify = step(128, 2048), step(640, 410)
+    assert abs(verify.kv_ms / plain.kv_ms - 1) < 0.002
+    assert verify.compute_ms == pytest.approx(5 * plain.compute_ms)
+    assert plain.memory_bound and not verify.memory_bound
+    body = next(text for text in _lesson_texts("speculative-decoding.yaml") if "decode-step.kv_ms batch=640" in text)
+    assert "mean_context=410" in body and "reproduce 128 sequences' KV" in body

@@ -30,7 +30,7 @@ COVERAGE = {
         "FP8 KV": r"FP8 KV",
         "4-bit KV": r"4-bit KV",
         "KV heads replicated past the head count": r"heads are\s+\*replicated\*",
-        "128K tokens on an 8B model": r"128K-token \(131,072\) request on Llama-3-8B",
+        "128K tokens on an 8B model": r"128K-token \(131,072\) request on Llama-3\.1-8B",
         "80 GB reads 81,559 MiB": r"81,559 MiB",
     },
     "batching": {

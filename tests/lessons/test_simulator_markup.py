@@ -65,3 +65,53 @@ def test_the_autoscaling_prose_claims_what_the_runs_show():
     assert warm["slo_violation_minutes"] < cold["slo_violation_minutes"]
     assert warm["gpu_hours"] > cold["gpu_hours"]
     assert day(policy="ttft")["slo_violation_minutes"] > day(policy="queue_depth")["slo_violation_minutes"]
+
+
+def _best_choice_text(slug, key):
+    from lessons.models import Choice
+
+    return Choice.objects.get(deep_dive__key=key, deep_dive__section__lesson__slug=slug, verdict="best").text
+
+
+def test_the_routing_lesson_asks_which_affinity_policy_the_run_favours(client, content):
+    """Issue 17 item 4: the best choice is the policy with the most hits among those that keep the load even."""
+    run = ROUTING.evaluate(_preset(ROUTING, "round-robin-crossover"))["results"]
+    even = 2 / 64  # at most twice a fair share on the busiest replica
+    capped = [policy for policy in ("hash", "bounded_load", "prefix_aware") if run[policy]["busiest_share"] <= even]
+    assert run["hash"]["busiest_share"] > even and capped == ["bounded_load", "prefix_aware"]
+    assert max(capped, key=lambda policy: run[policy]["hit_rate"]) == "prefix_aware"
+    assert _best_choice_text("routing", "read-the-policies").startswith("Prefix-aware.")
+    html = client.get("/lessons/routing/").content.decode()
+    assert "Three affinity policies on the same arrivals" in html
+    for policy in ("hash", "bounded_load", "prefix_aware", "round_robin"):
+        assert f"<td>{in_format(run[policy]['hit_rate'], 'pct1')}</td>" in html
+    assert f"<td>{in_format(run['hash']['ttft_p99_ms'], 'int')} ms</td>" in html
+
+
+def test_the_autoscaling_lesson_asks_what_to_change_and_the_day_agrees(client, content):
+    """Queue depth beats TTFT on both minutes and GPU-hours; a warm pool on TTFT costs more and still misses more."""
+
+    def day(preset, policy, **values):
+        return AUTOSCALING.evaluate({**_preset(AUTOSCALING, preset), "policy": policy, **values})["results"]
+
+    ttft, queue = day("evening-spike", "ttft"), day("evening-spike", "queue_depth")
+    assert queue["slo_violation_minutes"] < ttft["slo_violation_minutes"]
+    assert queue["gpu_hours"] < ttft["gpu_hours"]
+    warm_ttft = day("warm-pool", "ttft")
+    assert queue["slo_violation_minutes"] < warm_ttft["slo_violation_minutes"] < ttft["slo_violation_minutes"]
+    assert warm_ttft["gpu_hours"] > ttft["gpu_hours"]
+    kv = day("evening-spike", "kv_use")  # the weak choice: a busy share saturates at 100% in the spike
+    assert kv["slo_violation_minutes"] > queue["slo_violation_minutes"]
+    tight = day("evening-spike", "ttft", ttft_target_ms="500")  # the acceptable choice: fewer minutes, more GPUs
+    assert tight["slo_violation_minutes"] < ttft["slo_violation_minutes"] and tight["gpu_hours"] > queue["gpu_hours"]
+    assert _best_choice_text("autoscaling", "read-the-day").startswith("Scale on queue depth instead.")
+    html = client.get("/lessons/autoscaling/").content.decode()
+    assert "One day, three signals, with and without a warm pool" in html
+    assert f"<td>{in_format(ttft['slo_violation_minutes'], 'int')}</td>" in html
+    assert f"<td>{in_format(warm_ttft['gpu_hours'], 'int')}</td>" in html
+    assert 'href="/simulator/autoscaling/"' in html
+    assert "busy share of slots, the KV-use stand-in (target 70%)" in html
+    from lessons.models import Choice
+
+    kv_choice = Choice.objects.get(deep_dive__key="read-the-day", text__startswith="Scale on KV use")
+    assert kv_choice.verdict == "weak" and "a busy share cannot pass 100%" in kv_choice.feedback
