@@ -731,7 +731,9 @@ class InterviewStartSerializer(serializers.Serializer):
 
 
 class InterviewAnswerSerializer(serializers.Serializer):
-    choice = serializers.IntegerField(required=False, help_text="For a deep dive or a design question.")
+    choice = serializers.IntegerField(
+        required=False, help_text="For a deep dive or a design question: the id of one of the item's choices."
+    )
     value = serializers.CharField(
         required=False, max_length=60, help_text='For a number: "393.2", or with its unit, "393.2 MB".'
     )
@@ -852,7 +854,7 @@ def scorecard_data(request: Request, interview) -> dict:
         items.append(
             {
                 **interview_item_data(view),
-                "answer": item.answer,
+                "answer": view.shown_answer(),
                 "answered_at": item.answered_at,
                 "late": item.late,
                 "outcome": view.outcome,

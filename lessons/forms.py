@@ -75,3 +75,34 @@ class ChecklistForm(forms.Form):
     def ticked(self) -> list[ChecklistPoint]:
         chosen = set(self.cleaned_data["point"])
         return [p for p in self.checklist if p.pk in chosen]
+
+
+class InterviewAnswerForm(forms.Form):
+    """An interview answer as the page posts it: a choice, a number, a written answer or its ticks."""
+
+    item = forms.IntegerField(required=False, error_messages={"invalid": "Answer the question shown on the page."})
+    choice = forms.IntegerField(
+        required=False, error_messages={"invalid": "That is not one of this question's choices."}
+    )
+    value = forms.CharField(required=False, strip=False)
+    text = forms.CharField(required=False, strip=False)
+    ticking = forms.BooleanField(required=False)  # an open question's checklist: no box ticked sends no "ticked"
+    ticked = forms.TypedMultipleChoiceField(
+        coerce=int,
+        required=False,
+        error_messages={"invalid_choice": "Tick only this question's checklist points."},
+    )
+
+    def __init__(self, *args, checklist: list[int], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ticked"].choices = [(pk, pk) for pk in checklist]
+
+    def payload(self) -> dict:
+        """Return what was answered, as lessons.interviews.answer reads it (only the fields sent)."""
+        data = {name: self.cleaned_data[name] for name in ("choice", "value", "text") if name in self.data}
+        if self.cleaned_data["ticking"]:
+            data["ticked"] = self.cleaned_data["ticked"]
+        return data
+
+    def first_error(self) -> str:
+        return next(iter(self.errors.values()))[0]

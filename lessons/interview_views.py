@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from interview.ratelimit import limit_per_visitor
 from lessons import interviews
+from lessons.forms import InterviewAnswerForm
 from lessons.interviews import InterviewError
 from lessons.models import Interview
 
@@ -95,11 +96,13 @@ def timer_context(interview: Interview, seconds: float, mark: int | None, announ
 @limit_per_visitor("answers")
 def interview_answer(request: HttpRequest, pk: int) -> HttpResponse:
     interview = get_interview(request, pk)
-    payload = {name: request.POST[name] for name in ("choice", "value", "text") if name in request.POST}
-    if "ticking" in request.POST:  # an open question's checklist: no box ticked sends no "ticked" at all
-        payload["ticked"] = [int(t) if t.isdigit() and len(t) < 18 else t for t in request.POST.getlist("ticked")]
+    views = interviews.load(interview)
+    now_view = interviews.current(views)
+    form = InterviewAnswerForm(request.POST, checklist=[p for p, _text in now_view.checklist] if now_view else [])
+    if not form.is_valid():
+        return render_interview(request, interview, error=form.first_error(), status=400)
     try:
-        interviews.answer(interview, payload, request.POST.get("item"))
+        interviews.answer(interview, form.payload(), form.cleaned_data["item"], views=views)
     except InterviewError as error:
         if error.status == 409:
             messages.info(request, error.message)

@@ -325,7 +325,10 @@ class ItemView:
     item: InterviewItem
     heading_html: str  # the question itself, inline HTML
     body_html: str  # what the interviewer adds (context, figures), block HTML
-    choices: list[tuple[int, str]] = field(default_factory=list)  # (id, text HTML) in the order shown
+    # (handle, text HTML) in the order shown; a handle is the choice's position (1, 2, ...), so the ids sent
+    # to the learner say nothing of the content (a step's or approach's primary key would give the answer away).
+    choices: list[tuple[int, str]] = field(default_factory=list)
+    choice_ids: list[int] = field(default_factory=list)  # the content's primary key behind each handle
     unit: str = ""
     # Revealed only by the scorecard:
     worked_html: str = ""
@@ -359,8 +362,25 @@ class ItemView:
     @property
     def chosen_html(self) -> str:
         """Return the chosen approach's text (sanitised HTML) of a deep dive or design question."""
-        answer = self.item.answer or {}
-        return next((text for pk, text in self.choices if pk == answer.get("choice")), "")
+        handle = self.handle_of((self.item.answer or {}).get("choice"))
+        return self.choices[handle - 1][1] if handle else ""
+
+    def handle_of(self, pk) -> int | None:
+        """Return the handle the learner saw for the choice with primary key ``pk`` (None if not offered)."""
+        return self.choice_ids.index(pk) + 1 if pk in self.choice_ids else None
+
+    def shown_answer(self) -> dict | None:
+        """Return the stored answer as the learner gave it: a choice by its handle."""
+        answer = self.item.answer
+        if answer and "choice" in answer:
+            return {**answer, "choice": self.handle_of(answer["choice"])}
+        return answer
+
+
+def offer(view: ItemView, offered: list[tuple[int, str]]) -> None:
+    """Set ``view``'s choices from (primary key, text HTML) pairs in the order shown, under handles 1, 2, ..."""
+    view.choice_ids = [pk for pk, _text in offered]
+    view.choices = [(handle, text) for handle, (_pk, text) in enumerate(offered, start=1)]
 
 
 def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
@@ -403,7 +423,8 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
 def deep_dive_view(item: InterviewItem, offered: list[Choice], reveal: bool) -> ItemView:
     dd = item.deep_dive
     order = services.choice_order(f"interview:{item.interview_id}", dd, offered)  # shuffled per interview
-    view = ItemView(item, dd.prompt_html, dd.context_html, [(c.pk, c.text_html) for c in order])
+    view = ItemView(item, dd.prompt_html, dd.context_html)
+    offer(view, [(c.pk, c.text_html) for c in order])
     view.lesson_url = dd.get_absolute_url()
     if reveal and offered:
         best = next((c for c in offered if c.verdict == "best"), offered[0])
@@ -422,7 +443,8 @@ def design_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
     by_pk = {s.pk: s for s in steps}
     heading = f"{escape(item.step.walkthrough.title)}: which need does the design take on next?"
     body = f"<p>The design so far has: {', '.join(escape(part) for part in parts)}.</p>"
-    view = ItemView(item, heading, body, [(pk, escape(by_pk[pk].title)) for pk in item.options if pk in by_pk])
+    view = ItemView(item, heading, body)
+    offer(view, [(pk, escape(by_pk[pk].title)) for pk in item.options if pk in by_pk])  # stored shuffled
     view.lesson_url = item.step.walkthrough.get_absolute_url()
     following = next_step(steps, item.step)
     if reveal and following is not None:
@@ -490,10 +512,9 @@ def grade(view: ItemView, payload: dict) -> tuple[dict, float, str]:
         choice = payload.get("choice")
         if "choice" not in payload:
             raise InterviewError('This question asks you to pick one of its choices (send "choice").', "choice")
-        if isinstance(choice, str) and choice.isdigit() and len(choice) < 18:
-            choice = int(choice)
-        if isinstance(choice, bool) or not isinstance(choice, int) or choice not in {pk for pk, _ in view.choices}:
+        if isinstance(choice, bool) or not isinstance(choice, int) or not 1 <= choice <= len(view.choice_ids):
             raise InterviewError("That is not one of this question's choices.", "choice")
+        choice = view.choice_ids[choice - 1]  # the handle shown to the learner, back to the content's key
         if item.kind == InterviewItem.Kind.DEEP_DIVE:
             picked = Choice.objects.get(pk=choice)
             return {"choice": choice}, picked.points / item.deep_dive.points, picked.get_verdict_display()
@@ -543,14 +564,18 @@ def grade_open(view: ItemView, payload: dict) -> tuple[dict, float | None, str]:
     return {"text": view.written, "ticked": sorted(set(ticked))}, share, feedback
 
 
-def answer(interview: Interview, payload: dict, item_id=None, now: datetime | None = None) -> InterviewItem:
-    """Record the answer to the interview's current item; late when past the deadline. Nothing is revealed."""
+def answer(
+    interview: Interview, payload: dict, item_id=None, now: datetime | None = None, views: list[ItemView] | None = None
+) -> InterviewItem:
+    """Record the answer to the interview's current item; late when past the deadline. Nothing is revealed.
+
+    ``payload`` holds validated values (ints for "choice" and "ticked"); ``views`` is ``load(interview)`` if
+    the caller has it already."""
     if interview.finished_at is not None:
         raise InterviewError("This interview is finished: its scorecard is ready, no more answers.", status=409)
     if not isinstance(payload, dict):
         raise InterviewError('Send a JSON object with "choice", "value" or "text".')
-    views = load(interview)
-    view = current(views)
+    view = current(views if views is not None else load(interview))
     if view is None:
         raise InterviewError("Every question is answered: finish the interview to see your scorecard.", status=409)
     if item_id not in (None, "") and str(item_id) != str(view.item.pk):

@@ -44,7 +44,9 @@ _ENTRY = re.compile(
     r"\s*(?P<unit>.*)"
 )
 _GROUPED = re.compile(r"\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
-_UNIT_TEXT = re.compile(r"[A-Za-zµμ%/ ·*]{1,30}")
+# Unit words, joined by spaces or by one operator between two words ("requests/min", "GB · s").
+_UNIT_TEXT = re.compile(r"[A-Za-zµμ%]+(?:(?:\s*[/*·]\s*|\s+)[A-Za-zµμ%]+)*")
+_UNIT_LENGTH = 30
 _MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9}
 _KINDS = {
     "[information]": "a size",
@@ -82,13 +84,19 @@ def asked_unit(unit: str) -> pint.Unit | None:
     text = _ASKED.get(unit.strip(), unit.strip())
     if text == "1":
         return registry().dimensionless
-    if not _UNIT_TEXT.fullmatch(text):
+    quantity = parse_unit(text)
+    return quantity.units if isinstance(quantity, pint.Quantity) and quantity.magnitude == 1 else None
+
+
+def parse_unit(text: str) -> pint.Quantity | None:
+    """Return what unit text such as "MB" or "requests/min" means to pint; None if it is not unit words."""
+    if len(text) > _UNIT_LENGTH or not _UNIT_TEXT.fullmatch(text):
         return None
     try:
-        quantity = registry().parse_expression(text)
-    except (pint.errors.PintError, AttributeError, TypeError, ValueError, SyntaxError):
-        return None
-    return quantity.units if isinstance(quantity, pint.Quantity) and quantity.magnitude == 1 else None
+        quantity = registry().parse_expression(text.replace("·", "*"))
+    except (pint.errors.PintError, AssertionError, AttributeError, TypeError, ValueError, SyntaxError):
+        return None  # pint's expression parser asserts on some malformed text
+    return quantity if isinstance(quantity, pint.Quantity) else registry().Quantity(quantity)
 
 
 def kind(dimensionality) -> str:
@@ -133,19 +141,22 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
     """Return ``value`` in ``written`` units converted to the question's ``unit``."""
     if written == unit.strip():
         return value
-    written = {"%": "percent", "$": "USD", "x": "1", "×": "1"}.get(written, written)
+    written = _ASKED.get(written, written)
     target = asked_unit(unit)
     if target is None:
-        raise EntryError(f"Write the number alone: the answer is in {unit}.")
-    if not _UNIT_TEXT.fullmatch(written) and written != "1":
+        raise EntryError(
+            f"Write the number alone: the answer is in {unit.strip()}."
+            if unit.strip()
+            else "Write the number alone: the answer is a plain number."
+        )
+    if written == "1":
+        given = registry().Quantity(1)
+    elif len(written) > _UNIT_LENGTH or not _UNIT_TEXT.fullmatch(written):
         raise EntryError(f"“{typed}” has something after the number that is not a unit. Try a number such as 393.2.")
-    units = registry()
-    try:
-        given = units.parse_expression(written)
-    except (pint.errors.PintError, AttributeError, TypeError, ValueError, SyntaxError):
-        raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit}.") from None
-    if not isinstance(given, pint.Quantity):
-        given = units.Quantity(given)
+    else:
+        given = parse_unit(written)
+        if given is None:
+            raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit.strip()}.")
     quantity = value * given
     try:
         return float(quantity.to(target).magnitude)

@@ -98,7 +98,7 @@ def test_bad_deep_dive_answers_are_400_with_field_errors(api, lesson, payload, f
     assert not Answer.objects.exists()
 
 
-@pytest.mark.parametrize("value", ["abc", "NaN", "Infinity", None, "", True])
+@pytest.mark.parametrize("value", ["abc", "NaN", "Infinity", None, "", True, "393 /", "1 MB/", "1 ·"])
 def test_bad_numbers_are_400(api, lesson, value):
     step = Step.objects.get(title="Requests per replica")
     response = api.post(f"/api/v1/steps/{step.pk}/answer/", {"value": value}, format="json")

@@ -3,6 +3,7 @@
 import random
 import re
 from datetime import UTC, datetime, timedelta
+from html import unescape
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
@@ -77,22 +78,28 @@ def right_answer(item_row: InterviewItem) -> dict:
             "ticked": list(ChecklistPoint.objects.filter(question=item_row.open_question).values_list("pk", flat=True))
         }
     if item_row.kind == "deep_dive":
-        return {"choice": Choice.objects.get(deep_dive=item_row.deep_dive, verdict="best").pk}
+        return {"choice": handle(item_row, Choice.objects.get(deep_dive=item_row.deep_dive, verdict="best").pk)}
     if item_row.kind == "design":
         following = Step.objects.filter(walkthrough=item_row.step.walkthrough, order__gt=item_row.step.order)
-        return {"choice": following.order_by("order").first().pk}
+        return {"choice": handle(item_row, following.order_by("order").first().pk)}
     number = item_row.step or item_row.challenge
     return {"value": repr(services.expected_for(number, item_row.drawn_inputs).value)}
+
+
+def handle(item_row: InterviewItem, pk: int) -> int:
+    """Return the handle the learner is shown for the choice or step ``pk`` of an item."""
+    view = next(v for v in interviews.load(item_row.interview) if v.item.pk == item_row.pk)
+    return view.handle_of(pk)
 
 
 def wrong_answer(item_row: InterviewItem) -> dict:
     if item_row.kind == "open":
         return {"text": "No idea."} if item_row.answer is None else {"ticked": []}
     if item_row.kind == "deep_dive":
-        return {"choice": Choice.objects.get(deep_dive=item_row.deep_dive, verdict="weak").pk}
+        return {"choice": handle(item_row, Choice.objects.get(deep_dive=item_row.deep_dive, verdict="weak").pk)}
     if item_row.kind == "design":
         following = Step.objects.filter(walkthrough=item_row.step.walkthrough, order__gt=item_row.step.order)
-        return {"choice": following.order_by("order").last().pk}
+        return {"choice": handle(item_row, following.order_by("order").last().pk)}
     return {"value": "1e30"}
 
 
@@ -255,11 +262,13 @@ def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, clock
         ({"choice": 999999}, "choice", "not one of this question's choices"),
         ({"choice": "abc"}, "choice", "valid integer"),
         ({"choice": True}, "choice", "valid integer"),
+        ({"choice": "²"}, "choice", "valid integer"),
+        ({"ticked": ["²"]}, "ticked", "valid integer"),
     ]
     for body, field, message in cases:
         response = api.post(url, body, format="json")
         assert response.status_code == 400, body
-        assert message in " ".join(response.json()["errors"][field]), response.json()
+        assert message in str(response.json()["errors"][field]), response.json()
     # Move on to a number question, then send it bad numbers.
     while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
            .first()).kind != "number":  # fmt: skip
@@ -344,7 +353,7 @@ def test_the_scorecard_recomputes_from_stored_answers(api, scenario, clock):
     assert interviews.scorecard(interview, rows).as_dict() == card["dimensions"]
     views = interviews.load(interview)
     for view in views:
-        payload = {k: v for k, v in view.item.answer.items() if k in ("choice", "value", "ticked")}
+        payload = {k: v for k, v in view.shown_answer().items() if k in ("choice", "value", "ticked")}
         _stored, score, _feedback = interviews.grade(view, payload)
         assert score == view.item.score
 
@@ -511,6 +520,46 @@ def test_a_bad_number_on_the_page_is_a_400_beside_the_field(client, scenario, cl
     assert client.get(url).status_code == 200
 
 
+def test_non_ascii_digits_on_the_page_are_a_400_not_a_crash(client, scenario, clock):
+    """ "²" passes str.isdigit() but is no integer: a choice or a tick of "²" gets a message, not a 500."""
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    interview = Interview.objects.get()
+    answer_url = reverse("interview-answer", args=[interview.pk])
+    seen = set()
+    while (row := interview.items.filter(answered_at=None).order_by("position").first()) is not None:
+        if row.kind in ("deep_dive", "design") and row.kind not in seen or row.kind == "open" and row.answer:
+            bad = {"choice": "²"} if row.kind != "open" else {"ticking": "1", "ticked": ["²"]}
+            refused = client.post(answer_url, {"item": row.pk, **bad})
+            assert refused.status_code == 400 and 'role="alert"' in refused.content.decode()
+            seen.add(row.kind)
+            assert client.get(url).status_code == 200
+            assert interview.items.get(pk=row.pk).answered_at is None
+        client.post(answer_url, {"item": row.pk, "ticking": "1", **right_answer(row)})
+    assert seen == {"deep_dive", "design", "open"}
+
+
+def test_choices_go_out_as_handles_that_do_not_give_the_answer_away(api, scenario, clock):
+    """Across many draws, the right design option and the best approach sit at every position, and
+    the ids sent are positions (1, 2, ...), not the content's keys (ordered as authored)."""
+    right_positions = {"design": [], "deep_dive": []}
+    for _draw in range(12):
+        data = start(api)
+        while (current := api.get(f"/api/v1/interviews/{data['id']}/").json()["current"]) is not None:
+            row = InterviewItem.objects.get(pk=current["id"])
+            payload = right_answer(row)
+            if row.kind in right_positions:
+                ids = [c["id"] for c in current["choices"]]
+                assert ids == list(range(1, len(ids) + 1))
+                right_positions[row.kind].append(ids.index(payload["choice"]))
+            api.post(f"/api/v1/interviews/{data['id']}/answer/", {**payload, "item": row.pk}, format="json")
+        card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+        assert {i["outcome"] for i in card["items"] if i["kind"] in right_positions} == {"correct"}
+        assert all(i["answer"]["choice"] in [c["id"] for c in i["choices"]] for i in card["items"] if "choices" in i)
+    for kind, positions in right_positions.items():
+        assert len(positions) >= 12 and len(set(positions)) > 1, (kind, positions)
+        assert positions.count(0) < 0.75 * len(positions), (kind, positions)
+
+
 # --- Merging into the account ------------------------------------------------------------------
 
 
@@ -576,7 +625,8 @@ def test_staff_can_audit_an_interviews_draw_and_answers_in_the_admin(client, api
     page = client.get(reverse("admin:lessons_interview_change", args=[data["id"]]))
     assert page.status_code == 200
     html = page.content.decode()
-    assert "requirements" in html and "deep_dives" in html and str(right_answer(row)["choice"]) in html
+    best = Choice.objects.get(deep_dive=row.deep_dive, verdict="best")
+    assert "requirements" in html and "deep_dives" in html and f'"choice": {best.pk}' in unescape(html)
     assert client.get(reverse("admin:lessons_interview_add")).status_code == 403
 
 

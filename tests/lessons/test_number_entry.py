@@ -45,11 +45,29 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
         ("1e999", "ms", "Enter a finite number."),
         ("2**9999", "ms", "not a unit"),
         ("$5 MB", "$", "mixes a dollar sign"),
+        ("393 /", "MB", "not a unit"),
+        ("393 *", "MB", "not a unit"),
+        ("1 MB/", "MB", "not a unit"),
+        ("1 ·", "MB", "not a unit"),
+        ("1 MB//s", "MB", "not a unit"),
+        ("1 / MB", "MB", "not a unit"),
     ],
 )
 def test_bad_entries_say_what_is_wrong(typed, unit, message):
     with pytest.raises(EntryError, match=message.replace("$", r"\$").replace("*", r"\*")):
         read_number(typed, unit)
+
+
+@pytest.mark.parametrize("unit", ["/", "MB/", "*", "·", "MB *"])
+def test_a_question_unit_that_is_only_operators_is_not_a_unit(unit):
+    assert asked_unit(unit) is None
+
+
+def test_an_empty_unit_never_ends_a_message_with_in_nothing():
+    with pytest.raises(EntryError) as refused:
+        read_number("5 MB", "")
+    assert not str(refused.value).endswith("in .")
+    assert "plain number" in str(refused.value)
 
 
 def test_every_unit_in_shipped_content_is_understood():

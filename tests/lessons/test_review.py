@@ -121,6 +121,19 @@ def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson
     assert ReviewCard.objects.get().last_outcome == "correct"
 
 
+def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, clock):
+    step = Step.objects.get(title="Preamble size")  # asks for MB
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    clock.shift(timedelta(minutes=11))
+    refused = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "393 ms"})
+    assert (
+        refused.status_code == 400 and "is a time, but this question asks for a size in MB" in refused.content.decode()
+    )
+    assert ReviewCard.objects.get().last_outcome == "incorrect"
+    client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "375 MiB"})
+    assert ReviewCard.objects.get().last_outcome == "correct"
+
+
 def test_an_item_not_in_the_queue_is_refused(client, lesson):
     response = client.post(reverse("review-answer"), {"kind": "deep_dive", "id": "12", "choice": "1"})
     assert response.status_code == 404
