@@ -150,6 +150,18 @@ def topic_of(item) -> str:
     return item.walkthrough.topic_id if isinstance(item, Step) else item.topic_id
 
 
+def content_position(item: Step | Challenge) -> tuple[int, int, int, int]:
+    """Return where a number sits in its lesson, so drawn numbers are asked in the lessons' order.
+
+    A later step may quote an earlier step's answer ("each replica holds 125 requests (the
+    previous step)"); asked in this order, the quote never comes before its question.
+    """
+    if isinstance(item, Step):
+        section = item.walkthrough.section
+        return (section.lesson_id, section.order, item.walkthrough.order, item.order)
+    return (item.section.lesson_id, item.section.order, item.order, 0)
+
+
 def weighted_sample(rows: list, count: int, rng: random.Random, weight) -> list:
     """Return up to ``count`` rows drawn without replacement, each in proportion to ``weight(row)``."""
     keyed = sorted(rows, key=lambda row: rng.random() ** (1 / weight(row)), reverse=True)
@@ -207,7 +219,7 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
     fresh = [row for row in number_rows if isinstance(row[2], Challenge) and row[2].ranges]
     if fresh and not any(row in fresh for row in numbers):
         numbers = numbers[: PHASE_ITEMS["estimate"] - 1] + weighted_sample(fresh, 1, rng, weight)
-    for _lesson, _topic, item in numbers:
+    for _lesson, _topic, item in sorted(numbers, key=lambda row: content_position(row[2])):
         if isinstance(item, Challenge):
             inputs = services.draw_inputs(item, rng.randrange(2**31)) if item.ranges else {}
             items.append({"phase": "estimate", "kind": "number", "challenge": item, "drawn_inputs": inputs})

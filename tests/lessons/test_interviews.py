@@ -649,3 +649,32 @@ def test_loading_content_will_not_silently_drop_an_item_drawn_in_an_interview(co
     with pytest.raises(CommandError, match="kv-heads-sanity.*1 answer.*mock interviews included"):
         call_command("load_content", dir=content_copy, verbosity=0)
     assert interview.items.count() == 1
+
+
+def test_no_question_gives_away_a_later_estimates_answer(rf, content):
+    """An estimate's answer is never in an earlier question: a walkthrough's steps keep their order
+    ("Each replica holds 125 requests (the previous step)" follows the step that asks for the 125),
+    and the design so far is named by its parts, never by bodies that quote computed answers."""
+    from django.utils.html import strip_tags
+
+    from calculators.formatting import number
+
+    for seed in range(12):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        views = interviews.load(interviews.start(request, "llm-serving-platform", seed=seed))
+        for n, view in enumerate(views):
+            if view.item.kind != "number":
+                continue
+            value = services.expected_for(view.item.step or view.item.challenge, view.item.drawn_inputs).value
+            shown = {number(value), f"{round(value):,}"} if abs(value) >= 10 else set()
+            for earlier in views[:n]:
+                if earlier.lesson_url.split("#")[0] != view.lesson_url.split("#")[0]:
+                    continue  # another lesson's drawn numbers may match by chance
+                text = unescape(strip_tags(f"{earlier.heading_html} {earlier.body_html}"))
+                words = set(re.findall(r"\d[\d,]*(?:\.\d+)?", text))
+                assert not shown & words, (seed, view.item.position, earlier.item.position, shown & words)
+        estimate = [v.item.step for v in views if v.item.phase == "estimate" and v.item.step_id]
+        for a, b in zip(estimate, estimate[1:]):
+            if a.walkthrough_id == b.walkthrough_id:
+                assert a.order < b.order
