@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -181,6 +182,23 @@ def weakness(mastery: dict[str, float], topic: str) -> float:
     return 1.5 - mastery.get(topic, 0.0)
 
 
+REQUIREMENT_WORDS = re.compile(r"\b(requirements?|slos?|slas?|scope|scoping|brief|clarify)\b", re.IGNORECASE)
+ABOUT_REQUIREMENTS, FIRST_LAYER, OPENING = 0, 1, 2
+
+
+def framing_rank(dd: DeepDive) -> int:
+    """Return how well a deep dive frames the problem, for the requirements phase (lower is better).
+
+    0: its section's key or title, or its own key, names requirements, SLOs, scope or the brief;
+    1: its section is in layer 1 (the basics the rest builds on); 2: any other (a lesson with
+    neither gives its opening deep dive). Content has no phase field: this is read from its names.
+    """
+    names = f"{dd.section.key} {dd.section.title} {dd.key}".replace("-", " ").replace("_", " ")
+    if REQUIREMENT_WORDS.search(names):
+        return ABOUT_REQUIREMENTS
+    return FIRST_LAYER if dd.section.layer == 1 else OPENING
+
+
 def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Random) -> list[dict]:
     """Return the interview's items as InterviewItem fields, phase by phase (see PHASES)."""
 
@@ -192,13 +210,20 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
     by_id = {dd.pk: dd for dd in pool.deep_dives}
     top_level = [dd for dd in pool.deep_dives if dd.pk not in follow_up_ids]
 
-    # Requirements: each lesson's opening question (its first top-level deep dive), the scenario's first.
-    openings: dict[int, DeepDive] = {}
-    for dd in top_level:
-        openings.setdefault(dd.section.lesson_id, dd)
-    opening_rows = [(lesson, dd.topic_id, dd) for lesson, dd in openings.items()]
+    # Requirements: each lesson's question that best frames the problem (see framing_rank); questions
+    # about requirements or the basics before each lesson's opening one, the scenario's first.
+    openings: dict[int, tuple[int, DeepDive]] = {}
+    for dd in top_level:  # in lesson order, so the first of each rank wins
+        rank, lesson = framing_rank(dd), dd.section.lesson_id
+        if lesson not in openings or rank < openings[lesson][0]:
+            openings[lesson] = (rank, dd)
+    framing = [(lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank < OPENING]
+    fallback = [(lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank == OPENING]
+    count = PHASE_ITEMS["requirements"]
+    chosen = prefer_scenario(framing, count, rng, weight, scenario.pk)
+    chosen += prefer_scenario(fallback, count - len(chosen), rng, weight, scenario.pk)
     used = set()
-    for _lesson, _topic, dd in prefer_scenario(opening_rows, PHASE_ITEMS["requirements"], rng, weight, scenario.pk):
+    for _lesson, _topic, dd in chosen:
         items.append({"phase": "requirements", "kind": "deep_dive", "deep_dive": dd})
         used.add(dd.pk)
 

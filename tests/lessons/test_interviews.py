@@ -184,6 +184,33 @@ def test_surprise_me_leans_toward_the_weakest_topic(db):
     assert 0.4 < even.count("routing-sim") / 300 < 0.6
 
 
+def test_the_requirements_phase_prefers_questions_that_frame_the_problem(db):
+    """Each lesson offers its question about requirements (named so), else one from layer 1, else its opening."""
+    from lessons.models import Section
+
+    case = make_lesson("case", deep_dives=3)  # layer-2 moments: dd-1 opens the lesson
+    Lesson.objects.filter(pk=case.pk).update(kind="case_study")
+    brief = Section.objects.create(lesson=case, key="pin-it-down", layer=3, order=9, title="Pin down the SLOs")
+    make_deep_dive(brief, key="slo-question", order=1)
+    basics = make_lesson("basics", deep_dives=2)
+    Section.objects.filter(lesson=basics).update(layer=1)
+    make_lesson("deep", deep_dives=2)  # layer 2 only: its opening is the last resort
+    lessons = list(Lesson.objects.all())
+    pool = interviews.Pool.read(lessons)
+    case = Lesson.objects.get(pk=case.pk)
+    for seed in range(10):
+        drawn = interviews.draw(pool, case, {}, random.Random(seed))
+        asked = [
+            (i["deep_dive"].section.lesson.slug, i["deep_dive"].key) for i in drawn if i["phase"] == "requirements"
+        ]
+        assert asked == [("case", "slo-question"), ("basics", "dd-1")]
+    # With one framing question only, a lesson's opening fills the phase.
+    Section.objects.filter(lesson=basics).update(layer=2)
+    drawn = interviews.draw(interviews.Pool.read(lessons), case, {}, random.Random(1))
+    asked = [i["deep_dive"].key for i in drawn if i["phase"] == "requirements"]
+    assert asked[0] == "slo-question" and asked[1] == "dd-1"
+
+
 # --- The API contract ------------------------------------------------------------------------
 
 
