@@ -9,6 +9,7 @@ public contract (DESIGN.md, "Fleet simulator").
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,12 @@ __all__ = [
 
 MAX_REQUESTS = 100_000
 MAX_REPLICAS = 256
+# Drawing arrivals and the hit-rate sweep cost time in proportion to the families: 10,000 keeps the
+# largest page (100,000 requests, every policy, the sweep) near 2 s of CPU on a small server.
+MAX_FAMILIES = 10_000
+# The simulations rate limit charges a run one per this many simulated requests (requests x policies),
+# so the default page (10,000 requests, five policies) is one charge and the largest run ten.
+CHARGE_REQUESTS = 50_000
 SWEEP_COPIES = (0, 2, 8, 32)  # cache sizes of the hit-rate chart, with the current one
 SWEEP_REQUESTS = 10_000  # the chart's runs play at most this many of the arrivals, to keep the page quick
 
@@ -159,6 +166,25 @@ def check_routing(inputs: Mapping[str, Any]) -> None:
     _routing_setup(inputs).check()
 
 
+def run_charge(mode: Mode, query) -> int:
+    """Return what a run costs against the simulations limit, from its raw query (a dict or a QueryDict).
+
+    Routing: one per CHARGE_REQUESTS simulated requests (requests x policies chosen); autoscaling
+    plays a fixed day, one. Values that do not parse count as the defaults (the run is refused anyway).
+    """
+    if mode is not ROUTING:
+        return 1
+    values = query.getlist("policies") if hasattr(query, "getlist") else [query.get("policies", "")]
+    chosen = {name.strip() for value in values for name in str(value).split(",") if name.strip()}
+    policies = len(chosen & set(mode.choice.options)) or len(mode.choice.options)
+    default = next(p.default for p in mode.parameters if p.name == "requests")
+    try:
+        requests = min(max(int(str(query.get("requests", default))), 1), MAX_REQUESTS)
+    except ValueError:
+        requests = default
+    return max(1, math.ceil(requests * policies / CHARGE_REQUESTS))
+
+
 def run_routing(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Return each chosen policy's summary, all on the same arrivals."""
     return simulation.simulate_routing(_routing_setup(inputs), tuple(inputs["policies"]))
@@ -199,7 +225,7 @@ ROUTING_PARAMETERS = (
        "Requests one replica runs at once; more wait in its queue."),
     _p("cache_copies", "int", 4, 0, 1000, "copies", "Prefix cache, in preamble copies",
        "Preambles one replica's LRU prefix cache holds (0 = no cache)."),
-    _p("families", "int", 200, 1, 100_000, "families", "Prompt families",
+    _p("families", "int", 200, 1, MAX_FAMILIES, "families", "Prompt families",
        "Distinct preambles (system prompts, tool schemas) requests start with."),
     _p("zipf", "float", 1.1, 0.0, 5.0, "", "Zipf exponent",
        "Popularity skew: family k gets a share proportional to 1 / k^s (0 = all equal)."),

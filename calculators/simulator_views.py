@@ -19,7 +19,7 @@ from calculators.errors import CalculatorInputError
 from calculators.formatting import input_text, money, number, percent
 from calculators.forms import ParameterField, parameter_rows
 from calculators.simulation import PERCENTILES
-from calculators.simulator import AUTOSCALING, ROUTING, SWEEP_REQUESTS, Mode, routing_sweep
+from calculators.simulator import AUTOSCALING, ROUTING, SWEEP_REQUESTS, Mode, routing_sweep, run_charge
 from calculators.simulator_api import run_mode
 from calculators.simulator_cache import cached_run
 from calculators.simulator_charts import POLICY_LABELS, day_chart, hit_rate_chart, load_chart, ttft_chart
@@ -184,13 +184,13 @@ def _page(request: HttpRequest, mode: Mode, url_name: str) -> HttpResponse:
 
 @require_safe
 @vary_on_headers("HX-Request")
-@limit_per_visitor("simulations")
+@limit_per_visitor("simulations", charge=lambda request: run_charge(ROUTING, request.GET))
 def routing(request: HttpRequest) -> HttpResponse:
     return _page(request, ROUTING, "simulator:routing")
 
 
 @require_safe
 @vary_on_headers("HX-Request")
-@limit_per_visitor("simulations")
+@limit_per_visitor("simulations", charge=lambda request: run_charge(AUTOSCALING, request.GET))
 def autoscaling(request: HttpRequest) -> HttpResponse:
     return _page(request, AUTOSCALING, "simulator:autoscaling")

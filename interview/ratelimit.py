@@ -73,8 +73,10 @@ class Hit:
                 logger.warning("Rate limit counter %s not decremented", self.key, exc_info=True)
 
 
-def hit(name: str, identity: str) -> Hit:
-    """Count one request by ``identity`` against the limit ``name``; return whether it is allowed."""
+def hit(name: str, identity: str, charge: int = 1) -> Hit:
+    """Count a request by ``identity`` against the limit ``name``; return whether it is allowed.
+
+    ``charge`` is what the request costs in requests (a large simulator run counts as several)."""
     rate = parse_rate(settings.RATE_LIMITS[name])
     now = time.time()
     window = int(now // rate.seconds)
@@ -83,7 +85,7 @@ def hit(name: str, identity: str) -> Hit:
     key = f"{KEY_PREFIX}:{name}:{window}:{hashlib.sha256(identity.encode()).hexdigest()[:32]}"
     try:
         cache.add(key, 0, timeout=retry_after + 1)
-        count = cache.incr(key)
+        count = cache.incr(key, charge)
     except ValueError:  # the key expired between add and incr: the window just ended
         return Hit(True, retry_after, name=name)
     except Exception:
@@ -127,13 +129,15 @@ def too_many_requests(request: HttpRequest, over: Hit, template_name: str = "429
     return response
 
 
-def limit_per_visitor(name: str):
-    """Decorate a page view so a visitor (account, else address) over the limit ``name`` gets a 429."""
+def limit_per_visitor(name: str, charge=None):
+    """Decorate a page view so a visitor (account, else address) over the limit ``name`` gets a 429.
+
+    ``charge(request)``, if given, says what the request costs against the limit (default one)."""
 
     def decorator(view):
         @functools.wraps(view)
         def wrapper(request, *args, **kwargs):
-            counted = hit(name, visitor_key(request))
+            counted = hit(name, visitor_key(request), charge(request) if charge else 1)
             if not counted.allowed:
                 return too_many_requests(request, counted)
             return view(request, *args, **kwargs)
@@ -149,8 +153,11 @@ class VisitorThrottle(BaseThrottle):
     def limit_name(self, request) -> str:
         return "api_user" if request.user and request.user.is_authenticated else "api_anon"
 
+    def charge(self, request, view) -> int:
+        return 1
+
     def allow_request(self, request, view) -> bool:
-        self.counted = hit(self.limit_name(request), visitor_key(request))
+        self.counted = hit(self.limit_name(request), visitor_key(request), self.charge(request, view))
         return self.counted.allowed
 
     def wait(self) -> float | None:
@@ -162,6 +169,12 @@ class SimulationsThrottle(VisitorThrottle):
 
     def limit_name(self, request) -> str:
         return "simulations"
+
+    def charge(self, request, view) -> int:
+        """A run costs what it simulates (calculators.simulator.run_charge), the same as on the pages."""
+        from calculators.simulator import run_charge
+
+        return run_charge(view.mode, request.query_params)
 
 
 class AnswersThrottle(VisitorThrottle):

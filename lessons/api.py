@@ -747,7 +747,8 @@ class InterviewAnswerSerializer(serializers.Serializer):
         help_text="Then the ids of the checklist points the written answer covered (its second step).",
     )
     item = serializers.IntegerField(
-        required=False, help_text="Optional: the id of the item answered; a 409 if it is no longer the current one."
+        help_text="The id of the item answered (the current one); a 409 if it is no longer the current one, "
+        "so a retried request never answers the next question."
     )
 
 
@@ -1094,6 +1095,7 @@ class ReviewAnswerView(AnswerView):
             200: OpenApiResponse(description="outcome, recalled, next_due, feedback_html, answer_html"),
             400: ErrorSerializer,
             404: ErrorSerializer,
+            409: ErrorSerializer,
         },  # fmt: skip
     )
     def post(self, request: Request) -> Response:
@@ -1115,6 +1117,8 @@ class ReviewAnswerView(AnswerView):
                 return Response({"graded": False, "checklist": checklist_data(quiz.checklist)})
         try:
             graded = quiz_module.grade(quiz, data, quiz_module.hints_shown(quiz, data["hints"]))
+        except quiz_module.AlreadyReviewed as error:
+            return Response({"detail": str(error), "errors": {"id": [str(error)]}}, status=409)
         except quiz_module.QuizError as error:
             field = {"deep_dive": "choice", "open_question": "points"}.get(quiz.kind, "value")
             return Response({"errors": {field: [str(error)]}}, status=400)

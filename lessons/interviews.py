@@ -601,6 +601,15 @@ def grade_open(view: ItemView, payload: dict) -> tuple[dict, float | None, str]:
     return {"text": view.written, "ticked": sorted(set(ticked))}, share, feedback
 
 
+FINISHED = "This interview is finished: its scorecard is ready, no more answers."
+
+
+def refuse_if_finished(interview: Interview) -> None:
+    """Raise a 409 if ``interview`` is finished, in the database (``interview`` may have been read earlier)."""
+    if Interview.objects.filter(pk=interview.pk, finished_at__isnull=False).exists():
+        raise InterviewError(FINISHED, status=409)
+
+
 def answer(
     interview: Interview, payload: dict, item_id=None, now: datetime | None = None, views: list[ItemView] | None = None
 ) -> InterviewItem:
@@ -609,7 +618,7 @@ def answer(
     ``payload`` holds validated values (ints for "choice" and "ticked"); ``views`` is ``load(interview)`` if
     the caller has it already."""
     if interview.finished_at is not None:
-        raise InterviewError("This interview is finished: its scorecard is ready, no more answers.", status=409)
+        raise InterviewError(FINISHED, status=409)
     if not isinstance(payload, dict):
         raise InterviewError('Send a JSON object with "choice", "value" or "text".')
     view = current(views if views is not None else load(interview))
@@ -620,15 +629,18 @@ def answer(
     stored, score, feedback = grade(view, payload)
     now = now or timezone.now()
     late = now > interview.deadline
-    rows = InterviewItem.objects.filter(pk=view.item.pk, answered_at=None)
+    # Written only while the item is open and the interview not finished (another request may have closed it).
+    rows = InterviewItem.objects.filter(pk=view.item.pk, answered_at=None, interview__finished_at__isnull=True)
     if score is None:  # an open question's written answer: the item stays current until it is ticked
         updated = rows.filter(answer__isnull=True).update(answer=stored)
         view.item.answer = stored
         if not updated:
+            refuse_if_finished(interview)
             raise InterviewError("That answer was already written; tick what it covered.", "item", status=409)
         return view.item
     updated = rows.update(answer=stored, answered_at=now, late=late, score=score, feedback=feedback)
-    if not updated:  # another tab answered it first
+    if not updated:  # another tab answered it first, or finished the interview
+        refuse_if_finished(interview)
         raise InterviewError("That question was already answered; here is the next one.", "item", status=409)
     view.item.answer, view.item.answered_at, view.item.late = stored, now, late
     view.item.score, view.item.feedback = score, feedback

@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from django.db import transaction
+from django.utils import timezone
 from django.utils.html import escape, strip_tags
 
 from calculators.formatting import number
@@ -67,6 +69,13 @@ class QuizError(ValueError):
     """An answer the session cannot grade (a missing or foreign choice, not a number...): say why."""
 
 
+class AlreadyReviewed(QuizError):
+    """The card is not due (any more): a second submit of the same answer, or another tab, got there first."""
+
+    def __init__(self):
+        super().__init__("That item was already reviewed; it comes back when it is due again.")
+
+
 def review_seed(identity: str | None, quiz_card: ReviewCard, item, purpose: str) -> int:
     """Return a seed for this learner, item and review: it changes each time the card is rescheduled."""
     return services.seed_for(identity, item, f"review-{purpose}:{quiz_card.due.isoformat()}")
@@ -74,8 +83,6 @@ def review_seed(identity: str | None, quiz_card: ReviewCard, item, purpose: str)
 
 def next_card(lookup: dict, lessons: list[Lesson]) -> ReviewCard | None:
     """Return the learner's most overdue card in ``lessons`` (one query)."""
-    from django.utils import timezone
-
     cards = ReviewCard.objects.filter(**lookup, due__lte=timezone.now()).filter(review.in_lessons(lessons))
     return cards.exclude(step__calculator="").order_by("due").first()  # a step that no longer asks a number
 
@@ -125,7 +132,8 @@ def hints_shown(quiz: Quiz, asked) -> int:
 def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
     """Grade a review answer (``data``: choice, value, or text and points) and reschedule the card.
 
-    Raises QuizError, with a message for the learner, when the answer cannot be graded.
+    Raises QuizError, with a message for the learner, when the answer cannot be graded, and
+    AlreadyReviewed when the card is not due (it was graded already).
     """
     if quiz.kind == "deep_dive":
         picked = next((c for c in quiz.choices if str(c.pk) == str(data.get("choice"))), None)
@@ -162,7 +170,11 @@ def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
         outcome = result.outcome
         feedback = f"<p>{escape(result.message)}</p>"
         answer = f"<p>The answer is <strong>{number(expected.value)} {escape(quiz.unit)}</strong>.</p>"
-    card = review.record_review(quiz.card, outcome, hints)
+    with transaction.atomic():  # graded and rescheduled once, however many times the answer is posted
+        due = ReviewCard.objects.select_for_update().filter(pk=quiz.card.pk, due__lte=timezone.now()).first()
+        if due is None:
+            raise AlreadyReviewed
+        card = review.record_review(due, outcome, hints)
     return Graded(outcome, feedback, answer, card)
 
 

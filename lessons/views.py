@@ -465,6 +465,9 @@ def review_answer(request: HttpRequest) -> HttpResponse:
             "points": request.POST.getlist("points")}  # fmt: skip
     try:
         graded = quiz_module.grade(quiz, data, hints)
+    except quiz_module.AlreadyReviewed as error:
+        messages.info(request, str(error))
+        return HttpResponseRedirect(reverse("review"), status=303)
     except quiz_module.QuizError as error:
         return render_review(request, quiz=quiz, hints=hints, error=str(error), written=written, status=400)
     quiz_module.tally(request.session, quiz, graded)

@@ -184,3 +184,29 @@ def test_runs_are_limited_per_visitor_across_pages_and_api(client, settings):
         page = client.get(reverse("simulator:autoscaling"))
         assert page.status_code == 429
         assert "Too many simulation runs in a short time." in page.content.decode()
+
+
+def test_too_many_prompt_families_are_refused_before_running(client):
+    refused = _routing(client, families=10_001)
+    assert refused.status_code == 400
+    assert "at most 10,000" in refused.json()["errors"]["families"][0]
+    page = client.get(reverse("simulator:routing"), {"families": 10_001})
+    assert "at most 10,000" in page.content.decode()
+
+
+def test_a_large_run_is_charged_by_its_cost(client, settings):
+    """A run is charged one per 50,000 simulated requests (requests x policies): the default run is
+    one charge, 100,000 requests over all five policies ten."""
+    from calculators.simulator import ROUTING, run_charge
+
+    assert run_charge(ROUTING, {}) == 1
+    assert run_charge(ROUTING, {"requests": "100000"}) == 10
+    assert run_charge(ROUTING, {"requests": "100000", "policies": "hash"}) == 2
+    assert run_charge(ROUTING, {"requests": "lots"}) == 1  # refused by the form; counted once
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "simulations": "12/min"}
+    with time_machine.travel(datetime(2026, 3, 2, 12, 0, 15, tzinfo=UTC), tick=False):
+        big = {**SMALL, "requests": 50_000, "policies": "round_robin,hash"}  # 100,000 simulated: two charges
+        for _ in range(5):
+            assert _routing(client, **big).status_code == 200
+        assert client.get(reverse("simulator:routing"), big).status_code == 200  # the pages pay alike: 12
+        assert _routing(client, **SMALL).status_code == 429

@@ -71,6 +71,10 @@ def start(api, slug="case"):
 
 def right_answer(item_row: InterviewItem) -> dict:
     """Return the payload that earns full credit on a stored item (read from the content)."""
+    return {"item": item_row.pk, **right_payload(item_row)}
+
+
+def right_payload(item_row: InterviewItem) -> dict:
     if item_row.kind == "open":  # written first, then every point ticked
         if item_row.answer is None:
             return {"text": "Detect, drain, re-run."}
@@ -93,6 +97,10 @@ def handle(item_row: InterviewItem, pk: int) -> int:
 
 
 def wrong_answer(item_row: InterviewItem) -> dict:
+    return {"item": item_row.pk, **wrong_payload(item_row)}
+
+
+def wrong_payload(item_row: InterviewItem) -> dict:
     if item_row.kind == "open":
         return {"text": "No idea."} if item_row.answer is None else {"ticked": []}
     if item_row.kind == "deep_dive":
@@ -243,7 +251,7 @@ def test_answers_are_recorded_silently_until_the_last_then_current_is_null(api, 
         else:
             assert data["answered"] == answered + 1
     assert data["answered"] == data["total"]
-    again = api.post(f"/api/v1/interviews/{interview_id}/answer/", {"choice": 1}, format="json")
+    again = api.post(f"/api/v1/interviews/{interview_id}/answer/", {"choice": 1, "item": row.pk}, format="json")
     assert again.status_code == 409 and "finish the interview" in again.json()["detail"]
 
 
@@ -251,8 +259,8 @@ def test_a_finished_interview_refuses_answers_and_keeps_its_scorecard(api, scena
     data = start(api)
     first = api.post(f"/api/v1/interviews/{data['id']}/finish/")
     assert first.status_code == 200 and first.json()["dimensions"]["requirements"] == 0.0
-    refused = api.post(f"/api/v1/interviews/{data['id']}/answer/", {"choice": data["current"]["choices"][0]["id"]},
-                       format="json")  # fmt: skip
+    refused = api.post(f"/api/v1/interviews/{data['id']}/answer/", {"choice": data["current"]["choices"][0]["id"],
+                       "item": data["current"]["id"]}, format="json")  # fmt: skip
     assert refused.status_code == 409
     assert refused.json()["detail"] == "This interview is finished: its scorecard is ready, no more answers."
     assert api.post(f"/api/v1/interviews/{data['id']}/finish/").json() == first.json()
@@ -293,7 +301,7 @@ def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, clock
         ({"ticked": ["²"]}, "ticked", "valid integer"),
     ]
     for body, field, message in cases:
-        response = api.post(url, body, format="json")
+        response = api.post(url, {**body, "item": data["current"]["id"]}, format="json")
         assert response.status_code == 400, body
         assert message in str(response.json()["errors"][field]), response.json()
     # Move on to a number question, then send it bad numbers.
@@ -302,7 +310,7 @@ def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, clock
         api.post(url, right_answer(row), format="json")
     for body, message in [({"value": "lots"}, "Enter a number"), ({"value": "1,5"}, "commas only separate"),
                           ({"choice": 3}, "asks for a number"), ({"value": "9" * 70}, "no more than 60")]:  # fmt: skip
-        response = api.post(url, body, format="json")
+        response = api.post(url, {**body, "item": row.pk}, format="json")
         assert response.status_code == 400 and message in str(response.json()["errors"]), response.json()
     assert InterviewItem.objects.get(pk=row.pk).answered_at is None
     # A stale item id (a second tab) is a conflict, not an answer to the wrong question.
@@ -316,17 +324,17 @@ def test_the_open_question_is_written_then_ticked_and_bad_ticks_are_400s(api, sc
     while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
            .first()).kind != "open":  # fmt: skip
         api.post(url, right_answer(row), format="json")
-    assert api.post(url, {"ticked": []}, format="json").json()["errors"]["text"] == [
+    assert api.post(url, {"ticked": [], "item": row.pk}, format="json").json()["errors"]["text"] == [
         'Write your answer first (send "text"); then tick what it covered.'
     ]
-    assert api.post(url, {"text": "   "}, format="json").status_code == 400
-    assert api.post(url, {"text": "Detect it, drain it."}, format="json").status_code == 200
+    assert api.post(url, {"text": "   ", "item": row.pk}, format="json").status_code == 400
+    assert api.post(url, {"text": "Detect it, drain it.", "item": row.pk}, format="json").status_code == 200
     points = list(ChecklistPoint.objects.filter(question=row.open_question).values_list("pk", flat=True))
     for body, field in [({"ticked": [points[0], 999999]}, "ticked"), ({"ticked": "all"}, "ticked"),
                         ({"text": "again"}, "ticked")]:  # fmt: skip
-        response = api.post(url, body, format="json")
+        response = api.post(url, {**body, "item": row.pk}, format="json")
         assert response.status_code == 400 and field in response.json()["errors"], response.json()
-    done = api.post(url, {"ticked": points[:2]}, format="json").json()
+    done = api.post(url, {"ticked": points[:2], "item": row.pk}, format="json").json()
     assert done["current"] is None
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     assert card["dimensions"]["communication"] == pytest.approx(2 / 3, abs=1e-4)
@@ -349,7 +357,9 @@ def test_numbers_take_an_optional_unit_through_the_one_parser(api, scenario, clo
            .first()).kind != "number":  # fmt: skip
         api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
     # A unit of the wrong kind is refused with the parser's message, and the item stays unanswered.
-    response = api.post(f"/api/v1/interviews/{data['id']}/answer/", {"value": "12 parsecs"}, format="json")
+    response = api.post(
+        f"/api/v1/interviews/{data['id']}/answer/", {"value": "12 parsecs", "item": row.pk}, format="json"
+    )
     assert response.status_code == 400
     assert "“12 parsecs” is a length, but this question asks for" in response.json()["errors"]["value"][0]
     row.refresh_from_db()
@@ -358,7 +368,7 @@ def test_numbers_take_an_optional_unit_through_the_one_parser(api, scenario, clo
     number = row.step or row.challenge
     value = float(right_answer(row)["value"])
     written = f"{value} {number.unit}" if number.unit not in ("", "%", "$") else str(value)
-    api.post(f"/api/v1/interviews/{data['id']}/answer/", {"value": written}, format="json")
+    api.post(f"/api/v1/interviews/{data['id']}/answer/", {"value": written, "item": row.pk}, format="json")
     row.refresh_from_db()
     assert row.score == 1.0 and row.answer["number"] == pytest.approx(value)
 
@@ -585,6 +595,30 @@ def test_choices_go_out_as_handles_that_do_not_give_the_answer_away(api, scenari
     for kind, positions in right_positions.items():
         assert len(positions) >= 12 and len(set(positions)) > 1, (kind, positions)
         assert positions.count(0) < 0.75 * len(positions), (kind, positions)
+
+
+def test_an_answer_cannot_land_after_the_interview_is_finished(api, scenario, clock):
+    data = start(api)
+    stale = Interview.objects.get(pk=data["id"])  # read by an answer request before another one finished it
+    assert api.post(f"/api/v1/interviews/{data['id']}/finish/").status_code == 200
+    row = InterviewItem.objects.get(pk=data["current"]["id"])
+    with pytest.raises(interviews.InterviewError) as refused:
+        interviews.answer(stale, right_payload(row), row.pk)
+    assert refused.value.status == 409
+    row.refresh_from_db()
+    assert row.answered_at is None and row.answer is None
+
+
+def test_an_api_answer_names_its_item_so_a_retry_cannot_answer_the_next_question(api, scenario, clock):
+    data = start(api)
+    url = f"/api/v1/interviews/{data['id']}/answer/"
+    row = InterviewItem.objects.get(pk=data["current"]["id"])
+    missing = api.post(url, right_payload(row), format="json")
+    assert missing.status_code == 400 and "item" in missing.json()["errors"]
+    assert api.post(url, right_answer(row), format="json").status_code == 200
+    retried = api.post(url, right_answer(row), format="json")  # the response was lost; the client sends it again
+    assert retried.status_code == 409
+    assert InterviewItem.objects.filter(interview_id=data["id"], answered_at__isnull=False).count() == 1
 
 
 # --- Merging into the account ------------------------------------------------------------------

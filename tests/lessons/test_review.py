@@ -134,6 +134,29 @@ def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, clock):
     assert ReviewCard.objects.get().last_outcome == "correct"
 
 
+def test_a_second_submit_of_a_review_is_refused_and_does_not_reschedule_again(client, lesson, clock):
+    answer(client, lesson, "dd-1", "weak")
+    clock.shift(timedelta(minutes=11))
+    dd = DeepDive.objects.get(key="dd-1")
+    post = {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk}
+    assert client.post(reverse("review-answer"), post).status_code == 303
+    card = ReviewCard.objects.get()
+    # The same form again (double click, or a second tab): the card is not due any more.
+    again = client.post(reverse("review-answer"), post)
+    assert again.status_code == 303
+    page = client.get(again["Location"]).content.decode()
+    assert "already reviewed" in page
+    assert ReviewCard.objects.get().card == card.card and ReviewCard.objects.get().due == card.due
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.cookies = client.cookies
+    body = {"type": "deep_dive", "id": dd.pk, "choice": post["choice"]}
+    refused = api.post("/api/v1/review/answer/", body, format="json")
+    assert refused.status_code == 409 and "already reviewed" in refused.json()["detail"]
+    assert ReviewCard.objects.get().card == card.card
+
+
 def test_an_item_not_in_the_queue_is_refused(client, lesson):
     response = client.post(reverse("review-answer"), {"kind": "deep_dive", "id": "12", "choice": "1"})
     assert response.status_code == 404
