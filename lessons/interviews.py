@@ -68,7 +68,7 @@ DIMENSION_MEASURES = {
     "design": "picking the component the design needs next",
     "trade_offs": "the approaches you chose in the deep dives",
     "communication": "the points of the open question's checklist your answer covered",
-    "time_management": "each phase's time against its budget, and answering before the deadline",
+    "time_management": "the phases you completed (every question answered in time) within their budgets",
 }
 SCENARIO_KINDS = (Lesson.Kind.CASE_STUDY, Lesson.Kind.SIMULATION)
 SURPRISE = "surprise"
@@ -693,9 +693,22 @@ class PhaseTime:
     total: int
 
     @property
+    def completed(self) -> bool:
+        """Return whether every question of the phase was answered before the deadline."""
+        return self.total > 0 and self.answered == self.total
+
+    @property
     def score(self) -> float:
-        on_time = self.answered / self.total if self.total else 0.0
-        return on_time * (min(1.0, self.budget / self.spent) if self.spent > 0 else 1.0)
+        """Return 0 for a phase not completed, else 1 within budget and budget over time taken beyond it."""
+        if not self.completed:
+            return 0.0
+        return min(1.0, self.budget / self.spent) if self.spent > 0 else 1.0
+
+    @property
+    def verdict(self) -> str:
+        if not self.completed:
+            return "Not completed: counts 0"
+        return "Within budget" if self.score >= 1 else f"Over budget: counts {round(100 * self.score)}%"
 
 
 @dataclass
@@ -747,8 +760,10 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
       phase's items (a deep dive: its choice's points over the best's; a number: full credit
       within tolerance, half inside the partial band, halved again when the unit is wrong; the
       next component: right or not). Unanswered and late items score 0.
-    - Time management: per phase, the share of items answered on time times budget over time
-      spent (1 when within budget); a phase's time runs from the previous phase's last answer.
+    - Time management: the mean over the phases; a phase counts only when every question in it
+      was answered before the deadline (an unanswered one leaves it not completed: 0), and then 1
+      within its budget, budget over time taken beyond it; a phase's time runs from the previous
+      phase's last answer.
     """
     by_phase: dict[str, list[InterviewItem]] = defaultdict(list)
     for item in sorted(items, key=lambda i: i.position):

@@ -424,6 +424,24 @@ def test_time_over_a_phase_budget_lowers_time_management(api, scenario, clock):
     assert estimate["spent_seconds"] == pytest.approx(2 * budgets["estimate"])
 
 
+def test_unanswered_questions_count_against_time_management(api, scenario, clock):
+    """Finishing early is not managing time: a phase counts only when all its questions are answered in time."""
+    data = start(api)
+    rows = list(InterviewItem.objects.filter(interview_id=data["id"]).order_by("position"))
+    requirements = sum(1 for r in rows if r.phase == "requirements")
+    for row in rows[: requirements + 1]:  # the requirements, and one estimate of several
+        clock.shift(5)
+        api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    phases = len(data["phases"])
+    assert card["dimensions"]["time_management"] == pytest.approx(1 / phases, abs=1e-4)
+    assert card["band"] == "not_yet"
+    page = Client()
+    page.cookies = api.cookies
+    html = page.get(reverse("interview", args=[data["id"]])).content.decode()
+    assert "Not completed: counts 0" in html  # the phase table says which phases count
+
+
 # --- The server's clock -------------------------------------------------------------------------
 
 
