@@ -442,6 +442,16 @@ def test_unanswered_questions_count_against_time_management(api, scenario, clock
     assert "Not completed: counts 0" in html  # the phase table says which phases count
 
 
+def test_the_scoring_rules_are_written_in_plain_words(client, db):
+    html = client.get(reverse("interviews")).content.decode()
+    rules = html.split('id="scoring-rules"', 1)[1]
+    assert "over the best approach's" not in rules
+    assert (
+        "picking the best one scores full marks for that question, an acceptable one half, a weak one nothing" in rules
+    )
+    assert "a phase with a question left unanswered scores 0" in rules
+
+
 # --- The server's clock -------------------------------------------------------------------------
 
 
