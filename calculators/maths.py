@@ -1030,8 +1030,22 @@ def bounded_load_spill_most(replicas: int, in_flight: int, epsilon: float, famil
     cap = bounded_load(replicas, in_flight, epsilon, family_in_flight).cap_per_replica
     if family_in_flight == 0:
         return 0
-    room = cap - (in_flight - family_in_flight) / replicas  # >= family / replicas > 0: cap >= the average
+    room = cap - others_per_replica(replicas, in_flight, family_in_flight)  # >= family / replicas > 0
     return whole_ceil(family_in_flight / room)
+
+
+def others_per_replica(replicas: int, in_flight: int, family_in_flight: int) -> float:
+    """Return the requests of other keys each replica holds on average: (in_flight - family) / replicas."""
+    return (in_flight - family_in_flight) / replicas
+
+
+def bounded_load_unbounded(replicas: int, in_flight: int, family_in_flight: int) -> float:
+    """Return the load of a family's own replica under plain consistent hashing (no bound).
+
+    The whole family lands on one replica, which also keeps its share of the other keys:
+    family + (in_flight - family) / replicas. 48 replicas, 1,200 in flight, a 600 family: 612.5.
+    """
+    return family_in_flight + others_per_replica(replicas, in_flight, family_in_flight)
 
 
 class RehashResult(NamedTuple):

@@ -22,7 +22,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import escape
 
-from lessons import services
+from lessons import scoring, services
 from lessons.models import (
     Challenge,
     ChecklistPoint,
@@ -596,9 +596,8 @@ def grade_open(view: ItemView, payload: dict) -> tuple[dict, float | None, str]:
         raise InterviewError('Tick the checklist points your answer covered (send "ticked": a list of ids).', "ticked")
     if not set(ticked) <= points:
         raise InterviewError("Those are not all points of this question's checklist.", "ticked")
-    share = len(set(ticked)) / len(points) if points else 0.0
-    feedback = f"You covered {len(set(ticked))} of the {len(points)} points a strong answer makes."
-    return {"text": view.written, "ticked": sorted(set(ticked))}, share, feedback
+    graded = scoring.checklist_grade(len(set(ticked)), len(points))
+    return {"text": view.written, "ticked": sorted(set(ticked))}, graded.share, graded.message
 
 
 FINISHED = "This interview is finished: its scorecard is ready, no more answers."

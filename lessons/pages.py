@@ -29,7 +29,7 @@ from lessons.models import (
     Step,
     Walkthrough,
 )
-from lessons.scoring import HINT_RULE, Score, counts_toward_score, hint_cost, reveal_earned
+from lessons.scoring import HINT_RULE, Score, counts_toward_score, hint_cost, hints_owed, reveal_earned
 from lessons.services import SESSION_KEY, challenge_draw, choice_order, ensure_session, expected_for, learner_identity
 
 
@@ -76,7 +76,7 @@ class ItemState:
     @property
     def hints_before_first(self) -> int:
         """Hints to pay for with the first answer: those taken so far, until it is given."""
-        return 0 if self.first else self.hints_taken
+        return hints_owed(self.first is not None, self.hints_taken)
 
     @property
     def answers(self) -> list[Answer]:

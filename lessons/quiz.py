@@ -150,9 +150,8 @@ def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
         known = {str(p.pk) for p in quiz.checklist}
         if chosen - known:
             raise QuizError("Tick only this question's checklist points.")
-        ticked = len(chosen)
-        outcome, _points = scoring.checklist_score(10, ticked, len(quiz.checklist))
-        feedback = f"<p>You covered {ticked} of the {len(quiz.checklist)} points a strong answer makes.</p>"
+        graded = scoring.checklist_grade(len(chosen), len(quiz.checklist))
+        outcome, feedback = graded.outcome, f"<p>{escape(graded.message)}</p>"
         answer = (
             "<ul class='checklist'>"
             + "".join(

@@ -45,11 +45,38 @@ def after_hints(points: int, max_points: int, hints: int) -> int:
     return max(points - hint_cost(max_points, hints), 0)
 
 
-def checklist_score(max_points: int, ticked: int, total: int) -> tuple[str, int]:
-    """Return (outcome, points) of an open question: the ticked share of the checklist is the score."""
-    share = ticked / total if total else 0.0
-    outcome = "correct" if share >= OPEN_CORRECT_SHARE else "partial" if share >= OPEN_PARTIAL_SHARE else "incorrect"
-    return outcome, round(max_points * share)
+@dataclass(frozen=True)
+class ChecklistGrade:
+    """An open question graded by its checklist: the share of points ticked is the score."""
+
+    ticked: int
+    total: int
+
+    @property
+    def share(self) -> float:
+        return self.ticked / self.total if self.total else 0.0
+
+    @property
+    def outcome(self) -> str:
+        share = self.share
+        return "correct" if share >= OPEN_CORRECT_SHARE else "partial" if share >= OPEN_PARTIAL_SHARE else "incorrect"
+
+    @property
+    def message(self) -> str:
+        return f"You covered {self.ticked} of the {self.total} points a strong answer makes."
+
+    def points(self, max_points: int) -> int:
+        return round(max_points * self.share)
+
+
+def checklist_grade(ticked: int, total: int) -> ChecklistGrade:
+    """Grade an open question (in a lesson, a review or an interview): ``ticked`` of its ``total`` points."""
+    return ChecklistGrade(ticked, total)
+
+
+def hints_owed(answered: bool, hints_taken: int) -> int:
+    """Return the hints an item's next answer pays for: those taken, until the first answer is given."""
+    return 0 if answered else hints_taken
 
 
 def counts_toward_score(is_follow_up: bool, answered: bool) -> bool:

@@ -224,7 +224,7 @@ def answer_open_question(
     card=None,
 ) -> Answer:
     """Score a written answer by the checklist points the learner ticked; the written draft is used up."""
-    outcome, points = scoring.checklist_score(question.points, len(ticked), len(checklist))
+    graded = scoring.checklist_grade(len(ticked), len(checklist))
     answer = record(
         learner,
         answered_before=answered_before,
@@ -232,10 +232,10 @@ def answer_open_question(
         open_question=question,
         text=text,
         ticked=sorted(point.pk for point in ticked),
-        outcome=outcome,
-        points=points,
+        outcome=graded.outcome,
+        points=graded.points(question.points),
         max_points=question.points,
-        message=f"You covered {len(ticked)} of the {len(checklist)} points a strong answer makes.",
+        message=graded.message,
     )
     ItemPractice.objects.filter(learner=learner, open_question=question).update(draft="")
     return answer
@@ -243,10 +243,11 @@ def answer_open_question(
 
 def hints_to_pay(learner: Learner | None, item_fields: dict) -> int:
     """Return the hints the learner took on an item they have not answered yet (what its first answer pays)."""
-    if learner is None or Answer.objects.filter(learner=learner, is_first=True, **item_fields).exists():
+    if learner is None:
         return 0
-    row = ItemPractice.objects.filter(learner=learner, **item_fields).only("hints_taken").first()
-    return row.hints_taken if row else 0
+    answered = Answer.objects.filter(learner=learner, is_first=True, **item_fields).exists()
+    row = None if answered else ItemPractice.objects.filter(learner=learner, **item_fields).only("hints_taken").first()
+    return scoring.hints_owed(answered, row.hints_taken if row else 0)
 
 
 def reveal_earned(learner: Learner, answer: Answer) -> bool:
@@ -391,7 +392,8 @@ def remember_position(learner: Learner, lesson_id: int, anchor: str, url: str) -
 def merge_learners(source: Learner, target: Learner) -> None:
     """Move ``source``'s progress (answers, cards, draws, positions, interviews) into ``target``.
 
-    Where both answered an item, target's first answer stays.
+    Where both answered an item, target's first answer stays; where both practised one, the row
+    keeps the most hints taken, a reveal asked by either, and the account's draft, else the visitor's.
     """
     if source.pk == target.pk:
         return
@@ -401,9 +403,15 @@ def merge_learners(source: Learner, target: Learner) -> None:
     Answer.objects.filter(learner=source).update(learner=target)
     source.interviews.update(learner=target)  # every mock interview is kept, finished or not
     review.merge_cards(source.pk, target.pk)
-    for field in ItemPractice.ITEM_KINDS:  # where both worked on an item, the account's row stays
-        taken = ItemPractice.objects.filter(learner=target, **{f"{field}__isnull": False}).values(field)
-        ItemPractice.objects.filter(learner=source, **{f"{field}__in": taken}).delete()
+    for field in ItemPractice.ITEM_KINDS:  # where both worked on an item, the account's row keeps both's work
+        kept = {row.item_key: row for row in ItemPractice.objects.filter(learner=target, **{f"{field}__isnull": False})}
+        for row in ItemPractice.objects.filter(learner=source, **{f"{field}_id__in": [pk for _, pk in kept]}):
+            into = kept[row.item_key]
+            into.hints_taken = max(into.hints_taken, row.hints_taken)  # hints seen stay paid for
+            into.revealed = into.revealed or row.revealed
+            into.draft = into.draft or row.draft  # the account's draft, else the visitor's
+            into.save(update_fields=["hints_taken", "revealed", "draft", "updated_at"])
+            row.delete()
     ItemPractice.objects.filter(learner=source).update(learner=target)
     taken_draws = ChallengeDraw.objects.filter(learner=target).values("challenge")
     ChallengeDraw.objects.filter(learner=source, challenge__in=taken_draws).delete()

@@ -62,8 +62,8 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 
 
 def _unbounded(i: Mapping[str, Any]) -> float:
-    """Return the load of the family's own replica when nothing caps it (other keys spread evenly)."""
-    return i["family_in_flight"] + (i["in_flight"] - i["family_in_flight"]) / i["replicas"]
+    """Return the load of the family's own replica when nothing caps it (maths.bounded_load_unbounded)."""
+    return maths.bounded_load_unbounded(i["replicas"], i["in_flight"], i["family_in_flight"])
 
 
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:

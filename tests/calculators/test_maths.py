@@ -688,3 +688,9 @@ def test_bounded_load_spill_floor_and_the_spread_with_other_keys(case, floor, mo
 def test_bounded_load_spill_most_edges():
     assert maths.bounded_load_spill_most(10, 100, 0.0, 0) == 0
     assert maths.bounded_load_spill_most(10, 100, 0.0, 5) == 10  # cap = average: the family gets F / n a replica
+
+
+def test_a_family_with_no_load_bound_piles_onto_its_own_replica():
+    # 48 replicas, 1,200 in flight, a 600-request family: 600 + 600 / 48 = 612.5 on the family's replica.
+    assert maths.bounded_load_unbounded(48, 1200, 600) == pytest.approx(612.5)
+    assert maths.bounded_load_unbounded(64, 1000, 0) == pytest.approx(1000 / 64)

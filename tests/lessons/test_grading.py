@@ -83,10 +83,31 @@ def test_an_answer_off_by_a_factor_that_is_no_power_of_ten_is_not_called_a_slip(
     result = grade(29, given, tolerance=0.01)
     assert result.outcome == "incorrect"
     assert "power of ten" not in result.message
-    assert result.message.startswith("Not within tolerance.")
+    assert result.message == "Not within tolerance. Check each factor of your working."
 
 
 @pytest.mark.parametrize(("given", "factor", "direction"), [(2.9, "10", "too low"), (29_000, "1,000", "too high")])
 def test_an_answer_off_by_exactly_a_power_of_ten_is_named(given, factor, direction):
     result = grade(29, given, tolerance=0.01)
     assert f"Off by a factor of {factor} ({direction})" in result.message
+
+
+@pytest.mark.parametrize(
+    ("ticked", "total", "share", "outcome", "points"),
+    [(3, 3, 1.0, "correct", 10), (2, 3, 2 / 3, "partial", 7), (0, 3, 0.0, "incorrect", 0), (0, 0, 0.0, "incorrect", 0)],
+)
+def test_one_checklist_grade_serves_lessons_review_and_interviews(ticked, total, share, outcome, points):
+    from lessons.scoring import checklist_grade
+
+    graded = checklist_grade(ticked, total)
+    assert graded.share == pytest.approx(share)
+    assert graded.outcome == outcome
+    assert graded.points(10) == points
+    assert graded.message == f"You covered {ticked} of the {total} points a strong answer makes."
+
+
+def test_hints_are_owed_only_until_the_first_answer():
+    from lessons.scoring import hints_owed
+
+    assert hints_owed(answered=False, hints_taken=2) == 2
+    assert hints_owed(answered=True, hints_taken=2) == 0

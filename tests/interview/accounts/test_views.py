@@ -241,3 +241,29 @@ def test_the_account_page_can_remove_the_e_mail_and_says_what_that_means(client,
     assert "E-mail removed" in client.get(response["Location"]).content.decode()
     client.post(reverse("password_reset"), {"email": "ada@example.com"})
     assert mailoutbox == []
+
+
+def test_log_in_merges_the_visitors_hints_reveals_and_draft_into_the_accounts_practice(client, lesson, learner_user):
+    from lessons.models import ItemPractice
+    from tests.lessons.factories import make_open_question
+
+    account = Learner.objects.create(user=learner_user)
+    dd1, dd2 = DeepDive.objects.get(key="dd-1"), DeepDive.objects.get(key="dd-2")
+    question = make_open_question(lesson.sections.get())
+    answer(client, lesson, "dd-2", "best")  # the visitor now has a learner of their own
+    visitor = Learner.objects.get(user=None)
+    ItemPractice.objects.create(learner=account, deep_dive=dd1, hints_taken=1)
+    ItemPractice.objects.create(learner=visitor, deep_dive=dd1, hints_taken=2, revealed=True)
+    ItemPractice.objects.create(learner=account, deep_dive=dd2, hints_taken=3, draft="")
+    ItemPractice.objects.create(learner=visitor, deep_dive=dd2, hints_taken=0)
+    ItemPractice.objects.create(learner=account, open_question=question, draft="")
+    ItemPractice.objects.create(learner=visitor, open_question=question, draft="Drain, then re-run.")
+    response = client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
+    assert response.status_code == 302
+    rows = {p.item_key: p for p in ItemPractice.objects.filter(learner=account)}
+    assert (rows["deep_dive", dd1.pk].hints_taken, rows["deep_dive", dd1.pk].revealed) == (2, True)
+    assert (rows["deep_dive", dd2.pk].hints_taken, rows["deep_dive", dd2.pk].revealed) == (3, False)
+    assert rows["open_question", question.pk].draft == "Drain, then re-run."
+    assert ItemPractice.objects.count() == 3 and Learner.objects.count() == 1
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert "Drain, then re-run." in page  # the draft is back in the open question's box
