@@ -122,6 +122,22 @@ def answer_all(api, interview_id: int, answer=right_answer, clock=None, step_sec
         assert response.status_code == 200, response.content
 
 
+def test_after_logging_out_an_interview_page_says_whose_it_is_and_links_to_log_in(client, scenario, learner_user):
+    client.force_login(learner_user)
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    assert client.get(url).status_code == 200
+    client.post(reverse("logout"))
+    for response in (client.get(url), client.post(url + "finish/"), client.post(url + "answer/", {"choice": "1"})):
+        html = response.content.decode()
+        assert response.status_code == 404
+        assert "No Interview matches" not in html
+        assert "belongs to the account, or the browser session, that started it" in html
+        assert f'href="{reverse("login")}?next={url}"' in html
+    assert not Interview.objects.get().finished_at  # nothing was done to it
+    client.force_login(learner_user)
+    assert client.get(url).status_code == 200
+
+
 # --- The draw ---------------------------------------------------------------------------------
 
 
