@@ -756,9 +756,10 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
     """Compute the rubric from the stored items: the one place the scoring rules live.
 
     - Requirements, estimation, design, trade-offs and communication: the mean score of the
-      phase's items (a deep dive: the best approach 1, an acceptable one 0.5, a weak one 0; a number: full credit
-      within tolerance, half inside the partial band, halved again when the unit is wrong; the
-      next component: right or not). Unanswered and late items score 0.
+      phase's items (a deep dive: the best approach 1, an acceptable one 0.5, a weak one 0; a
+      number: full credit within tolerance, half inside the partial band, a unit of the wrong kind
+      refused before grading; the next component: right or not; the open question: the share of
+      its checklist ticked). Unanswered and late items score 0.
     - Time management: the mean over the phases; a phase counts only when every question in it
       was answered before the deadline (an unanswered one leaves it not completed: 0), and then 1
       within its budget, budget over time taken beyond it; a phase's time runs from the previous

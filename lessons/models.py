@@ -682,6 +682,10 @@ class ReviewCard(AboutItem):
     due = models.DateTimeField()
     last_outcome = models.CharField(max_length=12, choices=Outcome.choices)
     reviews = models.PositiveIntegerField(default=1, help_text="Answers given to the item, retries included.")
+    hints_shown = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Hints the review page or API showed since the card was last graded (a hinted recall is Hard).",
+    )
     latest_answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # The item's scoring answer, so a page reads a learner's state from the cards alone (one query).
     first_answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

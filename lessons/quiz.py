@@ -121,12 +121,21 @@ def present(card: ReviewCard, identity: str | None) -> Quiz:
 
 
 def hints_shown(quiz: Quiz, asked) -> int:
-    """Return how many hints to show: what the learner asked for, within what there are."""
+    """Return how many hints to show: what the learner asked for, within what there are, and never fewer
+    than the card's ``hints_shown`` (what was shown already since it was last graded).
+
+    Raising the number is recorded on the card (one UPDATE), so the answer is rated on the hints the
+    server showed, whatever the form or API request says.
+    """
     try:
         wanted = int(asked or 0)
     except (TypeError, ValueError):
-        return 0
-    return max(0, min(wanted, len(quiz.hints_html), scoring.MAX_HINTS))
+        wanted = 0
+    shown = max(0, min(wanted, len(quiz.hints_html), scoring.MAX_HINTS))
+    if shown > quiz.card.hints_shown:
+        ReviewCard.objects.filter(pk=quiz.card.pk, hints_shown__lt=shown).update(hints_shown=shown)
+        quiz.card.hints_shown = shown
+    return max(shown, quiz.card.hints_shown)
 
 
 def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
@@ -173,7 +182,7 @@ def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
         due = ReviewCard.objects.select_for_update().filter(pk=quiz.card.pk, due__lte=timezone.now()).first()
         if due is None:
             raise AlreadyReviewed
-        card = review.record_review(due, outcome, hints)
+        card = review.record_review(due, outcome, max(hints, due.hints_shown))  # hints shown, not claimed
     return Graded(outcome, feedback, answer, card)
 
 

@@ -61,8 +61,8 @@ def record_review(card: ReviewCard, outcome: str, hints: int = 0, now: datetime 
     """Reschedule ``card`` from a review-session answer (no Answer row: scores never change)."""
     now = now or timezone.now()
     state, _log = SCHEDULER.review_card(Card.from_dict(card.card), review_rating(outcome, hints), review_datetime=now)
-    card.card, card.due, card.last_outcome = state.to_dict(), state.due, outcome
-    card.save(update_fields=["card", "due", "last_outcome"])
+    card.card, card.due, card.last_outcome, card.hints_shown = state.to_dict(), state.due, outcome, 0
+    card.save(update_fields=["card", "due", "last_outcome", "hints_shown"])
     return card
 
 

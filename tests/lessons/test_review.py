@@ -294,3 +294,27 @@ def test_a_step_that_no_longer_asks_a_number_leaves_the_review(client, lesson, c
     assert "Nothing is due right now" in client.get(reverse("review")).content.decode()
     response = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "1"})
     assert response.status_code == 404
+
+
+def test_hints_shown_in_review_count_however_many_the_answer_says(client, lesson, clock):
+    """The server remembers the hints it showed: posting hints=0 does not turn a hinted recall into a Good."""
+    from fsrs import Card
+
+    from lessons.review import SCHEDULER, review_rating
+
+    DeepDive.objects.filter(key="dd-1").update(hints=["Think of the cache."], hints_html=["<p>Think of the cache.</p>"])
+    answer(client, lesson, "dd-1", "weak")
+    clock.shift(timedelta(minutes=11))
+    assert "Think of the cache." in client.get(reverse("review"), {"hints": "1"}).content.decode()
+    card = ReviewCard.objects.get()
+    hard, good = (
+        SCHEDULER.review_card(
+            Card.from_dict(card.card), review_rating("correct", hints), review_datetime=START + timedelta(minutes=11)
+        )[0].due
+        for hints in (1, 0)
+    )
+    assert hard != good
+    dd = DeepDive.objects.get(key="dd-1")
+    post = {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk, "hints": "0"}
+    assert client.post(reverse("review-answer"), post).status_code == 303
+    assert ReviewCard.objects.get().due == hard
