@@ -440,9 +440,9 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     checklists: dict[int, list[ChecklistPoint]] = defaultdict(list)
     for point in ChecklistPoint.objects.filter(question__in=[i.open_question_id for i in items if i.open_question_id]):
         checklists[point.question_id].append(point)
-    design_walkthroughs = {i.step.walkthrough_id for i in items if i.kind == InterviewItem.Kind.DESIGN}
+    walkthroughs = {i.step.walkthrough_id for i in items if i.step_id}  # a design's build-up, a number's envelope
     build_steps: dict[int, list[Step]] = defaultdict(list)
-    for step in Step.objects.filter(walkthrough__in=design_walkthroughs).order_by("order"):
+    for step in Step.objects.filter(walkthrough__in=walkthroughs).order_by("order"):
         build_steps[step.walkthrough_id].append(step)
     views = []
     for item in items:
@@ -453,7 +453,7 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
         elif item.kind == InterviewItem.Kind.OPEN:
             views.append(open_view(item, checklists[item.open_question_id], reveal))
         else:
-            views.append(number_view(item, reveal))
+            views.append(number_view(item, build_steps[item.step.walkthrough_id] if item.step_id else [], reveal))
     return views
 
 
@@ -503,7 +503,8 @@ def open_view(item: InterviewItem, checklist: list[ChecklistPoint], reveal: bool
     return view
 
 
-def number_view(item: InterviewItem, reveal: bool) -> ItemView:
+def number_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemView:
+    """A number to estimate: a challenge's drawn prompt, or an envelope step with its setup (``steps``: its walkthrough's)."""
     from lessons.templatetags.lesson_tags import drawn_prompt
 
     number = item.step or item.challenge
@@ -512,7 +513,8 @@ def number_view(item: InterviewItem, reveal: bool) -> ItemView:
         view = ItemView(item, heading, body, unit=number.unit)
         view.lesson_url = item.challenge.get_absolute_url()
     else:
-        view = ItemView(item, escape(item.step.title), item.step.body_html, unit=number.unit)
+        earlier = [s.title for s in steps if s.order < item.step.order]
+        view = ItemView(item, escape(item.step.title), services.step_setup_html(item.step, earlier), unit=number.unit)
         view.lesson_url = item.step.walkthrough.get_absolute_url()
     if reveal:
         expected = services.expected_for(number, item.drawn_inputs)

@@ -235,6 +235,21 @@ def test_the_requirements_phase_prefers_questions_that_frame_the_problem(db):
     assert asked[0] == "slo-question" and asked[1] == "dd-1"
 
 
+def test_an_envelope_step_in_an_interview_shows_its_examples_setup(rf, scenario):
+    Walkthrough.objects.filter(key="size").update(intro_html="<p>A 70B replica on four H100s.</p>")
+    steps = []
+    for seed in range(8):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        views = interviews.load(interviews.start(request, "case", seed=seed))
+        steps += [v for v in views if v.item.kind == "number" and v.item.step_id]
+    assert {v.item.step.order for v in steps} >= {1, 2}
+    for view in steps:
+        assert view.body_html.startswith("<p>A 70B replica on four H100s.</p>")
+        earlier = Step.objects.filter(walkthrough=view.item.step.walkthrough, order__lt=view.item.step.order)
+        assert all(f"<li>{s.title}</li>" in view.body_html for s in earlier)
+
+
 # --- The API contract ------------------------------------------------------------------------
 
 
