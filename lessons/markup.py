@@ -219,7 +219,7 @@ def check_prompt(prompt: str, names: Collection[str]) -> None:
             raise MarkupError(
                 f"{shown} has the format '{spec}'; a field may only be written {{{name}}}, {{{name}:,}}, "
                 f"{{{name}:.2f}} or {{{name}:.0%}} (one digit of precision, no width or fill), "
-                f'or {{{name}:s}} for a plural\'s s ("card{{{name}:s}}")'
+                f"or {{{name}:s}} for the s of a plural, as in card{{{name}:s}}"
             )
 
 

@@ -131,7 +131,7 @@ def test_a_prompt_field_can_give_a_plural_its_s():
     check_prompt(prompt, {"shards", "cards"})  # accepted as authored
     assert fill_prompt(prompt, {"shards": 1, "cards": 48}) == "Split over **1** home card, of **48** cards."
     assert fill_prompt(prompt, {"shards": 3, "cards": 48}) == "Split over **3** home cards, of **48** cards."
-    with pytest.raises(MarkupError, match="for a plural's s"):
+    with pytest.raises(MarkupError, match="for the s of a plural"):
         check_prompt("{shards:es}", {"shards"})
 
 
