@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -55,10 +57,26 @@ def get_interview(request: HttpRequest, pk: int) -> Interview:
     return get_object_or_404(interviews.for_learner(request).select_related("lesson"), pk=pk)
 
 
+def learners_interview(view):
+    """Call ``view(request, interview)`` with the request's learner's interview; without it, answer
+    404 with a page that says whose interviews can be opened and links to log in (another's is never shown)."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, pk: int) -> HttpResponse:
+        interview = interviews.for_learner(request).select_related("lesson").filter(pk=pk).first()
+        if interview is None:
+            context = {"next": reverse("interview", args=[pk])}
+            return render(request, "lessons/interview_missing.html", context, status=404)
+        return view(request, interview)
+
+    return wrapper
+
+
 @require_safe
-def interview_detail(request: HttpRequest, pk: int) -> HttpResponse:
+@learners_interview
+def interview_detail(request: HttpRequest, interview: Interview) -> HttpResponse:
     """An interview in progress (the current question, the clock), or its scorecard once finished."""
-    return render_interview(request, get_interview(request, pk))
+    return render_interview(request, interview)
 
 
 def render_interview(request: HttpRequest, interview: Interview, error: str = "", status: int = 200) -> HttpResponse:
@@ -94,8 +112,8 @@ def timer_context(interview: Interview, seconds: float, mark: int | None, announ
 
 @require_POST
 @limit_per_visitor("answers")
-def interview_answer(request: HttpRequest, pk: int) -> HttpResponse:
-    interview = get_interview(request, pk)
+@learners_interview
+def interview_answer(request: HttpRequest, interview: Interview) -> HttpResponse:
     views = interviews.load(interview)
     now_view = interviews.current(views)
     form = InterviewAnswerForm(request.POST, checklist=[p for p, _text in now_view.checklist] if now_view else [])
@@ -117,8 +135,8 @@ def see_other(url: str) -> HttpResponse:
 
 
 @require_POST
-def interview_finish(request: HttpRequest, pk: int) -> HttpResponse:
-    interview = get_interview(request, pk)
+@learners_interview
+def interview_finish(request: HttpRequest, interview: Interview) -> HttpResponse:
     interviews.finish(interview)
     return see_other(f"{interview.get_absolute_url()}#scorecard")
 

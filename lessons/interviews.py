@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -67,7 +68,7 @@ DIMENSION_MEASURES = {
     "design": "picking the component the design needs next",
     "trade_offs": "the approaches you chose in the deep dives",
     "communication": "the points of the open question's checklist your answer covered",
-    "time_management": "each phase's time against its budget, and answering before the deadline",
+    "time_management": "the phases you completed (every question answered in time) within their budgets",
 }
 SCENARIO_KINDS = (Lesson.Kind.CASE_STUDY, Lesson.Kind.SIMULATION)
 SURPRISE = "surprise"
@@ -150,6 +151,18 @@ def topic_of(item) -> str:
     return item.walkthrough.topic_id if isinstance(item, Step) else item.topic_id
 
 
+def content_position(item: Step | Challenge) -> tuple[int, int, int, int]:
+    """Return where a number sits in its lesson, so drawn numbers are asked in the lessons' order.
+
+    A later step may quote an earlier step's answer ("each replica holds 125 requests (the
+    previous step)"); asked in this order, the quote never comes before its question.
+    """
+    if isinstance(item, Step):
+        section = item.walkthrough.section
+        return (section.lesson_id, section.order, item.walkthrough.order, item.order)
+    return (item.section.lesson_id, item.section.order, item.order, 0)
+
+
 def weighted_sample(rows: list, count: int, rng: random.Random, weight) -> list:
     """Return up to ``count`` rows drawn without replacement, each in proportion to ``weight(row)``."""
     keyed = sorted(rows, key=lambda row: rng.random() ** (1 / weight(row)), reverse=True)
@@ -169,6 +182,23 @@ def weakness(mastery: dict[str, float], topic: str) -> float:
     return 1.5 - mastery.get(topic, 0.0)
 
 
+REQUIREMENT_WORDS = re.compile(r"\b(requirements?|slos?|slas?|scope|scoping|brief|clarify)\b", re.IGNORECASE)
+ABOUT_REQUIREMENTS, FIRST_LAYER, OPENING = 0, 1, 2
+
+
+def framing_rank(dd: DeepDive) -> int:
+    """Return how well a deep dive frames the problem, for the requirements phase (lower is better).
+
+    0: its section's key or title, or its own key, names requirements, SLOs, scope or the brief;
+    1: its section is in layer 1 (the basics the rest builds on); 2: any other (a lesson with
+    neither gives its opening deep dive). Content has no phase field: this is read from its names.
+    """
+    names = f"{dd.section.key} {dd.section.title} {dd.key}".replace("-", " ").replace("_", " ")
+    if REQUIREMENT_WORDS.search(names):
+        return ABOUT_REQUIREMENTS
+    return FIRST_LAYER if dd.section.layer == 1 else OPENING
+
+
 def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Random) -> list[dict]:
     """Return the interview's items as InterviewItem fields, phase by phase (see PHASES)."""
 
@@ -180,13 +210,20 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
     by_id = {dd.pk: dd for dd in pool.deep_dives}
     top_level = [dd for dd in pool.deep_dives if dd.pk not in follow_up_ids]
 
-    # Requirements: each lesson's opening question (its first top-level deep dive), the scenario's first.
-    openings: dict[int, DeepDive] = {}
-    for dd in top_level:
-        openings.setdefault(dd.section.lesson_id, dd)
-    opening_rows = [(lesson, dd.topic_id, dd) for lesson, dd in openings.items()]
+    # Requirements: each lesson's question that best frames the problem (see framing_rank); questions
+    # about requirements or the basics before each lesson's opening one, the scenario's first.
+    openings: dict[int, tuple[int, DeepDive]] = {}
+    for dd in top_level:  # in lesson order, so the first of each rank wins
+        rank, lesson = framing_rank(dd), dd.section.lesson_id
+        if lesson not in openings or rank < openings[lesson][0]:
+            openings[lesson] = (rank, dd)
+    framing = [(lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank < OPENING]
+    fallback = [(lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank == OPENING]
+    count = PHASE_ITEMS["requirements"]
+    chosen = prefer_scenario(framing, count, rng, weight, scenario.pk)
+    chosen += prefer_scenario(fallback, count - len(chosen), rng, weight, scenario.pk)
     used = set()
-    for _lesson, _topic, dd in prefer_scenario(opening_rows, PHASE_ITEMS["requirements"], rng, weight, scenario.pk):
+    for _lesson, _topic, dd in chosen:
         items.append({"phase": "requirements", "kind": "deep_dive", "deep_dive": dd})
         used.add(dd.pk)
 
@@ -207,7 +244,7 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
     fresh = [row for row in number_rows if isinstance(row[2], Challenge) and row[2].ranges]
     if fresh and not any(row in fresh for row in numbers):
         numbers = numbers[: PHASE_ITEMS["estimate"] - 1] + weighted_sample(fresh, 1, rng, weight)
-    for _lesson, _topic, item in numbers:
+    for _lesson, _topic, item in sorted(numbers, key=lambda row: content_position(row[2])):
         if isinstance(item, Challenge):
             inputs = services.draw_inputs(item, rng.randrange(2**31)) if item.ranges else {}
             items.append({"phase": "estimate", "kind": "number", "challenge": item, "drawn_inputs": inputs})
@@ -403,9 +440,9 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     checklists: dict[int, list[ChecklistPoint]] = defaultdict(list)
     for point in ChecklistPoint.objects.filter(question__in=[i.open_question_id for i in items if i.open_question_id]):
         checklists[point.question_id].append(point)
-    design_walkthroughs = {i.step.walkthrough_id for i in items if i.kind == InterviewItem.Kind.DESIGN}
+    walkthroughs = {i.step.walkthrough_id for i in items if i.step_id}  # a design's build-up, a number's envelope
     build_steps: dict[int, list[Step]] = defaultdict(list)
-    for step in Step.objects.filter(walkthrough__in=design_walkthroughs).order_by("order"):
+    for step in Step.objects.filter(walkthrough__in=walkthroughs).order_by("order"):
         build_steps[step.walkthrough_id].append(step)
     views = []
     for item in items:
@@ -416,7 +453,7 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
         elif item.kind == InterviewItem.Kind.OPEN:
             views.append(open_view(item, checklists[item.open_question_id], reveal))
         else:
-            views.append(number_view(item, reveal))
+            views.append(number_view(item, build_steps[item.step.walkthrough_id] if item.step_id else [], reveal))
     return views
 
 
@@ -466,7 +503,8 @@ def open_view(item: InterviewItem, checklist: list[ChecklistPoint], reveal: bool
     return view
 
 
-def number_view(item: InterviewItem, reveal: bool) -> ItemView:
+def number_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemView:
+    """A number to estimate: a challenge's drawn prompt, or an envelope step with its setup (``steps``: its walkthrough's)."""
     from lessons.templatetags.lesson_tags import drawn_prompt
 
     number = item.step or item.challenge
@@ -475,7 +513,8 @@ def number_view(item: InterviewItem, reveal: bool) -> ItemView:
         view = ItemView(item, heading, body, unit=number.unit)
         view.lesson_url = item.challenge.get_absolute_url()
     else:
-        view = ItemView(item, escape(item.step.title), item.step.body_html, unit=number.unit)
+        earlier = [s.title for s in steps if s.order < item.step.order]
+        view = ItemView(item, escape(item.step.title), services.step_setup_html(item.step, earlier), unit=number.unit)
         view.lesson_url = item.step.walkthrough.get_absolute_url()
     if reveal:
         expected = services.expected_for(number, item.drawn_inputs)
@@ -655,9 +694,22 @@ class PhaseTime:
     total: int
 
     @property
+    def completed(self) -> bool:
+        """Return whether every question of the phase was answered before the deadline."""
+        return self.total > 0 and self.answered == self.total
+
+    @property
     def score(self) -> float:
-        on_time = self.answered / self.total if self.total else 0.0
-        return on_time * (min(1.0, self.budget / self.spent) if self.spent > 0 else 1.0)
+        """Return 0 for a phase not completed, else 1 within budget and budget over time taken beyond it."""
+        if not self.completed:
+            return 0.0
+        return min(1.0, self.budget / self.spent) if self.spent > 0 else 1.0
+
+    @property
+    def verdict(self) -> str:
+        if not self.completed:
+            return "Not completed: counts 0"
+        return "Within budget" if self.score >= 1 else f"Over budget: counts {round(100 * self.score)}%"
 
 
 @dataclass
@@ -706,12 +758,14 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
     """Compute the rubric from the stored items: the one place the scoring rules live.
 
     - Requirements, estimation, design, trade-offs and communication: the mean score of the
-      phase's items (a deep dive: its choice's points over the best's; a number: full credit
-      within tolerance, half inside the partial band, a unit of the wrong kind refused before
-      grading; the next component: right or not; the open question: the share of its checklist
-      ticked). Unanswered and late items score 0.
-    - Time management: per phase, the share of items answered on time times budget over time
-      spent (1 when within budget); a phase's time runs from the previous phase's last answer.
+      phase's items (a deep dive: the best approach 1, an acceptable one 0.5, a weak one 0; a
+      number: full credit within tolerance, half inside the partial band, a unit of the wrong kind
+      refused before grading; the next component: right or not; the open question: the share of
+      its checklist ticked). Unanswered and late items score 0.
+    - Time management: the mean over the phases; a phase counts only when every question in it
+      was answered before the deadline (an unanswered one leaves it not completed: 0), and then 1
+      within its budget, budget over time taken beyond it; a phase's time runs from the previous
+      phase's last answer.
     """
     by_phase: dict[str, list[InterviewItem]] = defaultdict(list)
     for item in sorted(items, key=lambda i: i.position):

@@ -187,6 +187,7 @@ def render_inline(text: str) -> SafeString:
 # none, thousands separators, and fixed or percent with one digit of precision. Widths, fills
 # and nested fields are refused, so a field can never pad the page to megabytes.
 PROMPT_SPEC = re.compile(r",?(?:\.\d[f%])?")
+PLURAL_SPEC = "s"  # {name:s}: "s" unless the value is 1, so "{cards} card{cards:s}" reads "1 card", "4 cards"
 
 
 def prompt_fields(prompt: str) -> list[tuple[str, str, str | None, str]]:
@@ -214,10 +215,11 @@ def check_prompt(prompt: str, names: Collection[str]) -> None:
             raise MarkupError(f"{shown}: '{name}' is not a parameter in this challenge's inputs or ranges ({known})")
         if conversion:
             raise MarkupError(f"{shown} converts its value with '!{conversion}'; write {{{name}}}")
-        if not PROMPT_SPEC.fullmatch(spec):
+        if spec != PLURAL_SPEC and not PROMPT_SPEC.fullmatch(spec):
             raise MarkupError(
                 f"{shown} has the format '{spec}'; a field may only be written {{{name}}}, {{{name}:,}}, "
-                f"{{{name}:.2f}} or {{{name}:.0%}} (one digit of precision, no width or fill)"
+                f"{{{name}:.2f}} or {{{name}:.0%}} (one digit of precision, no width or fill), "
+                f"or {{{name}:s}} for the s of a plural, as in card{{{name}:s}}"
             )
 
 
@@ -247,11 +249,13 @@ def fill_prompt(prompt: str, values: Mapping[str, float | int | bool | None]) ->
 
 
 def prompt_value(value, spec: str) -> str:
-    """Return one prompt field: a number in its safe ``spec``, else as the calculators write it.
+    """Return one prompt field: a number in its safe ``spec``, a plural's "s", else the number as the calculators write it.
 
     Inputs may be written as text ("8"), and a format can still fail on a number (a percent of
     a huge integer): neither may break the page, so the value is then written plainly.
     """
+    if spec == PLURAL_SPEC:
+        return "" if value == 1 or value == "1" else "s"
     if isinstance(value, str):
         return value
     if spec and PROMPT_SPEC.fullmatch(spec) and isinstance(value, int | float) and not isinstance(value, bool):

@@ -108,7 +108,9 @@ def present(card: ReviewCard, identity: str | None) -> Quiz:
     if kind == "step":
         step = Step.objects.select_related("walkthrough__section__lesson").get(pk=pk)
         prompt = f"{escape(step.walkthrough.title)}: {escape(step.title)}"
-        return Quiz(kind, card, step, step.walkthrough.section.lesson, prompt, step.body_html, unit=step.unit,
+        earlier = Step.objects.filter(walkthrough=step.walkthrough_id, order__lt=step.order).order_by("order")
+        body = services.step_setup_html(step, list(earlier.values_list("title", flat=True)))
+        return Quiz(kind, card, step, step.walkthrough.section.lesson, prompt, body, unit=step.unit,
                     hints_html=step.hints_html)  # fmt: skip
     if kind == "challenge":
         ch = Challenge.objects.select_related("section__lesson").get(pk=pk)

@@ -1,7 +1,8 @@
 """Spaced review: every answer reschedules its item for the learner with FSRS (py-fsrs).
 
-A miss comes back within minutes, a right answer after days and then weeks. A review
-session (the review page, the API) quizzes each due item afresh (see ``present``): its
+A miss comes back in ten minutes (the first learning step, or the relearning step); a first
+right answer in four hours (the second learning step), then, once learnt, after days and then
+weeks as FSRS's stability grows. The pages say so in those words. A review session (the review page, the API) quizzes each due item afresh (see ``present``): its
 outcome, less any hints taken, sets the FSRS rating (``review_rating``); it never writes an
 Answer, so lesson scores never change.
 """

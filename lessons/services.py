@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
+from django.utils.html import escape
 
 from calculators.registry import CalculatorInputError, get_calculator
 from lessons import grading, review, scoring
@@ -158,6 +159,21 @@ def expected_for(item: GradedNumber, inputs: dict | None = None) -> Expected:
     return Expected(
         value, result.inputs, steps_to_answer(result.steps, result.outputs[item.output], value), tuple(slips)
     )
+
+
+def step_setup_html(step: Step, earlier_titles: list[str]) -> str:
+    """Return what a walkthrough step asked on its own needs: the walkthrough's intro (the example's
+    numbers), the earlier steps' titles (never their answers), then the step's own body (HTML).
+
+    The review page and mock interviews ask a step away from its walkthrough, where the intro and
+    the steps before it are not on screen.
+    """
+    parts = [step.walkthrough.intro_html]
+    if earlier_titles:
+        titles = "".join(f"<li>{escape(title)}</li>" for title in earlier_titles)
+        parts.append(f"<p>Before this step, the example works out:</p><ol>{titles}</ol>")
+    parts.append(step.body_html)
+    return "".join(part for part in parts if part)
 
 
 def steps_to_answer(steps: list, raw: float, expected: float) -> list:

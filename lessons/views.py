@@ -230,12 +230,12 @@ def item_pk(view) -> int:
 
 
 def announcement(answer) -> str:
-    scored = "" if answer.is_first else " (a retry: your first answer keeps its score)"
-    hints = f" {answer.hints_taken} hint(s) taken before it cost points." if answer.hints_taken else ""
-    return (
-        f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points{scored}.{hints} "
-        f"{answer.message}"
-    )
+    """Return what the aria-live region says after an answer (a retry's points are not announced: they score nothing)."""
+    if not answer.is_first:
+        return f"{answer.get_outcome_display()}, on a retry: not scored; your first answer keeps its score. {answer.message}"
+    taken = answer.hints_taken
+    hints = f" {taken} hint{'s' if taken != 1 else ''} taken before it cost points." if taken else ""
+    return f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points.{hints} {answer.message}"
 
 
 PRACTICE_KINDS = ("deep_dive", "step", "challenge")  # the items with hints and reveals

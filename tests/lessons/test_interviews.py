@@ -122,6 +122,22 @@ def answer_all(api, interview_id: int, answer=right_answer, clock=None, step_sec
         assert response.status_code == 200, response.content
 
 
+def test_after_logging_out_an_interview_page_says_whose_it_is_and_links_to_log_in(client, scenario, learner_user):
+    client.force_login(learner_user)
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    assert client.get(url).status_code == 200
+    client.post(reverse("logout"))
+    for response in (client.get(url), client.post(url + "finish/"), client.post(url + "answer/", {"choice": "1"})):
+        html = response.content.decode()
+        assert response.status_code == 404
+        assert "No Interview matches" not in html
+        assert "belongs to the account, or the browser session, that started it" in html
+        assert f'href="{reverse("login")}?next={url}"' in html
+    assert not Interview.objects.get().finished_at  # nothing was done to it
+    client.force_login(learner_user)
+    assert client.get(url).status_code == 200
+
+
 # --- The draw ---------------------------------------------------------------------------------
 
 
@@ -190,6 +206,48 @@ def test_surprise_me_leans_toward_the_weakest_topic(db):
     assert 0.62 < picks.count("routing-sim") / 300 < 0.82
     even = [interviews.choose_scenario(lessons, pool, {}, random.Random(seed)).slug for seed in range(300)]
     assert 0.4 < even.count("routing-sim") / 300 < 0.6
+
+
+def test_the_requirements_phase_prefers_questions_that_frame_the_problem(db):
+    """Each lesson offers its question about requirements (named so), else one from layer 1, else its opening."""
+    from lessons.models import Section
+
+    case = make_lesson("case", deep_dives=3)  # layer-2 moments: dd-1 opens the lesson
+    Lesson.objects.filter(pk=case.pk).update(kind="case_study")
+    brief = Section.objects.create(lesson=case, key="pin-it-down", layer=3, order=9, title="Pin down the SLOs")
+    make_deep_dive(brief, key="slo-question", order=1)
+    basics = make_lesson("basics", deep_dives=2)
+    Section.objects.filter(lesson=basics).update(layer=1)
+    make_lesson("deep", deep_dives=2)  # layer 2 only: its opening is the last resort
+    lessons = list(Lesson.objects.all())
+    pool = interviews.Pool.read(lessons)
+    case = Lesson.objects.get(pk=case.pk)
+    for seed in range(10):
+        drawn = interviews.draw(pool, case, {}, random.Random(seed))
+        asked = [
+            (i["deep_dive"].section.lesson.slug, i["deep_dive"].key) for i in drawn if i["phase"] == "requirements"
+        ]
+        assert asked == [("case", "slo-question"), ("basics", "dd-1")]
+    # With one framing question only, a lesson's opening fills the phase.
+    Section.objects.filter(lesson=basics).update(layer=2)
+    drawn = interviews.draw(interviews.Pool.read(lessons), case, {}, random.Random(1))
+    asked = [i["deep_dive"].key for i in drawn if i["phase"] == "requirements"]
+    assert asked[0] == "slo-question" and asked[1] == "dd-1"
+
+
+def test_an_envelope_step_in_an_interview_shows_its_examples_setup(rf, scenario):
+    Walkthrough.objects.filter(key="size").update(intro_html="<p>A 70B replica on four H100s.</p>")
+    steps = []
+    for seed in range(8):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        views = interviews.load(interviews.start(request, "case", seed=seed))
+        steps += [v for v in views if v.item.kind == "number" and v.item.step_id]
+    assert {v.item.step.order for v in steps} >= {1, 2}
+    for view in steps:
+        assert view.body_html.startswith("<p>A 70B replica on four H100s.</p>")
+        earlier = Step.objects.filter(walkthrough=view.item.step.walkthrough, order__lt=view.item.step.order)
+        assert all(f"<li>{s.title}</li>" in view.body_html for s in earlier)
 
 
 # --- The API contract ------------------------------------------------------------------------
@@ -395,6 +453,34 @@ def test_time_over_a_phase_budget_lowers_time_management(api, scenario, clock):
     assert card["dimensions"]["time_management"] == pytest.approx((phases - 1 + 0.5) / phases, abs=1e-3)
     estimate = next(t for t in card["time"] if t["phase"] == "estimate")
     assert estimate["spent_seconds"] == pytest.approx(2 * budgets["estimate"])
+
+
+def test_unanswered_questions_count_against_time_management(api, scenario, clock):
+    """Finishing early is not managing time: a phase counts only when all its questions are answered in time."""
+    data = start(api)
+    rows = list(InterviewItem.objects.filter(interview_id=data["id"]).order_by("position"))
+    requirements = sum(1 for r in rows if r.phase == "requirements")
+    for row in rows[: requirements + 1]:  # the requirements, and one estimate of several
+        clock.shift(5)
+        api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    phases = len(data["phases"])
+    assert card["dimensions"]["time_management"] == pytest.approx(1 / phases, abs=1e-4)
+    assert card["band"] == "not_yet"
+    page = Client()
+    page.cookies = api.cookies
+    html = page.get(reverse("interview", args=[data["id"]])).content.decode()
+    assert "Not completed: counts 0" in html  # the phase table says which phases count
+
+
+def test_the_scoring_rules_are_written_in_plain_words(client, db):
+    html = client.get(reverse("interviews")).content.decode()
+    rules = html.split('id="scoring-rules"', 1)[1]
+    assert "over the best approach's" not in rules
+    assert (
+        "picking the best one scores full marks for that question, an acceptable one half, a weak one nothing" in rules
+    )
+    assert "a phase with a question left unanswered scores 0" in rules
 
 
 # --- The server's clock -------------------------------------------------------------------------
@@ -683,3 +769,32 @@ def test_loading_content_will_not_silently_drop_an_item_drawn_in_an_interview(co
     with pytest.raises(CommandError, match="kv-heads-sanity.*1 answer.*mock interviews included"):
         call_command("load_content", dir=content_copy, verbosity=0)
     assert interview.items.count() == 1
+
+
+def test_no_question_gives_away_a_later_estimates_answer(rf, content):
+    """An estimate's answer is never in an earlier question: a walkthrough's steps keep their order
+    ("Each replica holds 125 requests (the previous step)" follows the step that asks for the 125),
+    and the design so far is named by its parts, never by bodies that quote computed answers."""
+    from django.utils.html import strip_tags
+
+    from calculators.formatting import number
+
+    for seed in range(12):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        views = interviews.load(interviews.start(request, "llm-serving-platform", seed=seed))
+        for n, view in enumerate(views):
+            if view.item.kind != "number":
+                continue
+            value = services.expected_for(view.item.step or view.item.challenge, view.item.drawn_inputs).value
+            shown = {number(value), f"{round(value):,}"} if abs(value) >= 10 else set()
+            for earlier in views[:n]:
+                if earlier.lesson_url.split("#")[0] != view.lesson_url.split("#")[0]:
+                    continue  # another lesson's drawn numbers may match by chance
+                text = unescape(strip_tags(f"{earlier.heading_html} {earlier.body_html}"))
+                words = set(re.findall(r"\d[\d,]*(?:\.\d+)?", text))
+                assert not shown & words, (seed, view.item.position, earlier.item.position, shown & words)
+        estimate = [v.item.step for v in views if v.item.phase == "estimate" and v.item.step_id]
+        for a, b in zip(estimate, estimate[1:]):
+            if a.walkthrough_id == b.walkthrough_id:
+                assert a.order < b.order

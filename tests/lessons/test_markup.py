@@ -122,3 +122,31 @@ def test_the_pygments_stylesheet_passes_contrast_in_light_and_dark():
                 against = background.group(1) if background else backgrounds[scheme]
                 assert ratio(colour.group(1), against) >= 4.5, (scheme, declarations)
         assert colours > 20
+
+
+def test_a_prompt_field_can_give_a_plural_its_s():
+    from lessons.markup import check_prompt, fill_prompt
+
+    prompt = "Split over **{shards}** home card{shards:s}, of **{cards}** cards."
+    check_prompt(prompt, {"shards", "cards"})  # accepted as authored
+    assert fill_prompt(prompt, {"shards": 1, "cards": 48}) == "Split over **1** home card, of **48** cards."
+    assert fill_prompt(prompt, {"shards": 3, "cards": 48}) == "Split over **3** home cards, of **48** cards."
+    with pytest.raises(MarkupError, match="for the s of a plural"):
+        check_prompt("{shards:es}", {"shards"})
+
+
+def test_shipped_drawn_prompts_read_as_sentences(content):
+    """No "card(s)", and no bold phrase run up against punctuation ("**48 cards**,"), which screen
+    readers and text views show as "48 cards ," (each bold run is its own text)."""
+    import re
+
+    from lessons.models import Challenge
+    from lessons.templatetags.lesson_tags import drawn_prompt
+
+    challenge = Challenge.objects.get(key="busiest-card-share")
+    one = str(drawn_prompt(challenge, {"shards": 1, "cards": 48}))
+    assert "over <strong>1</strong> home replica. " in one and "all <strong>48</strong> replicas, home" in one
+    assert "home replicas. " in str(drawn_prompt(challenge, {"shards": 2, "cards": 48}))
+    for prompt in Challenge.objects.exclude(ranges={}).values_list("prompt", flat=True):
+        assert "(s)" not in prompt
+    assert not re.search(r"\{cards\} cards\*\*[,.]", challenge.prompt)

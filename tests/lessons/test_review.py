@@ -35,6 +35,17 @@ def test_a_miss_comes_back_sooner_than_a_right_answer(client, lesson, clock):
     assert missed.last_outcome == "incorrect"
 
 
+def test_the_review_page_says_when_answers_come_back_as_the_scheduler_does(client, lesson, clock):
+    answer(client, lesson, "dd-1", "weak")
+    answer(client, lesson, "dd-2", "best")
+    assert ReviewCard.objects.get(deep_dive__key="dd-1").due == START + timedelta(minutes=10)
+    recalled = ReviewCard.objects.get(deep_dive__key="dd-2")
+    assert recalled.due == START + timedelta(hours=4)  # not days: FSRS's second learning step
+    html = client.get(reverse("review")).content.decode()
+    assert "A miss returns in ten minutes; a first recall in four hours" in html
+    assert "a recall after days" not in html
+
+
 def test_retries_reschedule_the_same_card(client, lesson, clock):
     answer(client, lesson, "dd-1", "weak")
     first_due = ReviewCard.objects.get().due
@@ -132,6 +143,23 @@ def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, clock):
     assert ReviewCard.objects.get().last_outcome == "incorrect"
     client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "375 MiB"})
     assert ReviewCard.objects.get().last_outcome == "correct"
+
+
+def test_a_walkthrough_step_in_review_shows_the_examples_setup_and_earlier_steps_titles(client, lesson, clock):
+    """Asked away from its walkthrough, a step still shows the numbers it needs: the intro, the titles before it."""
+    from lessons.models import Walkthrough
+
+    walkthrough = Walkthrough.objects.get(key="size")
+    walkthrough.intro = "64 cards; the hot template takes 80% of its family; the family is 30% of fleet traffic."
+    walkthrough.save()
+    Step.objects.filter(title="Requests per replica").update(explanation_html="<p>SECRET WORKING</p>")
+    step = Step.objects.get(title="Preamble size")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    clock.shift(timedelta(minutes=11))
+    html = client.get(reverse("review")).content.decode()
+    assert "Size it: Preamble size" in html
+    assert "64 cards; the hot template takes 80% of its family; the family is 30% of fleet traffic." in html
+    assert "<li>Requests per replica</li>" in html and "SECRET WORKING" not in html
 
 
 def test_a_second_submit_of_a_review_is_refused_and_does_not_reschedule_again(client, lesson, clock):

@@ -87,7 +87,10 @@ def test_first_answer_scores_and_retries_are_recorded_without_changing_it(client
     retry = client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}, **HTMX)
     answers = list(Answer.objects.order_by("pk"))
     assert [(a.is_first, a.points) for a in answers] == [(True, 0), (False, 10)]
-    assert "your first answer keeps the score" in retry.content.decode()
+    html = retry.content.decode()
+    # The retry's feedback says so at once, and never shows the retry's points as if they were earned.
+    assert "Best</span> — on a retry, not scored; your first answer keeps its 0 of 10 points" in html
+    assert "10 of 10 points" not in html
     results = client.get(reverse("results")).content.decode()
     assert "0 of 40 points" in results  # the first answer (weak) scores, the retry does not
 
