@@ -107,8 +107,9 @@ class Miss:
     max_points: int
 
     @property
-    def outcome_label(self) -> str:
-        return Outcome(self.outcome).label
+    def verdict(self) -> str:
+        """The miss as the results page says it: "Partly right, 5 of 10 points" (one lookup a row)."""
+        return f"{Outcome(self.outcome).label}, {self.points} of {self.max_points} points"
 
 
 def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses: bool = True) -> Results:

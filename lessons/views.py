@@ -217,8 +217,9 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         "as_fragment": True,
     }
     response = render(request, f"lessons/lesson.html#{partial}", context)
-    if answer is not None:
-        # The lesson's counters and progress bar change with the answer: sent along, out of band.
+    if answer is not None and answer.is_first:
+        # A first answer changes the lesson's counters and progress bar: sent along, out of band.
+        # A retry changes neither (the first answer keeps the score), so nothing is recomputed for it.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
         response.write(render_to_string("lessons/lesson.html#progress", {"score": score, "oob": True}, request))
     return response

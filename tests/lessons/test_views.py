@@ -819,3 +819,12 @@ def test_the_outline_marks_each_section_and_each_layer_leads_to_the_next(client,
     html = client.get(lesson.get_absolute_url()).content.decode()
     assert '<li class="mark-partial"><a href="#sec-core">Core</a>' in html
     assert "1 of 4 answered</span>" in html
+
+
+def test_a_retry_sends_no_progress_update_and_the_counters_stay(client, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}, **HTMX)
+    html = client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}, **HTMX).content.decode()
+    assert "a retry" in html
+    assert "lesson-progress-line" not in html  # a retry keeps the first answer's score: nothing to update
+    assert "1 of 4 answered · 10 of 40 points" in client.get(lesson.get_absolute_url()).content.decode()
