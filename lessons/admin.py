@@ -51,6 +51,7 @@ from lessons.models import (
     Track,
     Walkthrough,
 )
+from lessons.number_entry import unit_options
 
 # JSON fields refuse NUL characters and absurd nesting with a form error, not a database error.
 JSON_FORM_FIELDS = {models.JSONField: {"form_class": JSONFormField}}
@@ -70,6 +71,32 @@ def output_choices(slug: str | None) -> list:
     if slug in CALCULATORS:
         return [("", "Choose an output")] + options(CALCULATORS[slug])
     return [("", "Choose a calculator, then an output")] + [(c.title, options(c)) for c in CALCULATORS.values()]
+
+
+def answer_units(slug: str | None, output: str | None) -> dict[str, float] | None:
+    """Return the units the chosen output can be asked in, each with its factor; None until both are chosen."""
+    found = next((o for o in CALCULATORS[slug].outputs if o.name == output), None) if slug in CALCULATORS else None
+    return unit_options(found.unit) if found is not None and not found.is_check else None
+
+
+class OutputSelect(forms.Select):
+    """The output select: choosing one offers its units in the unit field after it (htmx; without it, on save)."""
+
+    def get_context(self, name, value, attrs):
+        attrs = {**(attrs or {}), "hx-get": reverse("admin:lessons_answer_units"), "hx-trigger": "change",
+                 "hx-include": "closest fieldset", "hx-target": "next .answer-unit", "hx-swap": "outerHTML"}  # fmt: skip
+        return super().get_context(name, value, attrs)
+
+
+def unit_widget(options: dict[str, float] | None, saved: str = "") -> forms.Widget:
+    """Return the answer unit's widget: a select of the output's units, or a text box until an output is chosen."""
+    attrs = {"class": "answer-unit"}
+    if options is None:
+        return forms.TextInput(attrs=attrs)
+    choices = [(unit, unit) for unit in options]
+    if saved and saved not in options:
+        choices.append((saved, f"{saved} (as saved)"))
+    return forms.Select(choices=choices, attrs=attrs)
 
 
 class CalculatorSelect(forms.Select):
@@ -248,8 +275,22 @@ class NumberQuestionFormMixin:
             help_text="The calculator that computes the expected answer.",
         )  # fmt: skip
         self.fields["output"] = forms.ChoiceField(
-            choices=output_choices(slug), required=False, help_text="The number the learner is asked for."
-        )
+            choices=output_choices(slug), required=False, widget=OutputSelect,
+            help_text="The number the learner is asked for.",
+        )  # fmt: skip
+        output = self.data.get(self.add_prefix("output")) if self.is_bound else self.instance.output
+        options = answer_units(slug, output)
+        saved = self.instance.unit if self.instance.output == output else ""
+        widget = unit_widget(options, saved)
+        if options is None:
+            self.fields["unit"].widget = widget
+            self.fields["unit"].help_text = "Choose the output: the units it can be shown in are offered here."
+        else:
+            self.fields["unit"] = forms.ChoiceField(
+                choices=widget.choices, widget=widget, required=False,
+                help_text="The unit the learner answers in; the answer is converted to it.",
+                error_messages={"invalid_choice": f"Ask for {output} in one of: {', '.join(options)}."},
+            )  # fmt: skip
         if slug in CALCULATORS:
             for name in ("inputs", "ranges"):
                 if name in self.fields:
@@ -257,6 +298,14 @@ class NumberQuestionFormMixin:
             names = ", ".join(o.name for o in CALCULATORS[slug].outputs if not o.is_check)
             message = f"calculator '{slug}' has no output '%(value)s' (it has {names})."
             self.fields["output"].error_messages["invalid_choice"] = message
+
+    def clean(self):
+        """Derive the scale from the chosen unit (bytes asked in MB: 1e-6); a unit kept as saved keeps its scale."""
+        cleaned = super().clean()
+        if "calculator" in self.fields:
+            options = answer_units(cleaned.get("calculator"), cleaned.get("output")) or {}
+            cleaned["scale"] = self.instance.scale = options.get(cleaned.get("unit"), self.instance.scale)
+        return cleaned
 
 
 class MarkdownCheckMixin:
@@ -448,9 +497,8 @@ class StepInline(admin.StackedInline):
                 "fields": (
                     "calculator",
                     "output",
-                    "inputs",
-                    "scale",
                     "unit",
+                    "inputs",
                     "tolerance",
                     "tolerance_kind",
                     "partial_band",
@@ -779,8 +827,8 @@ class WalkthroughAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
 @admin.register(Challenge)
 class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
     form = ChallengeForm
-    fields = ("in_lesson", "section", "key", "order", "topic", "title", "prompt", "calculator", "output", "inputs", "ranges",
-              "expected_answer", "unit", "scale", "tolerance", "tolerance_kind", "partial_band", "points", "slips", "hints",
+    fields = ("in_lesson", "section", "key", "order", "topic", "title", "prompt", "calculator", "output", "unit", "inputs",
+              "ranges", "expected_answer", "tolerance", "tolerance_kind", "partial_band", "points", "slips", "hints",
               "explanation")  # fmt: skip
 
     readonly_fields = ("in_lesson", "expected_answer")
@@ -807,10 +855,11 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
             inputs = json.loads(ParameterTable(CALCULATORS[slug], "inputs").value_from_datadict(post, {}, "inputs"))
         except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
             return HttpResponse("The inputs are not valid JSON.")
-        scale = typed_number(post.get("scale", "1").strip() or "1")
-        if not isinstance(scale, (int, float)):
-            return HttpResponse("The scale is not a number.")
-        return HttpResponse(expected_text(slug, post.get("output", ""), inputs, scale, post.get("unit", "")))
+        output, unit = post.get("output", ""), post.get("unit", "")
+        scale = (answer_units(slug, output) or {}).get(unit)
+        if scale is None:
+            return HttpResponse("Choose the unit to ask for.")
+        return HttpResponse(expected_text(slug, output, inputs, scale, unit))
 
     def get_urls(self):
         return [
@@ -820,6 +869,7 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
                 name="lessons_calculator_outputs",
             ),
             path("expected-answer/", self.admin_site.admin_view(self.expected), name="lessons_challenge_expected"),
+            path("answer-units/", self.admin_site.admin_view(self.answer_units), name="lessons_answer_units"),
             *super().get_urls(),
         ]
 
@@ -827,7 +877,16 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
         """Return the output select for the chosen calculator, named after the calculator field sent."""
         name, slug = next(((k, v) for k, v in request.GET.items() if k.endswith("calculator")), ("calculator", ""))
         name = name.removesuffix("calculator") + "output"
-        return HttpResponse(forms.Select(choices=output_choices(slug)).render(name, "", attrs={"id": f"id_{name}"}))
+        return HttpResponse(OutputSelect(choices=output_choices(slug)).render(name, "", attrs={"id": f"id_{name}"}))
+
+    def answer_units(self, request):
+        """Return the unit field for the chosen output: a select of the units it can be shown in."""
+        get = request.GET
+        name = next((k for k in get if k.endswith("output")), "output")
+        slug = next((v for k, v in get.items() if k.endswith("calculator")), "")
+        name = name.removesuffix("output") + "unit"
+        widget = unit_widget(answer_units(slug, get.get(name.removesuffix("unit") + "output")))
+        return HttpResponse(widget.render(name, get.get(name, ""), attrs={"id": f"id_{name}"}))
 
     list_display = ("title", "topic", "calculator", "output", "section")
     list_filter = ("topic", "calculator", "section__lesson")

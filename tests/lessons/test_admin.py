@@ -288,7 +288,7 @@ def test_a_numeric_question_is_set_up_by_choosing_a_calculator_then_its_output(i
     assert "Expected answer" in page
     url = reverse("admin:lessons_calculator_outputs")
     select = instructor_client.get(url, {"steps-0-calculator": "kv-cache"}).content.decode()
-    assert select.startswith('<select name="steps-0-output" id="id_steps-0-output">')
+    assert select.startswith('<select name="steps-0-output" id="id_steps-0-output" hx-get=')
     assert 'value="copy_bytes"' in select and 'value="round_robin_share"' not in select
     every = instructor_client.get(url, {"calculator": ""}).content.decode()
     assert '<optgroup label="Routing' in every
@@ -416,7 +416,7 @@ def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client,
     page = instructor_client.get(reverse("admin:lessons_challenge_change", args=[challenge.pk])).content.decode()
     assert 'id="expected-answer" aria-live="polite"' in page
     url = reverse("admin:lessons_challenge_expected")
-    form = {"calculator": "kv-cache", "output": "copy_bytes", "scale": "0.000001", "unit": "MB"}
+    form = {"calculator": "kv-cache", "output": "copy_bytes", "unit": "MB"}
     from calculators.formatting import number
     from calculators.registry import get_calculator
 
@@ -426,3 +426,34 @@ def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client,
     refused = instructor_client.post(url, {**form, "inputs__tokens": "0"}).content.decode()
     assert refused.startswith("The calculator refuses these inputs: tokens: Must be at least 1")
     assert instructor_client.get(url).status_code == 405
+
+
+def test_the_answer_unit_is_chosen_from_the_outputs_units_and_the_learner_is_graded_in_it(
+    instructor_client, client, db
+):
+    from calculators.formatting import number
+    from calculators.registry import get_calculator
+    from lessons.models import Answer
+
+    lesson = make_lesson()
+    challenge = Challenge.objects.get()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    units = instructor_client.get(
+        reverse("admin:lessons_answer_units"), {"calculator": "kv-cache", "output": "copy_bytes"}
+    )
+    assert '<option value="MiB">MiB</option>' in units.content.decode() and 'value="ms"' not in units.content.decode()
+    refused = instructor_client.post(url, challenge_post(challenge, output="copy_bytes", unit="ms"))
+    assert "Ask for copy_bytes in one of: B, kB, MB, GB, TB, KiB, MiB" in refused.content.decode()
+    assert instructor_client.post(url, challenge_post(challenge, output="copy_bytes", unit="MiB")).status_code == 302
+    challenge.refresh_from_db()
+    assert (challenge.unit, challenge.scale) == ("MiB", 2**-20)
+    form = instructor_client.get(url).content.decode()
+    assert '<option value="MiB" selected>MiB</option>' in form and 'name="scale"' not in form
+
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert "in MiB (a number with another unit is converted)" in page
+    copy_bytes = get_calculator("kv-cache").evaluate({}).outputs["copy_bytes"]
+    client.post(reverse("answer-challenge", args=[lesson.slug, challenge.pk]), {"value": f"{copy_bytes / 1e6} MB"})
+    answered = client.get(lesson.get_absolute_url()).content.decode()
+    assert f"You answered <strong>{number(copy_bytes / 2**20)} MiB</strong>" in answered
+    assert Answer.objects.get().outcome == "correct"
