@@ -482,12 +482,28 @@ class ChoiceInline(admin.StackedInline):
     autocomplete_fields = ("follow_up",)
 
 
-class StepInline(admin.StackedInline):
+class ExpectedAnswerMixin:
+    """A numeric question's expected answer for its inputs, shown beside them (a challenge and each envelope step)."""
+
+    @admin.display(description="Expected answer")
+    def expected_answer(self, obj) -> str:
+        """Return the expected answer, recomputed as the author edits the question (htmx; without it, on save)."""
+        text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit) if obj else ""
+        return format_html(
+            '<output class="expected-answer" aria-live="polite" hx-get="{}" hx-trigger="change from:closest fieldset" '
+            'hx-include="closest fieldset" hx-swap="innerHTML">{}</output>',
+            reverse("admin:lessons_challenge_expected"),
+            text or "Shown once a calculator and an output are chosen.",
+        )
+
+
+class StepInline(ExpectedAnswerMixin, admin.StackedInline):
     model = Step
     formfield_overrides = JSON_FORM_FIELDS
     form = StepForm
     formset = StepFormSet
     extra = 0
+    readonly_fields = ("expected_answer",)
     fieldsets = (
         (None, {"fields": ("order", "title", "body")}),
         ("Diagram (build-up and request-flow walkthroughs)", {"fields": ("components", "connections")}),
@@ -499,6 +515,7 @@ class StepInline(admin.StackedInline):
                     "output",
                     "unit",
                     "inputs",
+                    "expected_answer",
                     "tolerance",
                     "tolerance_kind",
                     "partial_band",
@@ -825,7 +842,7 @@ class WalkthroughAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
+class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, ContentAdmin):
     form = ChallengeForm
     fields = ("in_lesson", "section", "key", "order", "topic", "title", "prompt", "calculator", "output", "unit", "inputs",
               "ranges", "expected_answer", "tolerance", "tolerance_kind", "partial_band", "points", "slips", "hints",
@@ -833,29 +850,19 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
 
     readonly_fields = ("in_lesson", "expected_answer")
 
-    @admin.display(description="Expected answer")
-    def expected_answer(self, obj) -> str:
-        """Return the expected answer, recomputed as the author edits the form (htmx; without it, on save)."""
-        text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit) if obj else ""
-        return format_html(
-            '<output id="expected-answer" aria-live="polite" hx-post="{}" hx-trigger="change from:closest form" '
-            'hx-include="closest form" hx-swap="innerHTML">{}</output>',
-            reverse("admin:lessons_challenge_expected"),
-            text or "Shown once a calculator and an output are chosen.",
-        )
-
     def expected(self, request):
-        """Return the expected answer for the form as posted, without saving it."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        slug, post = request.POST.get("calculator", ""), request.POST
+        """Return the expected answer for one question's fields as sent (a step's are prefixed), without saving."""
+        data = request.GET
+        prefix = next((k for k in data if k.endswith("calculator")), "calculator").removesuffix("calculator")
+        slug = data.get(f"{prefix}calculator", "")
         if slug not in CALCULATORS:
             return HttpResponse("Choose a calculator and an output.")
+        table = ParameterTable(CALCULATORS[slug], "inputs")
         try:
-            inputs = json.loads(ParameterTable(CALCULATORS[slug], "inputs").value_from_datadict(post, {}, "inputs"))
+            inputs = json.loads(table.value_from_datadict(data, {}, f"{prefix}inputs"))
         except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
             return HttpResponse("The inputs are not valid JSON.")
-        output, unit = post.get("output", ""), post.get("unit", "")
+        output, unit = data.get(f"{prefix}output", ""), data.get(f"{prefix}unit", "")
         scale = (answer_units(slug, output) or {}).get(unit)
         if scale is None:
             return HttpResponse("Choose the unit to ask for.")

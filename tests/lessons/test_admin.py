@@ -414,18 +414,18 @@ def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
 def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client, db):
     challenge = make_lesson().sections.get().challenges.first()
     page = instructor_client.get(reverse("admin:lessons_challenge_change", args=[challenge.pk])).content.decode()
-    assert 'id="expected-answer" aria-live="polite"' in page
+    assert 'class="expected-answer" aria-live="polite"' in page
     url = reverse("admin:lessons_challenge_expected")
     form = {"calculator": "kv-cache", "output": "copy_bytes", "unit": "MB"}
     from calculators.formatting import number
     from calculators.registry import get_calculator
 
     expected = get_calculator("kv-cache").evaluate({"tokens": 2400}).outputs["copy_bytes"] / 1e6
-    answer = instructor_client.post(url, {**form, "inputs__tokens": "2400"}).content.decode()
+    answer = instructor_client.get(url, {**form, "inputs__tokens": "2400"}).content.decode()
     assert answer == f"{number(expected)} MB (parameters left empty at their defaults)"
-    refused = instructor_client.post(url, {**form, "inputs__tokens": "0"}).content.decode()
+    refused = instructor_client.get(url, {**form, "inputs__tokens": "0"}).content.decode()
     assert refused.startswith("The calculator refuses these inputs: tokens: Must be at least 1")
-    assert instructor_client.get(url).status_code == 405
+    assert instructor_client.get(url).content.decode() == "Choose a calculator and an output."
 
 
 def test_the_answer_unit_is_chosen_from_the_outputs_units_and_the_learner_is_graded_in_it(
@@ -457,3 +457,18 @@ def test_the_answer_unit_is_chosen_from_the_outputs_units_and_the_learner_is_gra
     answered = client.get(lesson.get_absolute_url()).content.decode()
     assert f"You answered <strong>{number(copy_bytes / 2**20)} MiB</strong>" in answered
     assert Answer.objects.get().outcome == "correct"
+
+
+def test_an_envelope_step_shows_its_expected_answer_as_it_is_edited(instructor_client, db):
+    from calculators.formatting import number
+    from calculators.registry import get_calculator
+
+    wt = make_lesson().sections.get().walkthroughs.get(key="size")
+    page = instructor_client.get(reverse("admin:lessons_walkthrough_change", args=[wt.pk])).content.decode()
+    copy_bytes = get_calculator("kv-cache").evaluate({}).outputs["copy_bytes"]
+    assert f"{number(copy_bytes / 1e6)} MB (parameters left empty at their defaults)</output>" in page
+    step = {"steps-1-calculator": "kv-cache", "steps-1-output": "copy_bytes", "steps-1-unit": "KiB"}
+    url = reverse("admin:lessons_challenge_expected")
+    halved = get_calculator("kv-cache").evaluate({"bytes_per_value": 1}).outputs["copy_bytes"]
+    answer = instructor_client.get(url, {**step, "steps-1-inputs__bytes_per_value": "1"}).content.decode()
+    assert answer == f"{number(halved / 1024)} KiB (parameters left empty at their defaults)"
