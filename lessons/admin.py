@@ -15,6 +15,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
+from django.utils.safestring import mark_safe
 
 from calculators.formatting import number
 from calculators.registry import CALCULATORS, CalculatorInputError
@@ -100,11 +102,18 @@ def unit_widget(options: dict[str, float] | None, saved: str = "") -> forms.Widg
 
 
 class CalculatorSelect(forms.Select):
-    """The calculator select: choosing one narrows the output select after it (htmx; without it, on save)."""
+    """The calculator select: choosing one narrows the output select after it and shows the calculator's
+    parameter tables (htmx; without it, on save). ``tables`` names the form's parameter fields (inputs, ranges).
+    """
+
+    def __init__(self, tables: tuple[str, ...] = ("inputs",), **kwargs):
+        super().__init__(**kwargs)
+        self.tables = tables
 
     def get_context(self, name, value, attrs):
-        attrs = {**(attrs or {}), "hx-get": reverse("admin:lessons_calculator_outputs"), "hx-trigger": "change",
-                 "hx-target": "next select", "hx-swap": "outerHTML"}  # fmt: skip
+        url = reverse("admin:lessons_calculator_outputs") + "?" + urlencode({"tables": ",".join(self.tables)})
+        attrs = {**(attrs or {}), "hx-get": url, "hx-trigger": "change", "hx-target": "next select",
+                 "hx-swap": "outerHTML"}  # fmt: skip
         return super().get_context(name, value, attrs)
 
 
@@ -126,15 +135,17 @@ class ParameterTable(forms.Widget):
     hands the field the same JSON a content file holds, so the shared validator checks it.
     """
 
-    def __init__(self, calculator, mode: str):
+    def __init__(self, calculator, mode: str, oob: bool = False):
         super().__init__()
-        self.calculator, self.mode = calculator, mode
+        self.calculator, self.mode, self.oob = calculator, mode, oob
         self.parts = ("",) if mode == "inputs" else ("min", "max", "step")
 
     def sub_name(self, name: str, parameter: str, part: str) -> str:
         return f"{name}__{parameter}" + (f"__{part}" if part else "")
 
     def value_from_datadict(self, data, files, name):
+        if self.calculator is None:
+            return data.get(name)
         names = [self.sub_name(name, p.name, part) for p in self.calculator.parameters for part in self.parts]
         if name in data and not any(sub in data for sub in names):
             return data[name]  # JSON from a form shown before the calculator was chosen
@@ -150,6 +161,15 @@ class ParameterTable(forms.Widget):
         return False
 
     def render(self, name, value, attrs=None, renderer=None):
+        """Return the table (JSON text until a calculator is chosen) in a box htmx replaces when it changes."""
+        if self.calculator is None:
+            inner = forms.Textarea(attrs={"rows": 2, "cols": 60}).render(name, value, {"id": f"id_{name}"})
+        else:
+            inner = self.table(name, value)
+        oob = mark_safe(' hx-swap-oob="true"') if self.oob else ""
+        return format_html('<div id="id_{}-params" class="parameter-field"{}>{}</div>', name, oob, inner)
+
+    def table(self, name, value) -> str:
         try:
             current = json.loads(value) if isinstance(value, str) else (value or {})
         except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
@@ -271,7 +291,8 @@ class NumberQuestionFormMixin:
         self.fields["slips"].widget = SlipRows()
         slug = self.data.get(self.add_prefix("calculator")) if self.is_bound else self.instance.calculator
         self.fields["calculator"] = forms.ChoiceField(
-            choices=calculator_choices(), required=False, widget=CalculatorSelect,
+            choices=calculator_choices(), required=False,
+            widget=CalculatorSelect(tuple(n for n in ("inputs", "ranges") if n in self.fields)),
             help_text="The calculator that computes the expected answer.",
         )  # fmt: skip
         self.fields["output"] = forms.ChoiceField(
@@ -291,10 +312,10 @@ class NumberQuestionFormMixin:
                 help_text="The unit the learner answers in; the answer is converted to it.",
                 error_messages={"invalid_choice": f"Ask for {output} in one of: {', '.join(options)}."},
             )  # fmt: skip
+        for name in ("inputs", "ranges"):
+            if name in self.fields:
+                self.fields[name].widget = ParameterTable(CALCULATORS.get(slug), name)
         if slug in CALCULATORS:
-            for name in ("inputs", "ranges"):
-                if name in self.fields:
-                    self.fields[name].widget = ParameterTable(CALCULATORS[slug], name)
             names = ", ".join(o.name for o in CALCULATORS[slug].outputs if not o.is_check)
             message = f"calculator '{slug}' has no output '%(value)s' (it has {names})."
             self.fields["output"].error_messages["invalid_choice"] = message
@@ -884,7 +905,15 @@ class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, 
         """Return the output select for the chosen calculator, named after the calculator field sent."""
         name, slug = next(((k, v) for k, v in request.GET.items() if k.endswith("calculator")), ("calculator", ""))
         name = name.removesuffix("calculator") + "output"
-        return HttpResponse(OutputSelect(choices=output_choices(slug)).render(name, "", attrs={"id": f"id_{name}"}))
+        prefix = name.removesuffix("output")
+        parts = [OutputSelect(choices=output_choices(slug)).render(name, "", attrs={"id": f"id_{name}"})]
+        parts.append(
+            unit_widget(None).render(f"{prefix}unit", "", attrs={"id": f"id_{prefix}unit", "hx-swap-oob": "true"})
+        )
+        for table in request.GET.get("tables", "").split(","):
+            if table in ("inputs", "ranges"):  # the parameter tables of this calculator, empty (htmx swaps them in)
+                parts.append(ParameterTable(CALCULATORS.get(slug), table, oob=True).render(f"{prefix}{table}", ""))
+        return HttpResponse("".join(parts))
 
     def answer_units(self, request):
         """Return the unit field for the chosen output: a select of the units it can be shown in."""

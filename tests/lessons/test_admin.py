@@ -294,6 +294,19 @@ def test_a_numeric_question_is_set_up_by_choosing_a_calculator_then_its_output(i
     assert '<optgroup label="Routing' in every
 
 
+def test_choosing_a_calculator_shows_its_parameter_tables_at_once(instructor_client, db):
+    page = instructor_client.get(reverse("admin:lessons_challenge_add")).content.decode()
+    assert '<div id="id_ranges-params" class="parameter-field"><textarea' in page  # no calculator yet: JSON
+    assert "tables=inputs%2Cranges" in page
+    url = reverse("admin:lessons_calculator_outputs")
+    swapped = instructor_client.get(url, {"tables": "inputs,ranges", "calculator": "kv-cache"}).content.decode()
+    assert '<div id="id_ranges-params" class="parameter-field" hx-swap-oob="true"><table' in swapped
+    assert 'name="ranges__cache_gb__min"' in swapped and 'name="inputs__cache_gb"' in swapped
+    assert '<input type="text" name="unit" class="answer-unit" id="id_unit" hx-swap-oob="true">' in swapped
+    step = instructor_client.get(url, {"tables": "inputs", "steps-2-calculator": "replica"}).content.decode()
+    assert 'id="id_steps-2-inputs-params"' in step and "ranges" not in step
+
+
 def test_the_output_select_is_for_staff_only(client, db):
     response = client.get(reverse("admin:lessons_calculator_outputs"), {"calculator": "kv-cache"})
     assert response.status_code == 302 and "login" in response["Location"]
