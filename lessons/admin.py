@@ -280,6 +280,14 @@ class SlipRows(RowsWidget):
         )
 
 
+# What a numeric question needs once it names a calculator, said beside each field left empty.
+QUESTION_NEEDS = {
+    "output": "Choose the number the learner is asked for.",
+    "unit": "Choose the unit the learner answers in.",
+    "tolerance": "Give a tolerance above zero: 0.01 means answers within 1% are right.",
+}
+
+
 class NumberQuestionFormMixin:
     """A numeric question's calculator and output are chosen from selects, not typed."""
 
@@ -315,6 +323,12 @@ class NumberQuestionFormMixin:
         for name in ("inputs", "ranges"):
             if name in self.fields:
                 self.fields[name].widget = ParameterTable(CALCULATORS.get(slug), name)
+        self.fields["tolerance"].help_text = "How close counts as right: 0.01 is within 1% (relative)."
+        self.fields["tolerance_kind"].label = "Tolerance measured"
+        self.fields["partial_band"].label = "Half credit within a factor of"
+        self.fields[
+            "partial_band"
+        ].help_text = "E.g. 2: answers between half and twice the answer earn half. Empty: none."
         if slug in CALCULATORS:
             names = ", ".join(o.name for o in CALCULATORS[slug].outputs if not o.is_check)
             message = f"calculator '{slug}' has no output '%(value)s' (it has {names})."
@@ -326,6 +340,10 @@ class NumberQuestionFormMixin:
         if "calculator" in self.fields:
             options = answer_units(cleaned.get("calculator"), cleaned.get("output")) or {}
             cleaned["scale"] = self.instance.scale = options.get(cleaned.get("unit"), self.instance.scale)
+            if cleaned.get("calculator"):
+                for name, message in QUESTION_NEEDS.items():
+                    if cleaned.get(name) in (None, "") and name not in self.errors:
+                        self.add_error(name, message)
         return cleaned
 
 

@@ -124,7 +124,9 @@ def test_numeric_step_needs_unit_and_tolerance(instructor_client, db):
     data["steps-0-tolerance"] = ""
     response = instructor_client.post(reverse("admin:lessons_walkthrough_change", args=[wt.pk]), data)
     html = response.content.decode()
-    assert "missing field(s) tolerance, unit in ask (a numeric question)" in html
+    assert "Choose the unit the learner answers in." in html
+    assert "Give a tolerance above zero: 0.01 means answers within 1% are right." in html
+    assert "missing field" not in html and "ask (a numeric question)" not in html
 
 
 def test_bad_calc_reference_in_admin_markdown_is_refused_with_reason(instructor_client, db):
