@@ -145,7 +145,7 @@ class ParameterTable(forms.Widget):
 
     def value_from_datadict(self, data, files, name):
         if self.calculator is None:
-            return data.get(name)
+            return data.get(name) or "{}"  # JSON until a calculator is chosen; empty or left out: none
         names = [self.sub_name(name, p.name, part) for p in self.calculator.parameters for part in self.parts]
         if name in data and not any(sub in data for sub in names):
             return data[name]  # JSON from a form shown before the calculator was chosen

@@ -487,3 +487,17 @@ def test_an_envelope_step_shows_its_expected_answer_as_it_is_edited(instructor_c
     halved = get_calculator("kv-cache").evaluate({"bytes_per_value": 1}).outputs["copy_bytes"]
     answer = instructor_client.get(url, {**step, "steps-1-inputs__bytes_per_value": "1"}).content.decode()
     assert answer == f"{number(halved / 1024)} KiB (parameters left empty at their defaults)"
+
+
+def test_a_step_without_a_number_saves_with_its_inputs_left_out(instructor_client, db):
+    wt = make_lesson().sections.get().walkthroughs.get(key="size")
+    data = {
+        "section": wt.section_id, "key": wt.key, "order": wt.order, "kind": "build_up", "title": wt.title,
+        "intro": "", "topic": wt.topic_id or "", "steps-TOTAL_FORMS": 1, "steps-INITIAL_FORMS": 0,
+        "steps-MIN_NUM_FORMS": 0, "steps-MAX_NUM_FORMS": 1000, "steps-0-order": 1, "steps-0-title": "Only words",
+        "steps-0-tolerance_kind": "relative", "steps-0-points": 10,
+    }  # fmt: skip
+    wt.steps.all().delete()
+    response = instructor_client.post(reverse("admin:lessons_walkthrough_change", args=[wt.pk]), data)
+    assert response.status_code == 302
+    assert wt.steps.get().inputs == {}
