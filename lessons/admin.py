@@ -325,7 +325,7 @@ class NumberQuestionFormMixin:
                 self.fields[name].widget = ParameterTable(CALCULATORS.get(slug), name)
         self.fields["tolerance"].help_text = "How close counts as right: 0.01 is within 1% (relative)."
         self.fields["tolerance_kind"].label = "Tolerance measured"
-        self.fields["partial_band"].label = "Half credit within a factor of"
+        self.fields["partial_band"].label = "Half-credit factor"
         self.fields[
             "partial_band"
         ].help_text = "E.g. 2: answers between half and twice the answer earn half. Empty: none."
@@ -379,8 +379,15 @@ def run_validator(form: forms.Form, validate, *, skip: set[str] = frozenset()) -
     try:
         validate()
     except ContentError as error:
-        if error.field not in skip:
-            form.add_error(error.field if error.field in form.fields else None, f"{error.item}: {error.problem}.")
+        if error.field in skip:
+            return
+        if error.field not in form.fields:
+            form.add_error(None, f"{error.item}: {error.problem}.")
+            return
+        # Beside its field the problem names the field as the form labels it, not as a content file spells it.
+        label = str(form.fields[error.field].label or error.field)
+        problem = error.problem.replace(f"'{error.field}'", label.lower(), 1)
+        form.add_error(error.field, f"{problem[:1].upper()}{problem[1:]}.")
 
 
 class UniqueKeyMixin:

@@ -218,6 +218,12 @@ def challenge_post(challenge, **changes):
         ({"prompt": "A cache of {cache_gb:{cache_gb}} GB"}, "prompt", "has the format '{cache_gb}'"),
         ({"prompt": "A cache of {tokens} GB"}, "prompt", "'tokens' is not a parameter in this challenge's inputs"),
         ({"key": "dd-1"}, "key", "already uses the key"),
+        ({"tolerance": "0"}, "tolerance", "Tolerance must be above zero (0.01 means within 1% of the answer)."),
+        (
+            {"partial_band": "0.5"},
+            "partial_band",
+            "Half-credit factor must be above 1, such as 2 (half credit between half and twice",
+        ),
     ],
 )
 def test_challenge_admin_refuses_bad_ranges_prompts_and_keys_beside_the_field(
@@ -423,7 +429,7 @@ def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
     page = instructor_client.get(url).content.decode()
     assert 'name="slips__1__inputs" id="id_slips__1__inputs" value="bytes_per_value=1"' in page
     refused = instructor_client.post(url, {**data, "slips__1__inputs": "bytes_per_value"}).content.decode()
-    assert "a slip&#x27;s &#x27;inputs&#x27; must be a mapping" in refused
+    assert "A slip&#x27;s &#x27;inputs&#x27; must be a mapping" in refused
 
 
 def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client, db):
