@@ -288,6 +288,40 @@ QUESTION_NEEDS = {
 }
 
 
+class DiagramRows(RowsWidget):
+    """Diagram rows: text boxes named by ``labels`` (part, label with {n} for the row number)."""
+
+    labels: tuple[tuple[str, str], ...] = ()
+
+    def entry(self, row: dict) -> dict:
+        return dict(row)
+
+    def render_row(self, name: str, n: int, entry) -> str:
+        entry = entry if isinstance(entry, dict) else {}
+        return format_html_join(
+            " ",
+            "{}",
+            ((self.field(name, n, part, label.format(n=n + 1), entry.get(part, "")),) for part, label in self.labels),
+        )
+
+
+class ComponentRows(DiagramRows):
+    """A diagram part: its key (connections name it) and its label. Graphviz places it (lessons.diagram)."""
+
+    parts = ("key", "label")
+    labels = (("key", "Part {n}: key"), ("label", "Label"))
+
+    def entry(self, row: dict) -> dict:
+        return {**row, "col": 0, "row": 0}
+
+
+class ConnectionRows(DiagramRows):
+    """A diagram connection: the keys of the parts it joins (added in this step or before) and its label."""
+
+    parts = ("from", "to", "label")
+    labels = (("from", "Connection {n}: from (key)"), ("to", "to (key)"), ("label", "Label"))
+
+
 class NumberQuestionFormMixin:
     """A numeric question's calculator and output are chosen from selects, not typed."""
 
@@ -412,6 +446,12 @@ class StepForm(NumberQuestionFormMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Step
         fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "components" in self.fields:
+            self.fields["components"].widget = ComponentRows()
+            self.fields["connections"].widget = ConnectionRows()
 
     def clean(self):
         cleaned = super().clean()

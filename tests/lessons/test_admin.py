@@ -507,3 +507,26 @@ def test_a_step_without_a_number_saves_with_its_inputs_left_out(instructor_clien
     response = instructor_client.post(reverse("admin:lessons_walkthrough_change", args=[wt.pk]), data)
     assert response.status_code == 302
     assert wt.steps.get().inputs == {}
+
+
+def test_diagram_parts_and_connections_are_rows_laid_out_on_save(instructor_client, db):
+    lesson = make_lesson()
+    wt = lesson.sections.get().walkthroughs.get(key="build")
+    wt.steps.all().delete()
+    url = reverse("admin:lessons_walkthrough_change", args=[wt.pk])
+    step = {"order": 1, "title": "Front to back", "components": "", "connections": "",
+            "components__0__key": "fe", "components__0__label": "Front end",
+            "components__1__key": "gpu", "components__1__label": "GPU worker", "components__2__key": "",
+            "connections__0__from": "fe", "connections__0__to": "gpu", "connections__0__label": "prompt"}  # fmt: skip
+    data = walkthrough_post(wt, [step])
+    del data["steps-0-components"], data["steps-0-connections"]
+    assert instructor_client.post(url, data).status_code == 302
+    wt.refresh_from_db()
+    saved = wt.steps.get()
+    assert [c["key"] for c in saved.components] == ["fe", "gpu"]
+    assert saved.connections == [{"from": "fe", "to": "gpu", "label": "prompt"}]
+    assert "gpu" in str(wt.diagram) and "fe" in str(wt.diagram)  # Graphviz placed the parts on save
+    form = instructor_client.get(url).content.decode()
+    assert 'name="steps-0-components__1__label" id="id_steps-0-components__1__label" value="GPU worker"' in form
+    refused = instructor_client.post(url, {**data, "steps-0-connections__0__to": "db"}).content.decode()
+    assert "connection to &#x27;db&#x27; is not a component added so far" in refused
