@@ -15,6 +15,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
+from django.utils.safestring import mark_safe
 
 from calculators.formatting import number
 from calculators.registry import CALCULATORS, CalculatorInputError
@@ -51,6 +53,7 @@ from lessons.models import (
     Track,
     Walkthrough,
 )
+from lessons.number_entry import unit_options
 
 # JSON fields refuse NUL characters and absurd nesting with a form error, not a database error.
 JSON_FORM_FIELDS = {models.JSONField: {"form_class": JSONFormField}}
@@ -72,12 +75,45 @@ def output_choices(slug: str | None) -> list:
     return [("", "Choose a calculator, then an output")] + [(c.title, options(c)) for c in CALCULATORS.values()]
 
 
-class CalculatorSelect(forms.Select):
-    """The calculator select: choosing one narrows the output select after it (htmx; without it, on save)."""
+def answer_units(slug: str | None, output: str | None) -> dict[str, float] | None:
+    """Return the units the chosen output can be asked in, each with its factor; None until both are chosen."""
+    found = next((o for o in CALCULATORS[slug].outputs if o.name == output), None) if slug in CALCULATORS else None
+    return unit_options(found.unit) if found is not None and not found.is_check else None
+
+
+class OutputSelect(forms.Select):
+    """The output select: choosing one offers its units in the unit field after it (htmx; without it, on save)."""
 
     def get_context(self, name, value, attrs):
-        attrs = {**(attrs or {}), "hx-get": reverse("admin:lessons_calculator_outputs"), "hx-trigger": "change",
-                 "hx-target": "next select", "hx-swap": "outerHTML"}  # fmt: skip
+        attrs = {**(attrs or {}), "hx-get": reverse("admin:lessons_answer_units"), "hx-trigger": "change",
+                 "hx-include": "closest fieldset", "hx-target": "next .answer-unit", "hx-swap": "outerHTML"}  # fmt: skip
+        return super().get_context(name, value, attrs)
+
+
+def unit_widget(options: dict[str, float] | None, saved: str = "") -> forms.Widget:
+    """Return the answer unit's widget: a select of the output's units, or a text box until an output is chosen."""
+    attrs = {"class": "answer-unit"}
+    if options is None:
+        return forms.TextInput(attrs=attrs)
+    choices = [(unit, unit) for unit in options]
+    if saved and saved not in options:
+        choices.append((saved, f"{saved} (as saved)"))
+    return forms.Select(choices=choices, attrs=attrs)
+
+
+class CalculatorSelect(forms.Select):
+    """The calculator select: choosing one narrows the output select after it and shows the calculator's
+    parameter tables (htmx; without it, on save). ``tables`` names the form's parameter fields (inputs, ranges).
+    """
+
+    def __init__(self, tables: tuple[str, ...] = ("inputs",), **kwargs):
+        super().__init__(**kwargs)
+        self.tables = tables
+
+    def get_context(self, name, value, attrs):
+        url = reverse("admin:lessons_calculator_outputs") + "?" + urlencode({"tables": ",".join(self.tables)})
+        attrs = {**(attrs or {}), "hx-get": url, "hx-trigger": "change", "hx-target": "next select",
+                 "hx-swap": "outerHTML"}  # fmt: skip
         return super().get_context(name, value, attrs)
 
 
@@ -99,15 +135,17 @@ class ParameterTable(forms.Widget):
     hands the field the same JSON a content file holds, so the shared validator checks it.
     """
 
-    def __init__(self, calculator, mode: str):
+    def __init__(self, calculator, mode: str, oob: bool = False):
         super().__init__()
-        self.calculator, self.mode = calculator, mode
+        self.calculator, self.mode, self.oob = calculator, mode, oob
         self.parts = ("",) if mode == "inputs" else ("min", "max", "step")
 
     def sub_name(self, name: str, parameter: str, part: str) -> str:
         return f"{name}__{parameter}" + (f"__{part}" if part else "")
 
     def value_from_datadict(self, data, files, name):
+        if self.calculator is None:
+            return data.get(name) or "{}"  # JSON until a calculator is chosen; empty or left out: none
         names = [self.sub_name(name, p.name, part) for p in self.calculator.parameters for part in self.parts]
         if name in data and not any(sub in data for sub in names):
             return data[name]  # JSON from a form shown before the calculator was chosen
@@ -123,6 +161,15 @@ class ParameterTable(forms.Widget):
         return False
 
     def render(self, name, value, attrs=None, renderer=None):
+        """Return the table (JSON text until a calculator is chosen) in a box htmx replaces when it changes."""
+        if self.calculator is None:
+            inner = forms.Textarea(attrs={"rows": 2, "cols": 60}).render(name, value, {"id": f"id_{name}"})
+        else:
+            inner = self.table(name, value)
+        oob = mark_safe(' hx-swap-oob="true"') if self.oob else ""
+        return format_html('<div id="id_{}-params" class="parameter-field"{}>{}</div>', name, oob, inner)
+
+    def table(self, name, value) -> str:
         try:
             current = json.loads(value) if isinstance(value, str) else (value or {})
         except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
@@ -233,6 +280,48 @@ class SlipRows(RowsWidget):
         )
 
 
+# What a numeric question needs once it names a calculator, said beside each field left empty.
+QUESTION_NEEDS = {
+    "output": "Choose the number the learner is asked for.",
+    "unit": "Choose the unit the learner answers in.",
+    "tolerance": "Give a tolerance above zero: 0.01 means answers within 1% are right.",
+}
+
+
+class DiagramRows(RowsWidget):
+    """Diagram rows: text boxes named by ``labels`` (part, label with {n} for the row number)."""
+
+    labels: tuple[tuple[str, str], ...] = ()
+
+    def entry(self, row: dict) -> dict:
+        return dict(row)
+
+    def render_row(self, name: str, n: int, entry) -> str:
+        entry = entry if isinstance(entry, dict) else {}
+        return format_html_join(
+            " ",
+            "{}",
+            ((self.field(name, n, part, label.format(n=n + 1), entry.get(part, "")),) for part, label in self.labels),
+        )
+
+
+class ComponentRows(DiagramRows):
+    """A diagram part: its key (connections name it) and its label. Graphviz places it (lessons.diagram)."""
+
+    parts = ("key", "label")
+    labels = (("key", "Part {n}: key"), ("label", "Label"))
+
+    def entry(self, row: dict) -> dict:
+        return {**row, "col": 0, "row": 0}
+
+
+class ConnectionRows(DiagramRows):
+    """A diagram connection: the keys of the parts it joins (added in this step or before) and its label."""
+
+    parts = ("from", "to", "label")
+    labels = (("from", "Connection {n}: from (key)"), ("to", "to (key)"), ("label", "Label"))
+
+
 class NumberQuestionFormMixin:
     """A numeric question's calculator and output are chosen from selects, not typed."""
 
@@ -244,19 +333,52 @@ class NumberQuestionFormMixin:
         self.fields["slips"].widget = SlipRows()
         slug = self.data.get(self.add_prefix("calculator")) if self.is_bound else self.instance.calculator
         self.fields["calculator"] = forms.ChoiceField(
-            choices=calculator_choices(), required=False, widget=CalculatorSelect,
+            choices=calculator_choices(), required=False,
+            widget=CalculatorSelect(tuple(n for n in ("inputs", "ranges") if n in self.fields)),
             help_text="The calculator that computes the expected answer.",
         )  # fmt: skip
         self.fields["output"] = forms.ChoiceField(
-            choices=output_choices(slug), required=False, help_text="The number the learner is asked for."
-        )
+            choices=output_choices(slug), required=False, widget=OutputSelect,
+            help_text="The number the learner is asked for.",
+        )  # fmt: skip
+        output = self.data.get(self.add_prefix("output")) if self.is_bound else self.instance.output
+        options = answer_units(slug, output)
+        saved = self.instance.unit if self.instance.output == output else ""
+        widget = unit_widget(options, saved)
+        if options is None:
+            self.fields["unit"].widget = widget
+            self.fields["unit"].help_text = "Choose the output: the units it can be shown in are offered here."
+        else:
+            self.fields["unit"] = forms.ChoiceField(
+                choices=widget.choices, widget=widget, required=False,
+                help_text="The unit the learner answers in; the answer is converted to it.",
+                error_messages={"invalid_choice": f"Ask for {output} in one of: {', '.join(options)}."},
+            )  # fmt: skip
+        for name in ("inputs", "ranges"):
+            if name in self.fields:
+                self.fields[name].widget = ParameterTable(CALCULATORS.get(slug), name)
+        self.fields["tolerance"].help_text = "How close counts as right: 0.01 is within 1% (relative)."
+        self.fields["tolerance_kind"].label = "Tolerance measured"
+        self.fields["partial_band"].label = "Half-credit factor"
+        self.fields[
+            "partial_band"
+        ].help_text = "E.g. 2: answers between half and twice the answer earn half. Empty: none."
         if slug in CALCULATORS:
-            for name in ("inputs", "ranges"):
-                if name in self.fields:
-                    self.fields[name].widget = ParameterTable(CALCULATORS[slug], name)
             names = ", ".join(o.name for o in CALCULATORS[slug].outputs if not o.is_check)
             message = f"calculator '{slug}' has no output '%(value)s' (it has {names})."
             self.fields["output"].error_messages["invalid_choice"] = message
+
+    def clean(self):
+        """Derive the scale from the chosen unit (bytes asked in MB: 1e-6); a unit kept as saved keeps its scale."""
+        cleaned = super().clean()
+        if "calculator" in self.fields:
+            options = answer_units(cleaned.get("calculator"), cleaned.get("output")) or {}
+            cleaned["scale"] = self.instance.scale = options.get(cleaned.get("unit"), self.instance.scale)
+            if cleaned.get("calculator"):
+                for name, message in QUESTION_NEEDS.items():
+                    if cleaned.get(name) in (None, "") and name not in self.errors:
+                        self.add_error(name, message)
+        return cleaned
 
 
 class MarkdownCheckMixin:
@@ -291,8 +413,15 @@ def run_validator(form: forms.Form, validate, *, skip: set[str] = frozenset()) -
     try:
         validate()
     except ContentError as error:
-        if error.field not in skip:
-            form.add_error(error.field if error.field in form.fields else None, f"{error.item}: {error.problem}.")
+        if error.field in skip:
+            return
+        if error.field not in form.fields:
+            form.add_error(None, f"{error.item}: {error.problem}.")
+            return
+        # Beside its field the problem names the field as the form labels it, not as a content file spells it.
+        label = str(form.fields[error.field].label or error.field)
+        problem = error.problem.replace(f"'{error.field}'", label.lower(), 1)
+        form.add_error(error.field, f"{problem[:1].upper()}{problem[1:]}.")
 
 
 class UniqueKeyMixin:
@@ -317,6 +446,12 @@ class StepForm(NumberQuestionFormMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Step
         fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "components" in self.fields:
+            self.fields["components"].widget = ComponentRows()
+            self.fields["connections"].widget = ConnectionRows()
 
     def clean(self):
         cleaned = super().clean()
@@ -433,12 +568,28 @@ class ChoiceInline(admin.StackedInline):
     autocomplete_fields = ("follow_up",)
 
 
-class StepInline(admin.StackedInline):
+class ExpectedAnswerMixin:
+    """A numeric question's expected answer for its inputs, shown beside them (a challenge and each envelope step)."""
+
+    @admin.display(description="Expected answer")
+    def expected_answer(self, obj) -> str:
+        """Return the expected answer, recomputed as the author edits the question (htmx; without it, on save)."""
+        text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit) if obj else ""
+        return format_html(
+            '<output class="expected-answer" aria-live="polite" hx-get="{}" hx-trigger="change from:closest fieldset" '
+            'hx-include="closest fieldset" hx-swap="innerHTML">{}</output>',
+            reverse("admin:lessons_challenge_expected"),
+            text or "Shown once a calculator and an output are chosen.",
+        )
+
+
+class StepInline(ExpectedAnswerMixin, admin.StackedInline):
     model = Step
     formfield_overrides = JSON_FORM_FIELDS
     form = StepForm
     formset = StepFormSet
     extra = 0
+    readonly_fields = ("expected_answer",)
     fieldsets = (
         (None, {"fields": ("order", "title", "body")}),
         ("Diagram (build-up and request-flow walkthroughs)", {"fields": ("components", "connections")}),
@@ -448,9 +599,9 @@ class StepInline(admin.StackedInline):
                 "fields": (
                     "calculator",
                     "output",
-                    "inputs",
-                    "scale",
                     "unit",
+                    "inputs",
+                    "expected_answer",
                     "tolerance",
                     "tolerance_kind",
                     "partial_band",
@@ -777,40 +928,31 @@ class WalkthroughAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
+class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, ContentAdmin):
     form = ChallengeForm
-    fields = ("in_lesson", "section", "key", "order", "topic", "title", "prompt", "calculator", "output", "inputs", "ranges",
-              "expected_answer", "unit", "scale", "tolerance", "tolerance_kind", "partial_band", "points", "slips", "hints",
+    fields = ("in_lesson", "section", "key", "order", "topic", "title", "prompt", "calculator", "output", "unit", "inputs",
+              "ranges", "expected_answer", "tolerance", "tolerance_kind", "partial_band", "points", "slips", "hints",
               "explanation")  # fmt: skip
 
     readonly_fields = ("in_lesson", "expected_answer")
 
-    @admin.display(description="Expected answer")
-    def expected_answer(self, obj) -> str:
-        """Return the expected answer, recomputed as the author edits the form (htmx; without it, on save)."""
-        text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit) if obj else ""
-        return format_html(
-            '<output id="expected-answer" aria-live="polite" hx-post="{}" hx-trigger="change from:closest form" '
-            'hx-include="closest form" hx-swap="innerHTML">{}</output>',
-            reverse("admin:lessons_challenge_expected"),
-            text or "Shown once a calculator and an output are chosen.",
-        )
-
     def expected(self, request):
-        """Return the expected answer for the form as posted, without saving it."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        slug, post = request.POST.get("calculator", ""), request.POST
+        """Return the expected answer for one question's fields as sent (a step's are prefixed), without saving."""
+        data = request.GET
+        prefix = next((k for k in data if k.endswith("calculator")), "calculator").removesuffix("calculator")
+        slug = data.get(f"{prefix}calculator", "")
         if slug not in CALCULATORS:
             return HttpResponse("Choose a calculator and an output.")
+        table = ParameterTable(CALCULATORS[slug], "inputs")
         try:
-            inputs = json.loads(ParameterTable(CALCULATORS[slug], "inputs").value_from_datadict(post, {}, "inputs"))
+            inputs = json.loads(table.value_from_datadict(data, {}, f"{prefix}inputs"))
         except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
             return HttpResponse("The inputs are not valid JSON.")
-        scale = typed_number(post.get("scale", "1").strip() or "1")
-        if not isinstance(scale, (int, float)):
-            return HttpResponse("The scale is not a number.")
-        return HttpResponse(expected_text(slug, post.get("output", ""), inputs, scale, post.get("unit", "")))
+        output, unit = data.get(f"{prefix}output", ""), data.get(f"{prefix}unit", "")
+        scale = (answer_units(slug, output) or {}).get(unit)
+        if scale is None:
+            return HttpResponse("Choose the unit to ask for.")
+        return HttpResponse(expected_text(slug, output, inputs, scale, unit))
 
     def get_urls(self):
         return [
@@ -820,6 +962,7 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
                 name="lessons_calculator_outputs",
             ),
             path("expected-answer/", self.admin_site.admin_view(self.expected), name="lessons_challenge_expected"),
+            path("answer-units/", self.admin_site.admin_view(self.answer_units), name="lessons_answer_units"),
             *super().get_urls(),
         ]
 
@@ -827,7 +970,24 @@ class ChallengeAdmin(InLessonMixin, CalculatorFieldsMedia, ContentAdmin):
         """Return the output select for the chosen calculator, named after the calculator field sent."""
         name, slug = next(((k, v) for k, v in request.GET.items() if k.endswith("calculator")), ("calculator", ""))
         name = name.removesuffix("calculator") + "output"
-        return HttpResponse(forms.Select(choices=output_choices(slug)).render(name, "", attrs={"id": f"id_{name}"}))
+        prefix = name.removesuffix("output")
+        parts = [OutputSelect(choices=output_choices(slug)).render(name, "", attrs={"id": f"id_{name}"})]
+        parts.append(
+            unit_widget(None).render(f"{prefix}unit", "", attrs={"id": f"id_{prefix}unit", "hx-swap-oob": "true"})
+        )
+        for table in request.GET.get("tables", "").split(","):
+            if table in ("inputs", "ranges"):  # the parameter tables of this calculator, empty (htmx swaps them in)
+                parts.append(ParameterTable(CALCULATORS.get(slug), table, oob=True).render(f"{prefix}{table}", ""))
+        return HttpResponse("".join(parts))
+
+    def answer_units(self, request):
+        """Return the unit field for the chosen output: a select of the units it can be shown in."""
+        get = request.GET
+        name = next((k for k in get if k.endswith("output")), "output")
+        slug = next((v for k, v in get.items() if k.endswith("calculator")), "")
+        name = name.removesuffix("output") + "unit"
+        widget = unit_widget(answer_units(slug, get.get(name.removesuffix("unit") + "output")))
+        return HttpResponse(widget.render(name, get.get(name, ""), attrs={"id": f"id_{name}"}))
 
     list_display = ("title", "topic", "calculator", "output", "section")
     list_filter = ("topic", "calculator", "section__lesson")

@@ -165,3 +165,46 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
             f"“{typed}” is {kind(quantity.dimensionality)}, but this question asks for "
             f"{'a percentage' if unit.strip() == '%' else f'{kind(target.dimensionality)} in {unit}'}."
         ) from None
+
+
+# The units an author may ask for, by what the calculator's output measures (see unit_options).
+_SIZES = ("B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB")
+_TIMES = ("µs", "ms", "s", "min", "h")
+_PER = ("s", "min", "h")
+_COUNT_PREFIXES = ("", "thousand ", "million ", "billion ")
+# Outputs whose unit text pint does not read as the number itself: what each is in pint's terms.
+_OUTPUT_AS = {"fraction": "1", "ratio": "1", "×": "1", "bytes": "B"}
+
+
+def unit_options(output_unit: str) -> dict[str, float]:
+    """Return the units a calculator output in ``output_unit`` can be asked in, each with its factor.
+
+    The factor turns the output into the asked unit (bytes asked in MB: 1e-6; a fraction asked in %: 100).
+    A unit pint does not know ("USD per 1M tokens") is offered alone, as it is.
+    """
+    unit = output_unit.strip()
+    if unit in ("fraction", "ratio", "×"):
+        candidates = ("%", "×") if unit != "fraction" else ("%", "fraction")
+    elif unit == "USD":
+        candidates = ("$", "USD")
+    elif unit in ("B", "bytes"):
+        candidates = _SIZES
+    elif unit in _TIMES:
+        candidates = _TIMES
+    elif unit.endswith("/s"):
+        candidates = tuple(f"{unit.removesuffix('/s')}/{per}" for per in _PER)
+    elif asked_unit(unit) is not None and asked_unit(unit).dimensionless:
+        candidates = tuple(f"{prefix}{unit}" for prefix in _COUNT_PREFIXES)
+    else:
+        candidates = ()
+    source = asked_unit(_OUTPUT_AS.get(unit, unit))
+    options = {}
+    for candidate in candidates:
+        target = registry().dimensionless if candidate == "fraction" else asked_unit(candidate)
+        if source is None or target is None:
+            continue
+        try:
+            options[candidate] = float(registry().Quantity(1, source).to(target).magnitude)
+        except pint.errors.DimensionalityError:
+            continue
+    return options or {unit: 1.0}

@@ -199,11 +199,12 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
     unit = check.text(ask, "unit")
     tolerance = check.number(ask, "tolerance")
     if tolerance is None or tolerance <= 0:
-        check.fail("'tolerance' must be above zero", "tolerance")
+        check.fail("'tolerance' must be above zero (0.01 means within 1% of the answer)", "tolerance")
     kind = check.choice(ask, "tolerance_kind", ToleranceKind.values, "relative")
     band = check.number(ask, "partial_band")
     if band is not None and band <= 1:
-        check.fail("'partial_band' must be a factor above 1, such as 2", "partial_band")
+        check.fail("'partial_band' must be above 1, such as 2 (half credit between half and twice the answer)",
+                   "partial_band")  # fmt: skip
     scale = check.number(ask, "scale", 1.0)
     if scale == 0:
         check.fail("'scale' must not be zero", "scale")

@@ -124,7 +124,9 @@ def test_numeric_step_needs_unit_and_tolerance(instructor_client, db):
     data["steps-0-tolerance"] = ""
     response = instructor_client.post(reverse("admin:lessons_walkthrough_change", args=[wt.pk]), data)
     html = response.content.decode()
-    assert "missing field(s) tolerance, unit in ask (a numeric question)" in html
+    assert "Choose the unit the learner answers in." in html
+    assert "Give a tolerance above zero: 0.01 means answers within 1% are right." in html
+    assert "missing field" not in html and "ask (a numeric question)" not in html
 
 
 def test_bad_calc_reference_in_admin_markdown_is_refused_with_reason(instructor_client, db):
@@ -216,6 +218,12 @@ def challenge_post(challenge, **changes):
         ({"prompt": "A cache of {cache_gb:{cache_gb}} GB"}, "prompt", "has the format '{cache_gb}'"),
         ({"prompt": "A cache of {tokens} GB"}, "prompt", "'tokens' is not a parameter in this challenge's inputs"),
         ({"key": "dd-1"}, "key", "already uses the key"),
+        ({"tolerance": "0"}, "tolerance", "Tolerance must be above zero (0.01 means within 1% of the answer)."),
+        (
+            {"partial_band": "0.5"},
+            "partial_band",
+            "Half-credit factor must be above 1, such as 2 (half credit between half and twice",
+        ),
     ],
 )
 def test_challenge_admin_refuses_bad_ranges_prompts_and_keys_beside_the_field(
@@ -288,10 +296,23 @@ def test_a_numeric_question_is_set_up_by_choosing_a_calculator_then_its_output(i
     assert "Expected answer" in page
     url = reverse("admin:lessons_calculator_outputs")
     select = instructor_client.get(url, {"steps-0-calculator": "kv-cache"}).content.decode()
-    assert select.startswith('<select name="steps-0-output" id="id_steps-0-output">')
+    assert select.startswith('<select name="steps-0-output" id="id_steps-0-output" hx-get=')
     assert 'value="copy_bytes"' in select and 'value="round_robin_share"' not in select
     every = instructor_client.get(url, {"calculator": ""}).content.decode()
     assert '<optgroup label="Routing' in every
+
+
+def test_choosing_a_calculator_shows_its_parameter_tables_at_once(instructor_client, db):
+    page = instructor_client.get(reverse("admin:lessons_challenge_add")).content.decode()
+    assert '<div id="id_ranges-params" class="parameter-field"><textarea' in page  # no calculator yet: JSON
+    assert "tables=inputs%2Cranges" in page
+    url = reverse("admin:lessons_calculator_outputs")
+    swapped = instructor_client.get(url, {"tables": "inputs,ranges", "calculator": "kv-cache"}).content.decode()
+    assert '<div id="id_ranges-params" class="parameter-field" hx-swap-oob="true"><table' in swapped
+    assert 'name="ranges__cache_gb__min"' in swapped and 'name="inputs__cache_gb"' in swapped
+    assert '<input type="text" name="unit" class="answer-unit" id="id_unit" hx-swap-oob="true">' in swapped
+    step = instructor_client.get(url, {"tables": "inputs", "steps-2-calculator": "replica"}).content.decode()
+    assert 'id="id_steps-2-inputs-params"' in step and "ranges" not in step
 
 
 def test_the_output_select_is_for_staff_only(client, db):
@@ -408,21 +429,104 @@ def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
     page = instructor_client.get(url).content.decode()
     assert 'name="slips__1__inputs" id="id_slips__1__inputs" value="bytes_per_value=1"' in page
     refused = instructor_client.post(url, {**data, "slips__1__inputs": "bytes_per_value"}).content.decode()
-    assert "a slip&#x27;s &#x27;inputs&#x27; must be a mapping" in refused
+    assert "A slip&#x27;s &#x27;inputs&#x27; must be a mapping" in refused
 
 
 def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client, db):
     challenge = make_lesson().sections.get().challenges.first()
     page = instructor_client.get(reverse("admin:lessons_challenge_change", args=[challenge.pk])).content.decode()
-    assert 'id="expected-answer" aria-live="polite"' in page
+    assert 'class="expected-answer" aria-live="polite"' in page
     url = reverse("admin:lessons_challenge_expected")
-    form = {"calculator": "kv-cache", "output": "copy_bytes", "scale": "0.000001", "unit": "MB"}
+    form = {"calculator": "kv-cache", "output": "copy_bytes", "unit": "MB"}
     from calculators.formatting import number
     from calculators.registry import get_calculator
 
     expected = get_calculator("kv-cache").evaluate({"tokens": 2400}).outputs["copy_bytes"] / 1e6
-    answer = instructor_client.post(url, {**form, "inputs__tokens": "2400"}).content.decode()
+    answer = instructor_client.get(url, {**form, "inputs__tokens": "2400"}).content.decode()
     assert answer == f"{number(expected)} MB (parameters left empty at their defaults)"
-    refused = instructor_client.post(url, {**form, "inputs__tokens": "0"}).content.decode()
+    refused = instructor_client.get(url, {**form, "inputs__tokens": "0"}).content.decode()
     assert refused.startswith("The calculator refuses these inputs: tokens: Must be at least 1")
-    assert instructor_client.get(url).status_code == 405
+    assert instructor_client.get(url).content.decode() == "Choose a calculator and an output."
+
+
+def test_the_answer_unit_is_chosen_from_the_outputs_units_and_the_learner_is_graded_in_it(
+    instructor_client, client, db
+):
+    from calculators.formatting import number
+    from calculators.registry import get_calculator
+    from lessons.models import Answer
+
+    lesson = make_lesson()
+    challenge = Challenge.objects.get()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    units = instructor_client.get(
+        reverse("admin:lessons_answer_units"), {"calculator": "kv-cache", "output": "copy_bytes"}
+    )
+    assert '<option value="MiB">MiB</option>' in units.content.decode() and 'value="ms"' not in units.content.decode()
+    refused = instructor_client.post(url, challenge_post(challenge, output="copy_bytes", unit="ms"))
+    assert "Ask for copy_bytes in one of: B, kB, MB, GB, TB, KiB, MiB" in refused.content.decode()
+    assert instructor_client.post(url, challenge_post(challenge, output="copy_bytes", unit="MiB")).status_code == 302
+    challenge.refresh_from_db()
+    assert (challenge.unit, challenge.scale) == ("MiB", 2**-20)
+    form = instructor_client.get(url).content.decode()
+    assert '<option value="MiB" selected>MiB</option>' in form and 'name="scale"' not in form
+
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert "in MiB (a number with another unit is converted)" in page
+    copy_bytes = get_calculator("kv-cache").evaluate({}).outputs["copy_bytes"]
+    client.post(reverse("answer-challenge", args=[lesson.slug, challenge.pk]), {"value": f"{copy_bytes / 1e6} MB"})
+    answered = client.get(lesson.get_absolute_url()).content.decode()
+    assert f"You answered <strong>{number(copy_bytes / 2**20)} MiB</strong>" in answered
+    assert Answer.objects.get().outcome == "correct"
+
+
+def test_an_envelope_step_shows_its_expected_answer_as_it_is_edited(instructor_client, db):
+    from calculators.formatting import number
+    from calculators.registry import get_calculator
+
+    wt = make_lesson().sections.get().walkthroughs.get(key="size")
+    page = instructor_client.get(reverse("admin:lessons_walkthrough_change", args=[wt.pk])).content.decode()
+    copy_bytes = get_calculator("kv-cache").evaluate({}).outputs["copy_bytes"]
+    assert f"{number(copy_bytes / 1e6)} MB (parameters left empty at their defaults)</output>" in page
+    step = {"steps-1-calculator": "kv-cache", "steps-1-output": "copy_bytes", "steps-1-unit": "KiB"}
+    url = reverse("admin:lessons_challenge_expected")
+    halved = get_calculator("kv-cache").evaluate({"bytes_per_value": 1}).outputs["copy_bytes"]
+    answer = instructor_client.get(url, {**step, "steps-1-inputs__bytes_per_value": "1"}).content.decode()
+    assert answer == f"{number(halved / 1024)} KiB (parameters left empty at their defaults)"
+
+
+def test_a_step_without_a_number_saves_with_its_inputs_left_out(instructor_client, db):
+    wt = make_lesson().sections.get().walkthroughs.get(key="size")
+    data = {
+        "section": wt.section_id, "key": wt.key, "order": wt.order, "kind": "build_up", "title": wt.title,
+        "intro": "", "topic": wt.topic_id or "", "steps-TOTAL_FORMS": 1, "steps-INITIAL_FORMS": 0,
+        "steps-MIN_NUM_FORMS": 0, "steps-MAX_NUM_FORMS": 1000, "steps-0-order": 1, "steps-0-title": "Only words",
+        "steps-0-tolerance_kind": "relative", "steps-0-points": 10,
+    }  # fmt: skip
+    wt.steps.all().delete()
+    response = instructor_client.post(reverse("admin:lessons_walkthrough_change", args=[wt.pk]), data)
+    assert response.status_code == 302
+    assert wt.steps.get().inputs == {}
+
+
+def test_diagram_parts_and_connections_are_rows_laid_out_on_save(instructor_client, db):
+    lesson = make_lesson()
+    wt = lesson.sections.get().walkthroughs.get(key="build")
+    wt.steps.all().delete()
+    url = reverse("admin:lessons_walkthrough_change", args=[wt.pk])
+    step = {"order": 1, "title": "Front to back", "components": "", "connections": "",
+            "components__0__key": "fe", "components__0__label": "Front end",
+            "components__1__key": "gpu", "components__1__label": "GPU worker", "components__2__key": "",
+            "connections__0__from": "fe", "connections__0__to": "gpu", "connections__0__label": "prompt"}  # fmt: skip
+    data = walkthrough_post(wt, [step])
+    del data["steps-0-components"], data["steps-0-connections"]
+    assert instructor_client.post(url, data).status_code == 302
+    wt.refresh_from_db()
+    saved = wt.steps.get()
+    assert [c["key"] for c in saved.components] == ["fe", "gpu"]
+    assert saved.connections == [{"from": "fe", "to": "gpu", "label": "prompt"}]
+    assert "gpu" in str(wt.diagram) and "fe" in str(wt.diagram)  # Graphviz placed the parts on save
+    form = instructor_client.get(url).content.decode()
+    assert 'name="steps-0-components__1__label" id="id_steps-0-components__1__label" value="GPU worker"' in form
+    refused = instructor_client.post(url, {**data, "steps-0-connections__0__to": "db"}).content.decode()
+    assert "connection to &#x27;db&#x27; is not a component added so far" in refused

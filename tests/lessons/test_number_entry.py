@@ -2,7 +2,7 @@
 
 import pytest
 
-from lessons.number_entry import EntryError, asked_unit, read_number
+from lessons.number_entry import EntryError, asked_unit, read_number, unit_options
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,12 @@ def test_every_unit_in_shipped_content_is_understood():
         walk(yaml.safe_load(path.read_text()))
     assert units
     assert [unit for unit in sorted(units) if asked_unit(unit) is None] == []
+
+
+def test_an_output_is_offered_in_the_units_it_can_be_shown_in_with_the_factor_to_each():
+    assert unit_options("fraction") == {"%": 100.0, "fraction": 1.0}
+    assert unit_options("s") == {"µs": 1e6, "ms": 1e3, "s": 1.0, "min": 1 / 60, "h": 1 / 3600}
+    assert unit_options("B")["GiB"] == 2**-30 and unit_options("B")["MB"] == 1e-6
+    assert unit_options("tokens/s")["tokens/min"] == 60.0
+    assert unit_options("tokens")["billion tokens"] == 1e-9
+    assert unit_options("USD per 1M tokens") == {"USD per 1M tokens": 1.0}  # not one pint reads: offered as it is
