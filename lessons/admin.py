@@ -615,10 +615,12 @@ class StepInline(ExpectedAnswerMixin, admin.StackedInline):
     )
 
 
-class SectionInline(admin.TabularInline):
+class SectionInline(admin.StackedInline):
+    """A lesson's sections with their Markdown bodies, edited on the lesson's own page."""
+
     model = Section
     extra = 0
-    fields = ("order", "key", "layer", "title", "minutes")
+    fields = (("order", "key", "layer", "minutes"), "title", "body")
     show_change_link = True
 
 
