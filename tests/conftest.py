@@ -28,23 +28,38 @@ def _clear_cache():
     yield
 
 
-def _seed_topics() -> None:
-    """Seed the topics as their data migration does (found by name, so renumbering keeps it)."""
-    from django.apps import apps
+def _migration(suffix: str):
+    """Import a lessons migration by the end of its name, so renumbering keeps it found."""
+    (path,) = Path(__file__).resolve().parent.parent.glob(f"lessons/migrations/*_{suffix}.py")
+    return importlib.import_module(f"lessons.migrations.{path.stem}")
 
-    (path,) = Path(__file__).resolve().parent.parent.glob("lessons/migrations/*_topics_as_data.py")
-    importlib.import_module(f"lessons.migrations.{path.stem}").seed_topics(apps, None)
+
+def _seed_migration_rows() -> None:
+    """Put back the rows data migrations seed: the topics and the Instructors group with its rights.
+
+    Permissions themselves come back on their own (flush sends post_migrate); the group is read the
+    way 0002, 0013 and the topics migration grant it, from their own lists of models.
+    """
+    from django.apps import apps
+    from django.contrib.auth.models import Permission
+
+    _migration("topics_as_data").seed_topics(apps, None)
+    models = [*_migration("instructors_group").CONTENT_MODELS, *_migration("instructors_open_questions").MODELS]
+    group, _ = Group.objects.get_or_create(name="Instructors")
+    group.permissions.set(
+        Permission.objects.filter(content_type__app_label="lessons", content_type__model__in=[*models, "topic"])
+    )
 
 
 @pytest.fixture(autouse=True)
-def _topics_survive_flush(request):
-    """Transactional tests end by emptying every table, migration-seeded topics too: a transactional test seeds them."""
+def _migration_rows_survive_flush(request):
+    """Transactional tests end by emptying every table, migration-seeded rows too: a transactional test seeds them."""
     marker = request.node.get_closest_marker("django_db")
     if {"transactional_db", "live_server"} & set(request.fixturenames) or (
         marker is not None and marker.kwargs.get("transaction")
     ):
         request.getfixturevalue("transactional_db")
-        _seed_topics()
+        _seed_migration_rows()
 
 
 @pytest.fixture

@@ -60,3 +60,19 @@ def test_removing_choice_points_keeps_the_scores_already_earned():
 
     assert AnswerNow.objects.get(pk=answer.pk).points == 3  # the score earned stays
     assert ChoiceNow.objects.select_related("deep_dive").get(pk=odd.pk).points == 5  # new answers: half of 10
+
+
+def test_the_rows_transactional_tests_reseed_are_what_the_migrations_seed(db):
+    from django.contrib.auth.models import Group
+
+    from lessons.models import Topic
+    from tests.conftest import _seed_migration_rows
+
+    group = Group.objects.get(name="Instructors")
+    migrated = set(group.permissions.values_list("codename", flat=True))
+    topics = list(Topic.objects.values_list("slug", "name", "order"))
+    Group.objects.all().delete()
+    Topic.objects.all().delete()
+    _seed_migration_rows()
+    assert set(Group.objects.get(name="Instructors").permissions.values_list("codename", flat=True)) == migrated
+    assert list(Topic.objects.values_list("slug", "name", "order")) == topics
