@@ -318,11 +318,46 @@ class SectionView:
 
     @property
     def mark(self) -> str:
-        """Return "done", "partial", "todo", or "read" for a section with nothing to answer."""
-        answered, graded = self.counts
-        if not graded:
-            return "read"
-        return "done" if answered == graded else "partial" if answered else "todo"
+        return mark_of(*self.counts)
+
+    @property
+    def entries(self) -> list[OutlineEntry]:
+        """The section's items as the lesson outline lists them."""
+        return [outline_entry(view) for view in self.items]
+
+
+def mark_of(answered: int, graded: int) -> str:
+    """Return "done", "partial", "todo", or "read" when there is nothing to answer."""
+    if not graded:
+        return "read"
+    return "done" if answered == graded else "partial" if answered else "todo"
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    """An item in the lesson outline: where it is, what it is called there, and how far the learner got."""
+
+    anchor: str
+    label: str
+    mark: str
+    answered: int
+    graded: int
+
+
+def outline_entry(view) -> OutlineEntry:
+    """Return a top-level item's outline entry; its mark is sent again, out of band, with each answer to it."""
+    if isinstance(view, WalkthroughView):
+        graded = [s for s in view.steps if s.step.calculator]
+        answered = sum(s.answered for s in graded)
+        return OutlineEntry(view.walkthrough.anchor, view.walkthrough.title, mark_of(answered, len(graded)),
+                            answered, len(graded))  # fmt: skip
+    if isinstance(view, ChallengeView):
+        label = view.challenge.title
+    elif isinstance(view, DeepDiveView):
+        label = f"Deep dive · {view.deep_dive.topic.name}"
+    else:
+        label = f"Open question · {view.question.topic.name}"
+    return OutlineEntry(item_of(view).anchor, label, mark_of(int(view.answered), 1), int(view.answered), 1)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
 from lessons.models import ChallengeDraw, Lesson, Track
-from lessons.pages import build_lesson_page, item_of, learner_filter, load_lesson_data
+from lessons.pages import build_lesson_page, item_of, learner_filter, load_lesson_data, outline_entry
 from lessons.results import compute_results
 
 
@@ -233,6 +233,9 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         # The lesson's counters and progress bar change with the answer: sent along, out of band.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
         response.write(render_to_string("lessons/lesson.html#progress", {"score": score, "oob": True}, request))
+        if not getattr(view, "is_follow_up", False):  # the item's mark in the outline (follow-ups are not listed)
+            entry = outline_entry(view)
+            response.write(render_to_string("lessons/lesson.html#outline_mark", {"entry": entry, "oob": True}, request))
     return response
 
 

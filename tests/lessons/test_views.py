@@ -809,15 +809,17 @@ def test_next_and_back_in_a_walkthrough_put_focus_on_the_new_steps_heading(clien
     assert "lesson-progress-line" not in fragment  # moving between steps answers nothing
 
 
-def test_the_outline_marks_each_section_and_each_layer_leads_to_the_next(client, lesson):
+def test_the_outline_marks_each_item_and_each_layer_leads_to_the_next(client, lesson):
     html = client.get(lesson.get_absolute_url()).content.decode()
     assert '<nav aria-label="Lesson outline">' in html
-    assert '<li class="mark-todo"><a href="/lessons/sample/?layer=2#sec-core">Core</a>' in html
+    assert '<li><a href="/lessons/sample/?layer=2#sec-core">Core</a>' in html
+    assert '<span class="mark mark-todo" id="mark-dd-dd-1">' in html
     dd = DeepDive.objects.get(key="dd-1")
     client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
     html = client.get(lesson.get_absolute_url()).content.decode()
-    assert '<li class="mark-partial"><a href="/lessons/sample/?layer=2#sec-core">Core</a>' in html
-    assert "1 of 4 answered</span>" in html
+    assert '<span class="mark mark-done" id="mark-dd-dd-1">' in html
+    assert '<span class="mark mark-todo" id="mark-wt-size">' in html
+    assert "1 of 4 answered ·" in html
 
 
 @pytest.fixture
@@ -859,3 +861,17 @@ def test_a_layer_the_lesson_lacks_is_a_clear_404(client, lesson, layer):
     response = client.get(lesson.get_absolute_url(), {"layer": layer})
     assert response.status_code == 404
     assert b"layer" in response.content
+
+
+def test_an_htmx_answer_sends_the_items_outline_mark_out_of_band(client, lesson):
+    step = Step.objects.filter(walkthrough__key="size", calculator__gt="").order_by("order").first()
+    fragment = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"}, **HTMX).content
+    # One of the envelope's numbers answered: the walkthrough is partly done, said in the same response.
+    assert re.search(
+        rb'<span class="mark mark-partial" id="mark-wt-size" hx-swap-oob="true">.*1 of 2 answered', fragment
+    )
+    dd = DeepDive.objects.get(key="dd-1")
+    fragment = client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX).content
+    assert b'<span class="mark mark-done" id="mark-dd-dd-1" hx-swap-oob="true">' in fragment
+    page = client.get(lesson.get_absolute_url()).content
+    assert b'<span class="mark mark-partial" id="mark-wt-size">' in page
