@@ -295,32 +295,6 @@ class SectionView:
     items: list = field(default_factory=list)
 
     @property
-    def counts(self) -> tuple[int, int]:
-        """Return (answered, graded) over the graded items a learner can reach in this section."""
-        answered = graded = 0
-        for view in self.items:
-            if isinstance(view, WalkthroughView):
-                steps = [s for s in view.steps if s.step.calculator]
-                graded += len(steps)
-                answered += sum(s.answered for s in steps)
-            elif isinstance(view, DeepDiveView):
-                todo = [view]
-                while todo:  # a deep dive and the follow-ups it opened; a follow-up counts once answered
-                    dive = todo.pop()
-                    todo += dive.follow_up_views
-                    if not dive.is_follow_up or dive.answered:
-                        graded += 1
-                        answered += dive.answered
-            else:
-                graded += 1
-                answered += view.answered
-        return answered, graded
-
-    @property
-    def mark(self) -> str:
-        return mark_of(*self.counts)
-
-    @property
     def entries(self) -> list[OutlineEntry]:
         """The section's items as the lesson outline lists them."""
         return [outline_entry(view) for view in self.items]
