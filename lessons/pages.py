@@ -414,6 +414,12 @@ def load_lesson_data(
     # Items are put in page order here rather than by the database: ORDER BY on the joined
     # section and item made each query cost a fifth more to build and run.
     section_order = {section.pk: section.order for section in sections}  # empty for a fragment: one section
+
+    # A fragment's item carries its section: the no-JS redirect and the remembered place name its layer.
+    # The whole page has the sections already, and a section per row would cost a model per choice.
+    def sectioned(path: str) -> list[str]:
+        return [path] if only else []
+
     choices = steps = challenges = checklist = []
     follow_up_ids: set[int] = set()
     if "deep_dive" in wanted:
@@ -423,7 +429,7 @@ def load_lesson_data(
             follow_up_ids = {follow_up for _parent, follow_up in links}
             choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
         choices = sorted(
-            choices.select_related("deep_dive__topic", "deep_dive__section").order_by(),
+            choices.select_related("deep_dive__topic", *sectioned("deep_dive__section")).order_by(),
             key=lambda c: (section_order.get(c.deep_dive.section_id, 0), c.deep_dive.order, c.deep_dive_id, c.order),
         )
     if "walkthrough" in wanted:
@@ -441,13 +447,13 @@ def load_lesson_data(
         )
     if "challenge" in wanted:
         challenges = sorted(
-            Challenge.objects.filter(section__lesson=lesson).select_related("topic", "section").order_by(),
+            Challenge.objects.filter(section__lesson=lesson).select_related("topic", *sectioned("section")).order_by(),
             key=lambda c: (section_order.get(c.section_id, 0), c.order),
         )
     if "open_question" in wanted:
         checklist = sorted(
             ChecklistPoint.objects.filter(question__section__lesson=lesson)
-            .select_related("question__topic", "question__section")
+            .select_related("question__topic", *sectioned("question__section"))
             .order_by(),
             key=lambda p: (section_order.get(p.question.section_id, 0), p.question.order, p.question_id, p.order),
         )
