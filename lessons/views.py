@@ -215,7 +215,9 @@ def answered(request, data, item, partial: str, pk: int, answer) -> HttpResponse
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
-    return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": views[partial][pk]}, answer)
+    follow_up = partial == "deep_dive" and pk in data.follow_up_ids
+    context = {"page": page, "lesson": data.lesson, "view": views[partial][pk], "follow_up": follow_up}
+    return fragment(request, partial, context, answer)
 
 
 def fragment(request, partial: str, context: dict, answer=None, announce: str = "") -> HttpResponse:
@@ -233,7 +235,7 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         # The lesson's counters and progress bar change with the answer: sent along, out of band.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
         response.write(render_to_string("lessons/lesson.html#progress", {"score": score, "oob": True}, request))
-        if not getattr(view, "is_follow_up", False):  # the item's mark in the outline (follow-ups are not listed)
+        if not context.get("follow_up"):  # the item's mark in the outline (follow-ups are not listed)
             entry = outline_entry(view)
             response.write(render_to_string("lessons/lesson.html#outline_mark", {"entry": entry, "oob": True}, request))
     return response
