@@ -56,12 +56,16 @@ def get_html(client, url: str) -> str:
 
 
 def lesson_forms(client, url: str, walkthroughs: bool = True) -> list[Form]:
-    """Return the answer forms a learner reaches from a lesson page (and its walkthrough steps)."""
+    """Return the answer forms a learner reaches from a lesson page: its layers' pages (and their walkthrough steps)."""
     pages, seen, forms = [url], {url}, {}
     while pages:
         html = get_html(client, pages.pop(0))
         for form in answer_forms(html):
             forms.setdefault(form.action, form)
+        for link in re.findall(r'href="(/lessons/[^"#]+\?layer=\d+)#layer-\d+"', html):  # the outline's layers
+            if link.startswith(url) and link not in seen:
+                seen.add(link)
+                pages.append(link)
         if walkthroughs:
             for link in re.findall(r'href="(/lessons/[^"#]+/walkthroughs/[^"#]+)', html):
                 if link.startswith(url) and link not in seen:

@@ -1,4 +1,4 @@
-"""Where an answered item lives: its title and the URL that opens it, from one row of values()."""
+"""Where an answered item lives: its title and the URL that opens it (its layer's page), from one row of values()."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from lessons.models import Challenge, DeepDive, Lesson, OpenQuestion, Walkthroug
 
 # The fields item_link() reads; add them to a values() query over Answer or ReviewCard.
 ITEM_FIELDS = (
-    "deep_dive_id", "deep_dive__prompt_html", "deep_dive__key", "deep_dive__section__lesson_id",
+    "deep_dive_id", "deep_dive__prompt_html", "deep_dive__key", "deep_dive__section__lesson_id", "deep_dive__section__layer",
     "step_id", "step__title", "step__order", "step__walkthrough__key", "step__walkthrough__section__lesson_id",
-    "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id",
+    "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id", "challenge__section__layer",
     "open_question_id", "open_question__prompt_html", "open_question__key", "open_question__section__lesson_id",
+    "open_question__section__layer",
 )  # fmt: skip
 
 
@@ -61,7 +62,7 @@ def item_link(row: dict, visible: dict[int, Lesson], lesson_url: Callable[[objec
     if kind == "deep_dive":
         lesson = visible.get(row["deep_dive__section__lesson_id"])
         title = strip_tags(row["deep_dive__prompt_html"])
-        anchor = "#" + DeepDive.anchor_for(row["deep_dive__key"])
+        anchor = f"?layer={row['deep_dive__section__layer']}#{DeepDive.anchor_for(row['deep_dive__key'])}"
     elif kind == "step":
         lesson = visible.get(row["step__walkthrough__section__lesson_id"])
         title = row["step__title"]
@@ -70,11 +71,11 @@ def item_link(row: dict, visible: dict[int, Lesson], lesson_url: Callable[[objec
     elif kind == "challenge":
         lesson = visible.get(row["challenge__section__lesson_id"])
         title = row["challenge__title"]
-        anchor = "#" + Challenge.anchor_for(row["challenge__key"])
+        anchor = f"?layer={row['challenge__section__layer']}#{Challenge.anchor_for(row['challenge__key'])}"
     else:
         lesson = visible.get(row["open_question__section__lesson_id"])
         title = strip_tags(row["open_question__prompt_html"])
-        anchor = "#" + OpenQuestion.anchor_for(row["open_question__key"])
+        anchor = f"?layer={row['open_question__section__layer']}#{OpenQuestion.anchor_for(row['open_question__key'])}"
     if lesson is None:
         return None
     return ItemLink(kind, pk, title, lesson_url(lesson.slug) + anchor, lesson)

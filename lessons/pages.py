@@ -295,34 +295,43 @@ class SectionView:
     items: list = field(default_factory=list)
 
     @property
-    def counts(self) -> tuple[int, int]:
-        """Return (answered, graded) over the graded items a learner can reach in this section."""
-        answered = graded = 0
-        for view in self.items:
-            if isinstance(view, WalkthroughView):
-                steps = [s for s in view.steps if s.step.calculator]
-                graded += len(steps)
-                answered += sum(s.answered for s in steps)
-            elif isinstance(view, DeepDiveView):
-                todo = [view]
-                while todo:  # a deep dive and the follow-ups it opened; a follow-up counts once answered
-                    dive = todo.pop()
-                    todo += dive.follow_up_views
-                    if not dive.is_follow_up or dive.answered:
-                        graded += 1
-                        answered += dive.answered
-            else:
-                graded += 1
-                answered += view.answered
-        return answered, graded
+    def entries(self) -> list[OutlineEntry]:
+        """The section's items as the lesson outline lists them."""
+        return [outline_entry(view) for view in self.items]
 
-    @property
-    def mark(self) -> str:
-        """Return "done", "partial", "todo", or "read" for a section with nothing to answer."""
-        answered, graded = self.counts
-        if not graded:
-            return "read"
-        return "done" if answered == graded else "partial" if answered else "todo"
+
+def mark_of(answered: int, graded: int) -> str:
+    """Return "done", "partial", "todo", or "read" when there is nothing to answer."""
+    if not graded:
+        return "read"
+    return "done" if answered == graded else "partial" if answered else "todo"
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    """An item in the lesson outline: where it is, what it is called there, and how far the learner got."""
+
+    anchor: str
+    label: str
+    mark: str
+    answered: int
+    graded: int
+
+
+def outline_entry(view) -> OutlineEntry:
+    """Return a top-level item's outline entry; its mark is sent again, out of band, with each answer to it."""
+    if isinstance(view, WalkthroughView):
+        graded = [s for s in view.steps if s.step.calculator]
+        answered = sum(s.answered for s in graded)
+        return OutlineEntry(view.walkthrough.anchor, view.walkthrough.title, mark_of(answered, len(graded)),
+                            answered, len(graded))  # fmt: skip
+    if isinstance(view, ChallengeView):
+        label = view.challenge.title
+    elif isinstance(view, DeepDiveView):
+        label = f"Deep dive · {view.deep_dive.topic.name}"
+    else:
+        label = f"Open question · {view.question.topic.name}"
+    return OutlineEntry(item_of(view).anchor, label, mark_of(int(view.answered), 1), int(view.answered), 1)
 
 
 @dataclass
@@ -331,6 +340,7 @@ class LayerView:
     label: str
     minutes: int
     sections: list[SectionView]
+    url: str  # its own page: a lesson shows one layer at a time (``?layer=N``)
     next: LayerView | None = None  # the layer after this one, for "Continue to layer N"
 
 
@@ -344,10 +354,15 @@ class LessonPage:
     open_questions: dict[int, OpenQuestionView]
     resume_url: str | None
     score: Score
+    current: LayerView | None = None  # the layer this page shows
 
     @property
     def percent(self) -> int:
         return self.score.progress
+
+    def layer_of(self, section_id: int) -> LayerView | None:
+        """Return the layer holding a section."""
+        return next((view for view in self.layers if any(s.section.pk == section_id for s in view.sections)), None)
 
 
 @dataclass
@@ -399,6 +414,12 @@ def load_lesson_data(
     # Items are put in page order here rather than by the database: ORDER BY on the joined
     # section and item made each query cost a fifth more to build and run.
     section_order = {section.pk: section.order for section in sections}  # empty for a fragment: one section
+
+    # A fragment's item carries its section: the no-JS redirect and the remembered place name its layer.
+    # The whole page has the sections already, and a section per row would cost a model per choice.
+    def sectioned(path: str) -> list[str]:
+        return [path] if only else []
+
     choices = steps = challenges = checklist = []
     follow_up_ids: set[int] = set()
     if "deep_dive" in wanted:
@@ -408,7 +429,7 @@ def load_lesson_data(
             follow_up_ids = {follow_up for _parent, follow_up in links}
             choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
         choices = sorted(
-            choices.select_related("deep_dive__topic").order_by(),
+            choices.select_related("deep_dive__topic", *sectioned("deep_dive__section")).order_by(),
             key=lambda c: (section_order.get(c.deep_dive.section_id, 0), c.deep_dive.order, c.deep_dive_id, c.order),
         )
     if "walkthrough" in wanted:
@@ -426,13 +447,13 @@ def load_lesson_data(
         )
     if "challenge" in wanted:
         challenges = sorted(
-            Challenge.objects.filter(section__lesson=lesson).select_related("topic").order_by(),
+            Challenge.objects.filter(section__lesson=lesson).select_related("topic", *sectioned("section")).order_by(),
             key=lambda c: (section_order.get(c.section_id, 0), c.order),
         )
     if "open_question" in wanted:
         checklist = sorted(
             ChecklistPoint.objects.filter(question__section__lesson=lesson)
-            .select_related("question__topic")
+            .select_related("question__topic", *sectioned("question__section"))
             .order_by(),
             key=lambda p: (section_order.get(p.question.section_id, 0), p.question.order, p.question_id, p.order),
         )
@@ -454,8 +475,11 @@ def load_lesson_data(
                 draw.challenge = by_pk[draw.challenge_id]
                 draws[draw.challenge_id] = draw
         if not only:
-            position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url").first()
-            resume_url = position.url if position else None
+            position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url", "anchor").first()
+            # A walkthrough's place is its step's own URL; any other item is found on its layer's page.
+            resume_url = (
+                (position.url if "/walkthroughs/" in position.url else f"#{position.anchor}") if position else None
+            )
     return LessonData(lesson, sections, choices, steps, challenges, checklist, states, draws, resume_url, follow_up_ids)
 
 
@@ -481,8 +505,13 @@ def build_lesson_page(
     positions: dict[str, int] | None = None,
     only: str | None = None,
     data: LessonData | None = None,
+    layer: int | None = None,
 ) -> LessonPage:
-    """Return the lesson with every item and the learner's state (see load_lesson_data)."""
+    """Return the lesson with every item and the learner's state (see load_lesson_data).
+
+    Every layer is built (the outline and the score count them all); ``layer`` names the one the
+    page shows, the first by default. An unknown layer leaves ``current`` None (the view says 404).
+    """
     data = data or load_lesson_data(request, lesson, only)
     sections, choices, steps, challenges = data.sections, data.choices, data.steps, data.challenges
     draws, resume_url = data.draws, data.resume_url
@@ -596,12 +625,18 @@ def build_lesson_page(
             section_views[section_id].items.append(view)
 
     layers = []
-    for layer in Layer:
-        in_layer = [section_views[s.pk] for s in sections if s.layer == layer]
+    layer_url = f"{lesson.get_absolute_url()}?layer="
+    for each in Layer:
+        in_layer = [section_views[s.pk] for s in sections if s.layer == each]
         if in_layer:
-            layers.append(LayerView(layer.value, layer.label, sum(s.section.minutes for s in in_layer), in_layer))
+            minutes = sum(s.section.minutes for s in in_layer)
+            layers.append(LayerView(each.value, each.label, minutes, in_layer, f"{layer_url}{each.value}"))
     for before, after in zip(layers, layers[1:], strict=False):
         before.next = after
+    wanted_layer = layer if layer is not None else layers[0].number if layers else None
+    current = next((view for view in layers if view.number == wanted_layer), None)
+    if resume_url and resume_url.startswith("#"):  # an item's anchor: on the page of the layer holding it
+        resume_url = layer_holding(layers, resume_url[1:])
 
     score = Score()
     for view in deep_dives.values():
@@ -624,8 +659,15 @@ def build_lesson_page(
         open_questions=open_questions,
         # Nothing answered and no place kept: start at the beginning of the reading, not at the first question.
         resume_url=resume_url
-        or (first_unanswered(layers) if score.answered else f"#layer-{layers[0].number}" if layers else None),
+        or (
+            first_unanswered(layers)
+            if score.answered
+            else f"{layers[0].url}#layer-{layers[0].number}"
+            if layers
+            else None
+        ),
         score=score,
+        current=current,
     )
 
 
@@ -660,20 +702,40 @@ def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, i
 
 
 def first_unanswered(layers: list[LayerView]) -> str | None:
-    """Return the anchor of the first item not yet answered, or None when all are."""
+    """Return the URL of the first item not yet answered (on its layer's page), or None when all are."""
     for layer in layers:
         for section in layer.sections:
             for view in section.items:
                 if isinstance(view, WalkthroughView):
                     for step in view.steps:
                         if step.step.calculator and not step.answered:
-                            return f"#{view.walkthrough.anchor}"
+                            return f"{layer.url}#{view.walkthrough.anchor}"
                 elif isinstance(view, DeepDiveView):
                     if (not view.is_follow_up or view.reached) and not view.answered:
-                        return f"#{view.deep_dive.anchor}"
+                        return f"{layer.url}#{view.deep_dive.anchor}"
                 elif isinstance(view, OpenQuestionView):
                     if not view.answered:
-                        return f"#{view.question.anchor}"
+                        return f"{layer.url}#{view.question.anchor}"
                 elif not view.answered:
-                    return f"#{view.challenge.anchor}"
+                    return f"{layer.url}#{view.challenge.anchor}"
+    return None
+
+
+def item_of(view) -> DeepDive | Walkthrough | Challenge | OpenQuestion:
+    """Return the content row an item's view shows (any kind)."""
+    return getattr(view, "question" if view.kind == "open_question" else view.kind)
+
+
+def layer_holding(layers: list[LayerView], anchor: str) -> str | None:
+    """Return the URL of ``anchor`` (an item, a follow-up or a section) on its layer's page; None when gone."""
+    for layer in layers:
+        for section in layer.sections:
+            if section.section.anchor == anchor:
+                return f"{layer.url}#{anchor}"
+            todo = list(section.items)
+            while todo:
+                view = todo.pop()
+                if item_of(view).anchor == anchor:
+                    return f"{layer.url}#{anchor}"
+                todo += getattr(view, "follow_up_views", [])
     return None

@@ -19,7 +19,7 @@ from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
 from lessons.models import ChallengeDraw, Lesson, Track
-from lessons.pages import build_lesson_page, learner_filter, load_lesson_data
+from lessons.pages import build_lesson_page, item_of, learner_filter, load_lesson_data, outline_entry
 from lessons.results import compute_results
 
 
@@ -52,8 +52,11 @@ def render_lesson(
     positions: dict | None = None,
     status: int = 200,
     errors: dict | None = None,
+    layer: int | None = None,
 ) -> HttpResponse:
-    page = build_lesson_page(request, lesson, positions)
+    page = build_lesson_page(request, lesson, positions, layer=layer)
+    if page.current is None and page.layers:
+        return render(request, "404.html", {"message": f"This lesson has no layer {layer}."}, status=404)
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
     return render(request, "lessons/lesson.html", context, status=status)
 
@@ -61,7 +64,12 @@ def render_lesson(
 @require_safe
 @vary_on_headers("HX-Request", "Cookie")
 def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    return render_lesson(request, get_lesson(request, slug))
+    """Show one layer of a lesson (``?layer=N``, the first by default) with the outline of them all."""
+    lesson = get_lesson(request, slug)
+    layer = request.GET.get("layer")
+    if layer is not None and not (layer.isascii() and layer.isdigit() and len(layer) < 3):
+        return render(request, "404.html", {"message": "A layer is a number: 1, 2 or 3."}, status=404)
+    return render_lesson(request, lesson, layer=int(layer) if layer else None)
 
 
 @require_safe
@@ -69,10 +77,13 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
 def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
     """Show one step of a walkthrough: the fragment for htmx, the whole lesson otherwise."""
     lesson = get_lesson(request, slug)
-    page = build_lesson_page(request, lesson, {key: number})
-    view = next((w for w in page.walkthroughs.values() if w.walkthrough.key == key), None)
-    if view is None:
+    data = load_lesson_data(request, lesson)
+    walkthrough = next((s.walkthrough for s in data.steps if s.walkthrough.key == key), None)
+    if walkthrough is None:
         return render(request, "404.html", {"message": "That walkthrough does not exist."}, status=404)
+    layer = next((s.layer for s in data.sections if s.pk == walkthrough.section_id), None)
+    page = build_lesson_page(request, lesson, {key: number}, data=data, layer=layer)
+    view = page.walkthroughs[walkthrough.pk]
     if number != view.current_order:
         return redirect("walkthrough-step", slug=slug, key=key, number=view.current_order)
     learner = services.current_learner(request)
@@ -96,8 +107,9 @@ def item_errors(errors: dict | None = None) -> dict:
     return {"dd": None, "ch": None, "step": None, "oq": None, "message": "", **(errors or {})}
 
 
-def item_url(lesson: Lesson, anchor: str) -> str:
-    return f"{lesson.get_absolute_url()}#{anchor}"
+def item_url(lesson: Lesson, item) -> str:
+    """Return the URL of an item (a deep dive, a challenge, an open question): its layer's page, at the item."""
+    return f"{lesson.get_absolute_url()}?layer={item.section.layer}#{item.anchor}"
 
 
 def find(rows, **attrs):
@@ -132,8 +144,8 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             card=state.card,
             hints=state.hints_before_first,
         )
-        services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive.anchor))
-    return answered(request, data, deep_dive.anchor, "deep_dive", pk, answer)
+        services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive))
+    return answered(request, data, deep_dive, "deep_dive", pk, answer)
 
 
 @require_POST
@@ -191,19 +203,21 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             card=state.card,
             hints=state.hints_before_first,
         )
-        services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge.anchor))
+        services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge))
     data.draws[pk] = ChallengeDraw(challenge=challenge, seed=draw["seed"], inputs=draw["inputs"])
-    return answered(request, data, challenge.anchor, "challenge", pk, answer)
+    return answered(request, data, challenge, "challenge", pk, answer)
 
 
-def answered(request, data, anchor: str, partial: str, pk: int, answer) -> HttpResponse:
+def answered(request, data, item, partial: str, pk: int, answer) -> HttpResponse:
     """Redirect a plain form post back to the item; give htmx the item's fragment."""
     if not request.htmx:
-        return HttpResponseRedirect(item_url(data.lesson, anchor), status=303)
+        return HttpResponseRedirect(item_url(data.lesson, item), status=303)
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
-    return fragment(request, partial, {"page": page, "lesson": data.lesson, "view": views[partial][pk]}, answer)
+    follow_up = partial == "deep_dive" and pk in data.follow_up_ids
+    context = {"page": page, "lesson": data.lesson, "view": views[partial][pk], "follow_up": follow_up}
+    return fragment(request, partial, context, answer)
 
 
 def fragment(request, partial: str, context: dict, answer=None, announce: str = "") -> HttpResponse:
@@ -222,6 +236,9 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         # A retry changes neither (the first answer keeps the score), so nothing is recomputed for it.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
         response.write(render_to_string("lessons/lesson.html#progress", {"score": score, "oob": True}, request))
+        if not context.get("follow_up"):  # the item's mark in the outline (follow-ups are not listed)
+            entry = outline_entry(view)
+            response.write(render_to_string("lessons/lesson.html#outline_mark", {"entry": entry, "oob": True}, request))
     return response
 
 
@@ -270,7 +287,7 @@ def practice_response(request, data, kind: str, item, announce: str) -> HttpResp
         view = page.walkthroughs[item.walkthrough_id]
         return fragment(request, "walkthrough", {"page": page, "lesson": lesson, "view": view}, announce=announce)
     if not request.htmx:
-        return HttpResponseRedirect(item_url(lesson, item.anchor), status=303)
+        return HttpResponseRedirect(item_url(lesson, item), status=303)
     page = build_lesson_page(request, lesson, data=data)
     view = (page.deep_dives if kind == "deep_dive" else page.challenges)[item.pk]
     return fragment(request, kind, {"page": page, "lesson": lesson, "view": view}, announce=announce)
@@ -334,9 +351,9 @@ def write_open_question(request: HttpRequest, slug: str, pk: int) -> HttpRespons
     learner = services.current_learner(request, create=True)
     with transaction.atomic():
         services.save_draft(learner, question, form.cleaned_data["text"])
-        services.remember_position(learner, lesson.pk, question.anchor, item_url(lesson, question.anchor))
+        services.remember_position(learner, lesson.pk, question.anchor, item_url(lesson, question))
     if not request.htmx:
-        return HttpResponseRedirect(item_url(lesson, question.anchor), status=303)
+        return HttpResponseRedirect(item_url(lesson, question), status=303)
     data, _question, _checklist = open_question_data(request, lesson, pk)
     page = build_lesson_page(request, lesson, data=data)
     announce = "Your answer is saved. Now tick the points it covered."
@@ -362,8 +379,8 @@ def answer_open_question(request: HttpRequest, slug: str, pk: int) -> HttpRespon
         answer = services.answer_open_question(
             learner, question, checklist, form.ticked(), state.draft, answered_before=state.count > 0, card=state.card
         )
-        services.remember_position(learner, lesson.pk, question.anchor, item_url(lesson, question.anchor))
-    return answered(request, data, question.anchor, "open_question", pk, answer)
+        services.remember_position(learner, lesson.pk, question.anchor, item_url(lesson, question))
+    return answered(request, data, question, "open_question", pk, answer)
 
 
 def form_message(form) -> str:
@@ -377,20 +394,21 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
     """
     errors = {**errors, "message": message}
     page = build_lesson_page(request, lesson, positions)
+    if "dd" in errors:
+        partial, view = "deep_dive", page.deep_dives[errors["dd"]]
+    elif "ch" in errors:
+        partial, view = "challenge", page.challenges[errors["ch"]]
+    elif "oq" in errors:
+        partial, view = "open_question", page.open_questions[errors["oq"]]
+    else:
+        partial = "walkthrough"
+        view = next(w for w in page.walkthroughs.values() if any(s.step.pk == errors["step"] for s in w.steps))
     if request.htmx:
-        if "dd" in errors:
-            partial, view = "deep_dive", page.deep_dives[errors["dd"]]
-        elif "ch" in errors:
-            partial, view = "challenge", page.challenges[errors["ch"]]
-        elif "oq" in errors:
-            partial, view = "open_question", page.open_questions[errors["oq"]]
-        else:
-            partial = "walkthrough"
-            view = next(w for w in page.walkthroughs.values() if any(s.step.pk == errors["step"] for s in w.steps))
         item_id = errors.get("dd") or errors.get("ch") or errors.get("oq") or errors.get("step")
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": message,
                    "announce_for": item_id, "as_fragment": True}  # fmt: skip
         return render(request, f"lessons/lesson.html#{partial}", context, status=status or 422)
+    page.current = page.layer_of(item_of(view).section_id)  # the page shows the layer holding the item
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
     return render(request, "lessons/lesson.html", context, status=status or 400)
 

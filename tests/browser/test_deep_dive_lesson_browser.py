@@ -34,6 +34,11 @@ def test_learner_works_through_the_kv_allocation_lesson(live_server, page, conte
     follow_up.get_by_role("button", name=re.compile(re.escape(best_text("block-size")))).click()
     expect(page.locator("#dd-block-size-feedback")).to_contain_text("Best")
 
+    # On through the layers, a page each, to the envelope in layer 3.
+    page.get_by_role("link", name=re.compile("Continue to layer 2")).click()
+    expect(page.locator("#dd-slab-waste")).to_have_count(0)
+    page.get_by_role("link", name=re.compile("Continue to layer 3")).click()
+
     # The envelope: step 1 answered right, step 2 answered in GiB, which gets its own feedback.
     steps = list(
         Step.objects.filter(walkthrough__key="long-context-envelope", walkthrough__section__lesson__slug=LESSON)
@@ -68,6 +73,7 @@ def test_learner_works_through_the_kv_allocation_lesson(live_server, page, conte
     # Come back later: every answer is still there.
     page.goto(f"{live_server.url}/lessons/{LESSON}/")
     expect(page.locator("#dd-block-size-feedback")).to_contain_text("Best")
+    page.get_by_role("navigation", name="Lesson outline").get_by_role("link", name=re.compile("Layer 3")).click()
     expect(page.locator("#ch-bytes-per-token-gqa-feedback")).to_contain_text("Correct")
     expect(page.locator("#lesson-progress")).not_to_have_attribute("value", "0")
     assert console_errors == []

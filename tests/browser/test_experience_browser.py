@@ -16,7 +16,7 @@ CASE_STUDY_STEP_5 = "/lessons/llm-serving-platform/walkthroughs/build-the-design
 def test_a_number_with_a_unit_is_converted_and_the_counters_follow_the_answer(
     live_server, page, content, axe_violations, console_errors
 ):
-    page.goto(live_server.url + SAMPLE)
+    page.goto(live_server.url + SAMPLE + "?layer=2")
     progress = page.locator("#lesson-progress-line")
     expect(progress).to_contain_text(re.compile(r"0 of \d+ answered"))
     envelope = page.locator("#wt-size-the-cache")
@@ -43,7 +43,7 @@ def test_a_number_with_a_unit_is_converted_and_the_counters_follow_the_answer(
 
 @pytest.mark.django_db(transaction=True)
 def test_next_and_back_move_focus_to_the_new_steps_heading(live_server, page, content):
-    page.goto(live_server.url + SAMPLE)
+    page.goto(live_server.url + SAMPLE + "?layer=3")
     build = page.locator("#wt-grow-a-replica")
     build.locator("#wt-grow-a-replica-next").focus()
     page.keyboard.press("Enter")
@@ -109,14 +109,16 @@ def test_the_outline_sits_beside_the_lesson_on_a_desktop_and_behind_a_button_on_
     expect(outline).to_be_visible()  # no click needed on a wide screen
     assert outline.bounding_box()["x"] < page.locator("#lesson-title").bounding_box()["x"]  # beside, on the left
     expect(outline.get_by_role("link", name="Layer 1 · Skim")).to_be_visible()
-    expect(outline.locator("li.mark-todo").first).to_contain_text("not started")
-    # "Start" begins the reading, and each layer leads on to the next.
+    expect(outline.locator(".mark.mark-todo").first).to_contain_text("not started")
+    # "Start" begins the reading, and each layer leads on to the next, on its own page.
     start = page.get_by_role("link", name="Start", exact=True)
-    expect(start).to_have_attribute("href", "#layer-1")
+    expect(start).to_have_attribute("href", SAMPLE + "?layer=1#layer-1")
     start.click()
     expect(page.get_by_role("link", name="Continue to layer 2 · Core")).to_be_visible()
     page.get_by_role("link", name="Continue to layer 2 · Core").click()
-    assert page.url.endswith("#layer-2")
+    assert page.url.endswith("?layer=2#layer-2")
+    expect(page.locator("#wt-size-the-cache")).to_be_visible()
+    expect(page.locator("#dd-kv-heads")).to_have_count(0)  # layer 1's items are on layer 1's page
     violations = axe_violations(page)
     assert violations == [], describe(violations)
 
@@ -127,5 +129,36 @@ def test_the_outline_sits_beside_the_lesson_on_a_desktop_and_behind_a_button_on_
     page.locator("details.outline > summary").click()
     expect(outline).to_be_visible()
     assert page.locator("#lesson-progress").bounding_box()["width"] >= 150  # the bar keeps its width on a phone
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_layer_pages_the_outline_marks_and_resume_follow_the_learner(live_server, page, content, axe_violations):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(live_server.url + SAMPLE)
+    outline = page.get_by_role("navigation", name="Lesson outline")
+    outline.get_by_role("link", name="Layer 2 · Core").click()
+    expect(page.locator("#wt-size-the-cache")).to_be_visible()
+    mark = page.locator("#mark-wt-size-the-cache")
+    expect(mark).to_contain_text("not started")
+    envelope = page.locator("#wt-size-the-cache")
+    envelope.get_by_label("Your answer").fill("320 KiB")
+    envelope.get_by_role("button", name="Check").click()
+    expect(page.locator("#wt-size-the-cache-feedback")).to_contain_text("Correct")
+    # The outline's mark for the walkthrough changed with the answer, without a reload.
+    expect(mark).not_to_contain_text("not started")
+    expect(mark).to_have_class(re.compile(r"mark-(done|partial)"))
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    page.goto(live_server.url + SAMPLE)  # layer 1's page
+    expect(page.locator("#wt-size-the-cache")).to_have_count(0)
+    page.get_by_role("link", name="Resume where you stopped").click()
+    expect(page.locator("#wt-size-the-cache")).to_be_visible()  # on the layer that holds it
+    expect(page.locator("#wt-size-the-cache-feedback")).to_contain_text("Correct")
+    page.get_by_role("navigation", name="Lesson outline").get_by_role("link", name="Layer 3 · Go deeper").click()
+    expect(page.locator("#wt-grow-a-replica")).to_be_visible()
+    expect(page.get_by_role("link", name=re.compile("Continue to layer"))).to_have_count(0)
     violations = axe_violations(page)
     assert violations == [], describe(violations)

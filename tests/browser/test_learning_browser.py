@@ -30,6 +30,17 @@ def test_learner_works_through_the_sample_lesson(live_server, page, content, axe
     dive.locator("details summary").first.click()  # compare another approach's feedback
     expect(dive.locator("details[open]")).to_have_count(1)
 
+    # On to layer 2, its own page.
+    page.get_by_role("link", name=re.compile("Continue to layer 2")).click()
+    # An envelope step: a number is graded, then the arithmetic is revealed.
+    envelope = page.locator("#wt-size-the-cache")
+    envelope.get_by_label("Your answer").fill("320")
+    envelope.get_by_role("button", name="Check").click()
+    expect(page.locator("#wt-size-the-cache-feedback")).to_contain_text("Correct")
+    expect(page.locator("#wt-size-the-cache")).to_contain_text("The worked arithmetic")
+
+    # On to layer 3.
+    page.get_by_role("link", name=re.compile("Continue to layer 3")).click()
     # A build-up walkthrough: step forward with the keyboard; the diagram grows.
     build = page.locator("#wt-grow-a-replica")
     expect(build.locator(".step-count")).to_have_text("Step 1 of 3")
@@ -42,13 +53,6 @@ def test_learner_works_through_the_sample_lesson(live_server, page, content, axe
     assert "/walkthroughs/grow-a-replica/2/" in page.url
     page.locator("#wt-grow-a-replica-back").click()
     expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 3")
-
-    # An envelope step: a number is graded, then the arithmetic is revealed.
-    envelope = page.locator("#wt-size-the-cache")
-    envelope.get_by_label("Your answer").fill("320")
-    envelope.get_by_role("button", name="Check").click()
-    expect(page.locator("#wt-size-the-cache-feedback")).to_contain_text("Correct")
-    expect(page.locator("#wt-size-the-cache")).to_contain_text("The worked arithmetic")
 
     # The results page reflects both answers.
     page.goto(live_server.url + "/results/")

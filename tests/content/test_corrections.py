@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.lesson_pages import whole_lesson
+
 CONTENT = Path(__file__).resolve().parents[2] / "content" / "lessons"
 
 
@@ -89,7 +91,7 @@ def test_the_usage_chunk_is_taught_with_the_option_that_asks_for_it():
 def _tail_wait_section(client) -> str:
     from lessons.models import Lesson
 
-    page = client.get(Lesson.objects.get(slug="design-chatgpt-tiers").get_absolute_url()).content.decode()
+    page = whole_lesson(client, Lesson.objects.get(slug="design-chatgpt-tiers").get_absolute_url())
     # The section's heading, not its entry in the lesson outline that comes first on the page.
     start = re.search(r"<h3[^>]*>Why the tail punishes utilisation", page).start()
     end = re.search(r"<h3[^>]*>Every knob is money or trust", page).start()
@@ -113,7 +115,7 @@ def test_the_wait_after_loss_challenge_wants_the_slowed_service_and_names_the_ol
     from lessons.models import Challenge, Lesson
 
     lesson = Lesson.objects.get(slug="design-chatgpt-tiers")
-    page = client.get(lesson.get_absolute_url()).content.decode()
+    page = whole_lesson(client, lesson.get_absolute_url())
     service_ms = int(re.search(r"mean service time of <strong>(\d+) ms</strong>", page).group(1))
     url = reverse("answer-challenge", args=[lesson.slug, Challenge.objects.get(key="wait-after-loss").pk])
     # rho' = 0.66 / 0.7, so rho' / (1 - rho') = 0.66 / 0.04 = 16.5; the slowed service is S / 0.7.
@@ -181,7 +183,7 @@ def test_the_platform_replica_holds_125_and_sizing_at_80_gb_is_named_as_the_slip
     assert "81,559" in slip and "80 GiB" in slip
     right = client.post(url, {"value": "125"}, HTTP_HX_REQUEST="true").content.decode()
     assert "Correct" in right
-    page = client.get(reverse("lesson", args=["llm-serving-platform"])).content.decode()
+    page = whole_lesson(client, reverse("lesson", args=["llm-serving-platform"]))
     assert "81,559 MiB = 85.52 GB" in page
 
 

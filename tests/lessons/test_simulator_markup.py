@@ -5,6 +5,7 @@ import pytest
 from calculators.formatting import in_format
 from calculators.simulator import AUTOSCALING, ROUTING
 from lessons.markup import MarkupError, expand_calcs
+from tests.lesson_pages import whole_lesson
 
 
 def _preset(mode, slug, **changes):
@@ -46,7 +47,7 @@ def test_a_bad_simulator_reference_is_refused_with_a_reason(ref, message):
 
 
 def test_the_cache_aware_routing_lesson_shows_the_simulated_crossover(client, content):
-    html = client.get("/lessons/cache-aware-routing/").content.decode()
+    html = whole_lesson(client, "/lessons/cache-aware-routing/")  # every layer, a page each
     four = ROUTING.evaluate(_preset(ROUTING, "round-robin-crossover"))["results"]
     assert "Watch the crossover in the simulator" in html
     assert f"<td>{in_format(four['round_robin']['hit_rate'], 'pct1')}</td>" in html

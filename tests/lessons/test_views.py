@@ -1,11 +1,13 @@
 """Lesson pages, answering (htmx fragments and plain form posts), progress, results, reset."""
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
 
 from lessons.models import Answer, ChallengeDraw, Choice, DeepDive, Step
+from tests.lesson_pages import whole_lesson
 from tests.lessons.factories import make_deep_dive, make_lesson
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -75,7 +77,7 @@ def test_plain_form_post_redirects_to_the_item_and_page_shows_feedback(client, l
     dd = DeepDive.objects.get(key="dd-1")
     response = client.post(answer_url(dd), {"choice": choice(lesson, "acceptable").pk})
     assert response.status_code == 303
-    assert response["Location"].endswith("#dd-dd-1")
+    assert response["Location"].endswith("/lessons/sample/?layer=2#dd-dd-1")  # the page of the layer holding it
     page = client.get(response["Location"]).content.decode()
     assert "Meh." in page
     assert "5 of 10 points" in page
@@ -266,7 +268,7 @@ def test_learners_get_their_own_numbers_and_no_shared_page(lesson):
 def test_resume_lands_on_the_item_last_answered(client, lesson):
     page = client.get(lesson.get_absolute_url()).content.decode()
     # Nothing answered: "Start" is the beginning of the reading, not the first question.
-    assert '<a class="button" href="#layer-2">Start</a>' in page
+    assert '<a class="button" href="/lessons/sample/?layer=2#layer-2">Start</a>' in page
     step = Step.objects.get(title="Preamble size")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
     page = client.get(lesson.get_absolute_url()).content.decode()
@@ -283,7 +285,7 @@ def test_results_show_totals_lessons_topics_and_misses_with_retry_links(client, 
     assert "10 of 40 points" in html
     assert "KV memory allocation" in html
     assert "Capacity planning" in html
-    assert f'href="{lesson.get_absolute_url()}#dd-dd-1"' in html
+    assert f'href="{lesson.get_absolute_url()}?layer=2#dd-dd-1"' in html
 
 
 def test_reset_needs_confirmation_then_deletes_own_answers_only(client, lesson, django_user_model):
@@ -702,7 +704,7 @@ def test_the_case_study_code_sample_renders_as_highlighted_code_exactly_as_writt
     source = Path(__file__).resolve().parents[2] / "content" / "lessons" / "llm-serving-platform.yaml"
     bodies = [s.get("body", "") for s in yaml.safe_load(source.read_text())["sections"]]
     authored = next(re.search(r"```\w*\n(.*?)```", body, re.S) for body in bodies if "```" in body).group(1)
-    page = client.get(reverse("lesson", args=["llm-serving-platform"])).content.decode()
+    page = whole_lesson(client, reverse("lesson", args=["llm-serving-platform"]))
     blocks = re.findall(r"<pre[^>]*>(?:<span></span>)?<code>(.*?)</code></pre>", page, re.S)
     shown = [html_lib.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks]
     assert authored in shown
@@ -810,15 +812,72 @@ def test_next_and_back_in_a_walkthrough_put_focus_on_the_new_steps_heading(clien
     assert "lesson-progress-line" not in fragment  # moving between steps answers nothing
 
 
-def test_the_outline_marks_each_section_and_each_layer_leads_to_the_next(client, lesson):
+def test_the_outline_marks_each_item_and_each_layer_leads_to_the_next(client, lesson):
     html = client.get(lesson.get_absolute_url()).content.decode()
     assert '<nav aria-label="Lesson outline">' in html
-    assert '<li class="mark-todo"><a href="#sec-core">Core</a>' in html
+    assert '<li><a href="/lessons/sample/?layer=2#sec-core">Core</a>' in html
+    assert '<span class="mark mark-todo" id="mark-dd-dd-1">' in html
     dd = DeepDive.objects.get(key="dd-1")
     client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
     html = client.get(lesson.get_absolute_url()).content.decode()
-    assert '<li class="mark-partial"><a href="#sec-core">Core</a>' in html
-    assert "1 of 4 answered</span>" in html
+    assert '<span class="mark mark-done" id="mark-dd-dd-1">' in html
+    assert '<span class="mark mark-todo" id="mark-wt-size">' in html
+    assert "1 of 4 answered ·" in html
+
+
+@pytest.fixture
+def two_layers(lesson):
+    """The sample lesson (its items in layer 2) with a deeper section in layer 3 holding one deep dive."""
+    from lessons.models import Section
+
+    deeper = Section.objects.create(lesson=lesson, key="deeper", layer=3, order=2, title="Deeper", minutes=3)
+    return make_deep_dive(deeper, key="dd-deep", order=1)
+
+
+def test_a_lesson_shows_one_layer_a_page_and_continues_to_the_next(client, lesson, two_layers):
+    first = client.get(lesson.get_absolute_url()).content.decode()
+    assert 'id="dd-dd-1"' in first and 'id="dd-dd-deep"' not in first  # only layer 2's items
+    continue_link = re.search(r'<a class="button" href="([^"]+)">Continue to layer 3', first).group(1)
+    assert continue_link == "/lessons/sample/?layer=3#layer-3"
+    deeper = client.get(continue_link.split("#")[0]).content.decode()
+    assert 'id="dd-dd-deep"' in deeper and 'id="dd-dd-1"' not in deeper
+    assert "Continue to layer" not in deeper  # the last layer
+    # The outline links every layer and section to its page, the current layer marked.
+    assert '<a href="/lessons/sample/?layer=2#sec-core">Core</a>' in deeper
+    assert '<a href="/lessons/sample/?layer=3#sec-deeper">Deeper</a>' in deeper
+    assert '<a href="/lessons/sample/?layer=3#layer-3" aria-current="page">' in deeper
+
+
+def test_an_answer_deep_in_the_lesson_is_resumed_on_its_layer(client, lesson, two_layers):
+    response = client.post(answer_url(two_layers), {"choice": choice(lesson, "weak", key="dd-deep").pk})
+    assert response["Location"] == "/lessons/sample/?layer=3#dd-dd-deep"  # no JS: back to the item's layer
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    resume = re.search(r'<a class="button" href="([^"]+)">Resume where you stopped', page).group(1)
+    assert resume == "/lessons/sample/?layer=3#dd-dd-deep"
+    assert 'id="dd-dd-deep-feedback"' in client.get(resume.split("#")[0]).content.decode()
+    # The results' retry link for the miss lands on the same layer.
+    assert 'href="/lessons/sample/?layer=3#dd-dd-deep"' in client.get(reverse("results")).content.decode()
+
+
+@pytest.mark.parametrize("layer", ["9", "x", "-1", "٢"])
+def test_a_layer_the_lesson_lacks_is_a_clear_404(client, lesson, layer):
+    response = client.get(lesson.get_absolute_url(), {"layer": layer})
+    assert response.status_code == 404
+    assert b"layer" in response.content
+
+
+def test_an_htmx_answer_sends_the_items_outline_mark_out_of_band(client, lesson):
+    step = Step.objects.filter(walkthrough__key="size", calculator__gt="").order_by("order").first()
+    fragment = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"}, **HTMX).content
+    # One of the envelope's numbers answered: the walkthrough is partly done, said in the same response.
+    assert re.search(
+        rb'<span class="mark mark-partial" id="mark-wt-size" hx-swap-oob="true">.*1 of 2 answered', fragment
+    )
+    dd = DeepDive.objects.get(key="dd-1")
+    fragment = client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX).content
+    assert b'<span class="mark mark-done" id="mark-dd-dd-1" hx-swap-oob="true">' in fragment
+    page = client.get(lesson.get_absolute_url()).content
+    assert b'<span class="mark mark-partial" id="mark-wt-size">' in page
 
 
 def test_a_retry_sends_no_progress_update_and_the_counters_stay(client, lesson):
