@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from operator import attrgetter
 
+from django.db.models import Exists, OuterRef, Value
 from django.http import HttpRequest
 
 from lessons.links import url_maker
@@ -390,6 +391,9 @@ class LessonData:
         state.latest = answer
         if answer.is_first:
             state.first = answer
+        for choice in self.choices:  # the choice picked now counts as picked (its follow-up is reached)
+            if choice.pk == answer.choice_id:
+                choice.picked = True
         if answer.open_question_id and state.practice:
             state.practice.draft = ""  # the written answer was used up by its checklist
 
@@ -420,10 +424,14 @@ def load_lesson_data(
     def sectioned(path: str) -> list[str]:
         return [path] if only else []
 
+    lookup = learner_filter(request)
     choices = steps = challenges = checklist = []
     follow_up_ids: set[int] = set()
     if "deep_dive" in wanted:
-        choices = Choice.objects.filter(deep_dive__section__lesson=lesson)
+        # Each choice says whether any of the learner's answers picked it (``picked``): the follow-ups
+        # a learner reached (services.follow_up_reached), read in the same query.
+        picked = Value(False) if lookup is None else Exists(Answer.objects.filter(**lookup, choice=OuterRef("pk")))
+        choices = Choice.objects.filter(deep_dive__section__lesson=lesson).annotate(picked=picked)
         if deep_dive is not None:  # the graph as pairs of ids, then only the choices the fragment shows
             links = list(choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id"))
             follow_up_ids = {follow_up for _parent, follow_up in links}
@@ -457,7 +465,6 @@ def load_lesson_data(
             .order_by(),
             key=lambda p: (section_order.get(p.question.section_id, 0), p.question.order, p.question_id, p.order),
         )
-    lookup = learner_filter(request)
     states: dict[tuple[str, int], ItemState] = {}
     draws: dict[int, ChallengeDraw] = {}
     resume_url = None
@@ -559,9 +566,8 @@ def build_lesson_page(
             view = deep_dives[pk]
             view.is_follow_up = True
             view.parent = parent
-            opened = {a.choice_id for a in deep_dives[parent.pk].state.answers}
             view.reached = view.answered or any(
-                c.pk in opened and c.follow_up_id == pk for c in deep_dives[parent.pk].choices
+                c.picked and c.follow_up_id == pk for c in deep_dives[parent.pk].choices
             )
             if view.reached:
                 deep_dives[parent.pk].follow_up_views.append(view)
@@ -640,7 +646,7 @@ def build_lesson_page(
 
     score = Score()
     for view in deep_dives.values():
-        if counts_toward_score(view.is_follow_up, view.answered):
+        if counts_toward_score(view.is_follow_up, view.reached):
             score.add(view.deep_dive.points, first_points(view.state))
     for view in walkthroughs.values():
         for step_view in view.steps:

@@ -12,6 +12,7 @@ from django.utils import timezone
 from lessons.links import ITEM_FIELDS, item_links
 from lessons.models import (
     ITEM_ID_FIELDS,
+    Answer,
     Challenge,
     Choice,
     DeepDive,
@@ -41,15 +42,19 @@ class Results:
 TopicRef = tuple[int, str, str]  # a topic as (order, slug, name): sorts as the results page lists topics
 
 
-def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int], TopicRef, int, bool]]]:
-    """Return, per lesson id, its graded items as (item key, topic, points, is a follow-up).
+def gradable_items(
+    lessons: list[Lesson], lookup: dict | None = None
+) -> dict[int, list[tuple[tuple[str, int], TopicRef, int, bool, bool]]]:
+    """Return, per lesson id, its graded items as (item key, topic, points, is a follow-up, reached).
 
+    A follow-up is reached once an answer of the learner ``lookup`` selects (see ``learner_filter``)
+    picked a choice leading to it (the reach rule of ``services.follow_up_reached``).
     One query: the four kinds of item read as one UNION ALL (a query each cost more to build
     than to run); the topic's name and order come in the same rows (a join).
     """
     ids = [lesson.pk for lesson in lessons]
 
-    def rows(items, kind: str, topic: str = "topic", lesson: str = "section__lesson_id", follow_up=None):
+    def rows(items, kind: str, topic: str = "topic", lesson: str = "section__lesson_id", follow_up=None, reached=None):
         return (
             items.annotate(
                 item_kind=Value(kind),
@@ -58,6 +63,7 @@ def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int
                 item_topic_order=F(f"{topic}__order"),
                 item_lesson=F(lesson),
                 follow_up_of=follow_up or Value(False),
+                follow_up_reached=reached or Value(False),
             )
             .values_list(
                 "item_kind",
@@ -68,6 +74,7 @@ def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int
                 "points",
                 "item_lesson",
                 "follow_up_of",
+                "follow_up_reached",
             )
             .order_by()
         )
@@ -76,6 +83,7 @@ def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int
         DeepDive.objects.filter(section__lesson__in=ids),
         "deep_dive",
         follow_up=Exists(Choice.objects.filter(follow_up=OuterRef("pk"))),
+        reached=None if lookup is None else Exists(Answer.objects.filter(**lookup, choice__follow_up=OuterRef("pk"))),
     )
     steps = rows(
         Step.objects.filter(walkthrough__section__lesson__in=ids).exclude(calculator=""),
@@ -86,11 +94,11 @@ def gradable_items(lessons: list[Lesson]) -> dict[int, list[tuple[tuple[str, int
     challenges = rows(Challenge.objects.filter(section__lesson__in=ids), "challenge")
     questions = rows(OpenQuestion.objects.filter(section__lesson__in=ids), "open_question")
     items: dict[int, list] = defaultdict(list)
-    for kind, pk, slug, name, order, points, lesson_id, is_follow_up in deep_dives.union(
+    for kind, pk, slug, name, order, points, lesson_id, is_follow_up, reached in deep_dives.union(
         steps, challenges, questions, all=True
     ):
         topic = (order or 0, slug or "", name or slug or "")  # an untopical step: first, unnamed
-        items[lesson_id].append(((kind, pk), topic, points, bool(is_follow_up)))
+        items[lesson_id].append(((kind, pk), topic, points, bool(is_follow_up), bool(reached)))
     return items
 
 
@@ -114,8 +122,8 @@ class Miss:
 
 def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses: bool = True) -> Results:
     """Return the learner's results over ``lessons`` in a constant number of queries."""
-    items = gradable_items(lessons)
     lookup = learner_filter(request)
+    items = gradable_items(lessons, lookup)
     rows: list[dict] = []
     due = 0
     if lookup is not None:
@@ -144,9 +152,9 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     topics: dict[TopicRef, TopicScore] = {}
     for lesson in lessons:
         score = Score()
-        for key, topic, points, is_follow_up in items.get(lesson.pk, []):
+        for key, topic, points, is_follow_up, reached in items.get(lesson.pk, []):
             answered = first_points.get(key)
-            if counts_toward_score(is_follow_up, answered is not None):
+            if counts_toward_score(is_follow_up, reached or answered is not None):
                 score.add(points, answered)
                 topics.setdefault(topic, TopicScore(topic=topic[1], label=topic[2])).add(points, answered)
         lesson_rows.append((lesson, score))

@@ -79,9 +79,15 @@ def hints_owed(answered: bool, hints_taken: int) -> int:
     return 0 if answered else hints_taken
 
 
-def counts_toward_score(is_follow_up: bool, answered: bool) -> bool:
-    """Return whether an item counts: a follow-up only once answered (opening it is not enough)."""
-    return not is_follow_up or answered
+def counts_toward_score(is_follow_up: bool, reached: bool) -> bool:
+    """Return whether an item counts toward a lesson's total: a follow-up once the learner reached it.
+
+    A follow-up is reached once any of the learner's answers to its parent (first or retry) picked
+    a choice that leads to it, the rule ``services.follow_up_reached`` applies to answering it; so
+    a total counts what the learner can answer, and it never shrinks (a later answer cannot close
+    a follow-up already opened).
+    """
+    return not is_follow_up or reached
 
 
 @dataclass

@@ -231,15 +231,21 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         "as_fragment": True,
     }
     response = render(request, f"lessons/lesson.html#{partial}", context)
-    if answer is not None and answer.is_first:
+    if answer is not None and (answer.is_first or leads_to_follow_up(answer)):
         # A first answer changes the lesson's counters and progress bar: sent along, out of band.
-        # A retry changes neither (the first answer keeps the score), so nothing is recomputed for it.
+        # A retry changes neither (the first answer keeps the score), unless its choice opened a
+        # follow-up (the total counts it from then on); otherwise nothing is recomputed for it.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
         response.write(render_to_string("lessons/lesson.html#progress", {"score": score, "oob": True}, request))
         if not context.get("follow_up"):  # the item's mark in the outline (follow-ups are not listed)
             entry = outline_entry(view)
             response.write(render_to_string("lessons/lesson.html#outline_mark", {"entry": entry, "oob": True}, request))
     return response
+
+
+def leads_to_follow_up(answer) -> bool:
+    """Return whether ``answer`` picked a choice that leads to a follow-up (no query: the choice is loaded)."""
+    return answer.choice_id is not None and answer.choice.follow_up_id is not None
 
 
 def item_pk(view) -> int:

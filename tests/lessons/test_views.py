@@ -454,15 +454,33 @@ def test_results_page_is_rebuilt_after_each_new_answer(client, lesson):
 
 
 def test_lesson_page_home_and_results_agree_on_totals_when_a_follow_up_opens(client, lesson):
+    """A follow-up counts once reachable: the total does not jump when it is answered."""
     section = lesson.sections.get()
     follow = make_deep_dive(section, key="dd-follow", order=60)
     weak = choice(lesson, "weak")
     weak.follow_up = follow
     weak.save()
-    client.post(answer_url(weak.deep_dive), {"choice": weak.pk})
-    assert "1 of 4 answered · 0 of 40 points" in client.get(lesson.get_absolute_url()).content.decode()
-    assert "1/4 answered · 0/40 points" in client.get("/").content.decode()
-    assert "0 of 40 points" in client.get(reverse("results")).content.decode()
+    assert "0 of 4 answered" in client.get(lesson.get_absolute_url()).content.decode()  # not reachable yet
+    response = client.post(answer_url(weak.deep_dive), {"choice": weak.pk}, **HTMX)
+    assert "1 of 5 answered" in response.content.decode()  # the out-of-band counters count it at once
+    assert "1 of 5 answered · 0 of 50 points" in client.get(lesson.get_absolute_url()).content.decode()
+    assert "1/5 answered · 0/50 points" in client.get("/").content.decode()
+    assert "0 of 50 points" in client.get(reverse("results")).content.decode()
+    client.post(answer_url(follow), {"choice": follow.choices.get(verdict="best").pk})
+    assert "2 of 5 answered · 10 of 50 points" in client.get(lesson.get_absolute_url()).content.decode()
+    assert "10 of 50 points" in client.get(reverse("results")).content.decode()
+
+
+def test_a_retry_that_opens_a_follow_up_counts_it_at_once(client, lesson, follow_up):
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    assert "1 of 4 answered" in client.get(lesson.get_absolute_url()).content.decode()
+    response = client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX)  # a retry
+    assert "1 of 5 answered" in response.content.decode()  # the counters are sent again, out of band
+    assert "1 of 5 answered" in client.get(lesson.get_absolute_url()).content.decode()
+    assert "10 of 50 points" in client.get(reverse("results")).content.decode()
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})  # the follow-up stays open
+    assert "1 of 5 answered" in client.get(lesson.get_absolute_url()).content.decode()
 
 
 def test_diagram_rows_saved_before_validation_still_render(client, lesson):
