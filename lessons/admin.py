@@ -852,7 +852,8 @@ class LessonAdmin(GiveawayWarningsMixin, ContentAdmin):
 
 
 def analysis_csv(lesson: Lesson, items) -> HttpResponse:
-    """Return the item analysis as CSV: one row per item, then one per choice of each deep dive."""
+    """Return the item analysis as CSV: one row per item, then one per choice of each deep dive or checklist point
+    of each open question ("picked": learners who ticked it)."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="item-analysis-{lesson.slug}.csv"'
     out = csv.writer(response)
