@@ -28,6 +28,7 @@ from lessons.content.validate import (
     MIN_CHECKLIST,
     Checker,
     ContentError,
+    all_problems,
     check_follow_ups,
     giveaway_warnings,
     hint_list,
@@ -412,16 +413,17 @@ def run_validator(form: forms.Form, validate, *, skip: set[str] = frozenset()) -
     """
     try:
         validate()
-    except ContentError as error:
-        if error.field in skip:
-            return
-        if error.field not in form.fields:
-            form.add_error(None, f"{error.item}: {error.problem}.")
-            return
-        # Beside its field the problem names the field as the form labels it, not as a content file spells it.
-        label = str(form.fields[error.field].label or error.field)
-        problem = error.problem.replace(f"'{error.field}'", label.lower(), 1)
-        form.add_error(error.field, f"{problem[:1].upper()}{problem[1:]}.")
+    except ContentError as refused:
+        for error in all_problems(refused):
+            if error.field in skip:
+                continue
+            if error.field not in form.fields:
+                form.add_error(None, f"{error.item}: {error.problem}.")
+                continue
+            # Beside its field the problem names the field as the form labels it, not as a content file spells it.
+            label = str(form.fields[error.field].label or error.field)
+            problem = error.problem.replace(f"'{error.field}'", label.lower(), 1)
+            form.add_error(error.field, f"{problem[:1].upper()}{problem[1:]}.")
 
 
 class UniqueKeyMixin:
@@ -850,7 +852,8 @@ class LessonAdmin(GiveawayWarningsMixin, ContentAdmin):
 
 
 def analysis_csv(lesson: Lesson, items) -> HttpResponse:
-    """Return the item analysis as CSV: one row per item, then one per choice of each deep dive."""
+    """Return the item analysis as CSV: one row per item, then one per choice of each deep dive or checklist point
+    of each open question ("picked": learners who ticked it)."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="item-analysis-{lesson.slug}.csv"'
     out = csv.writer(response)

@@ -14,32 +14,41 @@ from django.db import connection
 from django.db.models import Count, Q
 from django.utils.html import strip_tags
 
-from lessons.models import Answer, Challenge, Choice, DeepDive, Lesson, Outcome, Step
+from lessons.models import Answer, Challenge, ChecklistPoint, Choice, DeepDive, Lesson, OpenQuestion, Outcome, Step
 
 COMMON_WRONG_VALUES = 3  # per numeric item
 
 
 @dataclass
 class ChoiceRow:
+    """A deep dive's choice (picked: learners who chose it) or an open question's checklist point (ticked)."""
+
     pk: int
     text: str
-    verdict: str
+    verdict: str  # a choice's verdict, or "checklist point"
     picked: int = 0
     share: float = 0.0
+
+    @property
+    def point(self) -> bool:
+        return self.verdict == CHECKLIST_POINT
+
+
+CHECKLIST_POINT = "checklist point"
 
 
 @dataclass
 class ItemRow:
     """One graded item of a lesson, in lesson order, with how first answers fell on it."""
 
-    kind: str  # "deep_dive" | "step" | "challenge"
+    kind: str  # "deep_dive" | "step" | "challenge" | "open_question"
     pk: int
     title: str
     answered: int = 0  # learners with a first answer: how far learners get through the lesson
     stopped_here: int = 0  # learners who answered the item before this one but not this one
     correct: int = 0
     discrimination: float | None = None  # point-biserial: right on this item vs score on the rest
-    choices: list[ChoiceRow] = field(default_factory=list)
+    choices: list[ChoiceRow] = field(default_factory=list)  # a deep dive's choices, an open question's checklist
     wrong_values: list[tuple[float, int]] = field(default_factory=list)  # numeric: (value, learners), most common
 
     @property
@@ -49,7 +58,17 @@ class ItemRow:
     @property
     def unpicked(self) -> list[ChoiceRow]:
         """Distractors nobody picked (once the item has answers): they do no work."""
-        return [c for c in self.choices if self.answered and not c.picked and c.verdict != "best"]
+        return [c for c in self.choices if self.answered and not c.picked and c.verdict != "best" and not c.point]
+
+    @property
+    def points_nobody_covers(self) -> list[ChoiceRow]:
+        """Checklist points no learner ticked (once the question has answers): too hard, or unclear."""
+        return [c for c in self.choices if c.point and self.answered and not c.picked]
+
+    @property
+    def points_everyone_covers(self) -> list[ChoiceRow]:
+        """Checklist points every learner ticked: they do not tell answers apart."""
+        return [c for c in self.choices if c.point and self.answered and c.picked == self.answered]
 
     @property
     def everyone_right(self) -> bool:
@@ -57,7 +76,7 @@ class ItemRow:
 
 
 def items_in_order(lesson: Lesson) -> list[ItemRow]:
-    """Return the lesson's graded items in reading order, with deep dives' choices (three queries)."""
+    """Return the lesson's graded items in reading order, with deep dives' choices and checklists (five queries)."""
     rows: list[tuple[tuple, ItemRow]] = []
     choices: dict[int, list[ChoiceRow]] = defaultdict(list)
     for choice in Choice.objects.filter(deep_dive__section__lesson=lesson).order_by("deep_dive_id", "order"):
@@ -77,17 +96,24 @@ def items_in_order(lesson: Lesson) -> list[ItemRow]:
         ))  # fmt: skip
     for ch in Challenge.objects.filter(section__lesson=lesson).select_related("section"):
         rows.append(((ch.section.order, ch.order, 0), ItemRow("challenge", ch.pk, f"{ch.key}: {ch.title}")))
+    points: dict[int, list[ChoiceRow]] = defaultdict(list)
+    for point in ChecklistPoint.objects.filter(question__section__lesson=lesson).order_by("question_id", "order"):
+        points[point.question_id].append(ChoiceRow(point.pk, point.text, CHECKLIST_POINT))
+    for oq in OpenQuestion.objects.filter(section__lesson=lesson).select_related("section"):
+        row = ItemRow("open_question", oq.pk, f"{oq.key}: {strip_tags(oq.prompt_html)}", choices=points[oq.pk])
+        rows.append(((oq.section.order, oq.order, 0), row))
     return [row for _place, row in sorted(rows, key=lambda pair: pair[0])]
 
 
 def analyse(lesson: Lesson) -> list[ItemRow]:
     """Return the lesson's items with first-answer counts, choice splits, discrimination and wrong values.
 
-    Nine queries, whatever the number of items, answers and learners.
+    Thirteen queries, whatever the number of items, answers and learners.
     """
     items = items_in_order(lesson)
     by_key = {(item.kind, item.pk): item for item in items}
-    ids = {kind: [i.pk for i in items if i.kind == kind] for kind in ("deep_dive", "step", "challenge")}
+    kinds = ("deep_dive", "step", "challenge", "open_question")
+    ids = {kind: [i.pk for i in items if i.kind == kind] for kind in kinds}
     firsts = Answer.objects.filter(is_first=True).order_by()
     count = {"n": Count("pk"), "right": Count("pk", filter=Q(outcome=Outcome.CORRECT))}
     # Each kind read through its own foreign key's index; deep dives by choice, summed per item here.
@@ -97,13 +123,14 @@ def analyse(lesson: Lesson) -> list[ItemRow]:
         item.answered += row["n"]
         item.correct += row["right"]
         picked[row["choice_id"]] = row["n"]
-    for kind in ("step", "challenge"):
+    for kind in ("step", "challenge", "open_question"):
         for row in firsts.filter(**{f"{kind}_id__in": ids[kind]}).values(f"{kind}_id").annotate(**count):
             item = by_key[(kind, row[f"{kind}_id"])]
             item.answered, item.correct = row["n"], row["right"]
+    ticked = checklist_ticks(ids["open_question"])
     for item in items:
         for choice in item.choices:
-            choice.picked = picked.get(choice.pk, 0)
+            choice.picked = (ticked if choice.point else picked).get(choice.pk, 0)
             choice.share = choice.picked / item.answered if item.answered else 0.0
     for (kind, pk), stats in discrimination(ids).items():
         by_key[(kind, pk)].discrimination = stats
@@ -189,3 +216,24 @@ def common_wrong_values(ids: dict[str, list[int]]) -> dict[tuple[str, int], list
         for kind, pk, value, n in cursor.fetchall():
             found[(kind, pk)].append((float(value), n))
     return found
+
+
+def checklist_ticks(question_ids: list[int]) -> dict[int, int]:
+    """Return, per checklist point of these open questions, how many first answers ticked it (one query).
+
+    An answer keeps its ticked points as a JSON list of ids; the database unpacks the lists and counts.
+    """
+    where, params = _items_where({"open_question": question_ids})
+    table = Answer._meta.db_table
+    if connection.vendor == "postgresql":
+        elements = "CROSS JOIN LATERAL jsonb_array_elements_text(a.ticked) AS point(value)"
+    else:  # SQLite
+        elements = "CROSS JOIN json_each(a.ticked) AS point"
+    sql = f"""
+        SELECT CAST(point.value AS INTEGER), COUNT(*) FROM {table} a {elements}
+        WHERE a.is_first = %s AND ({where})
+        GROUP BY 1
+    """  # noqa: S608 (names are the model's; values are parameters)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [True, *params])
+        return dict(cursor.fetchall())

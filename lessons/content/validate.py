@@ -9,6 +9,8 @@ import hashlib
 import math
 import re
 import statistics
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +48,7 @@ class ContentError(ValueError):
 
 
 class ContentErrors(ContentError):
-    """Every problem found in the content, reported at once (one per item: an item stops at its first)."""
+    """Every problem found in the content, reported at once (every problem of every item)."""
 
     def __init__(self, errors: list[ContentError]):
         self.errors = [e for error in errors for e in getattr(error, "errors", [error])]
@@ -67,6 +69,30 @@ class Checker:
     file: str
     item: str = "lesson"
     known_topics: list[str] | None = None  # the Topic table's slugs, read once per checker
+    problems: list[ContentError] | None = None  # inside gather(): the problems found so far
+
+    @contextmanager
+    def gather(self) -> Iterator[None]:
+        """Run the checks inside, collecting the problems ``soft`` finds, then refuse them all at once."""
+        outer, self.problems = self.problems, []
+        try:
+            yield
+        except ContentError as error:  # a problem the checks inside could not go past
+            self.problems.extend(all_problems(error))
+        finally:
+            found, self.problems = self.problems, outer
+        if found:
+            raise ContentErrors(found)
+
+    def soft(self, check: Callable[..., Any], *args: Any, default: Any = None, **kwargs: Any) -> Any:
+        """Run one check; inside gather() a refusal is noted and ``default`` returned, so the next check runs."""
+        try:
+            return check(*args, **kwargs)
+        except ContentError as error:
+            if self.problems is None:
+                raise
+            self.problems.extend(all_problems(error))
+            return default
 
     def topic(self, data: dict, name: str = "topic", *, required: bool = True) -> str:
         """Return a topic's slug, refusing one the Topic table does not hold (instructors add them in the admin)."""
@@ -86,12 +112,16 @@ class Checker:
     def fail(self, problem: str, field: str | None = None) -> None:
         raise ContentError(self.file, self.item, problem, field)
 
+    def found(self) -> int:
+        """Return how many problems gather() holds so far (0 outside it: there the first one is raised)."""
+        return len(self.problems or [])
+
     def mapping(self, data: Any, allowed: set[str], required: set[str], what: str) -> dict:
         if not isinstance(data, dict):
             self.fail(f"{what} must be a mapping of fields, got {type(data).__name__}")
         unknown = set(data) - allowed
         if unknown:
-            self.fail(f"unknown field(s) {', '.join(sorted(map(str, unknown)))} in {what}")
+            self.soft(self.fail, f"unknown field(s) {', '.join(sorted(map(str, unknown)))} in {what}")
         missing = required - set(data)
         if missing:
             self.fail(f"missing field(s) {', '.join(sorted(missing))} in {what}")
@@ -170,75 +200,93 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
     inputs = ask.get("inputs") or {}
     if not isinstance(inputs, dict):
         check.fail("'inputs' must be a mapping of parameter names to numbers", "inputs")
+    before = check.found()
     output = check.text(ask, "output")
     if output not in {o.name for o in calculator.outputs}:
         names = ", ".join(o.name for o in calculator.outputs)
-        check.fail(f"calculator '{slug}' has no output '{output}' (it has {names})", "output")
+        check.soft(check.fail, f"calculator '{slug}' has no output '{output}' (it has {names})", "output")
     ranges = ask.get("ranges") or {}
     if ranges and not allow_ranges:
-        check.fail("'ranges' are only for challenges", "ranges")
+        check.soft(check.fail, "ranges are only for challenges", "ranges")
+        ranges = {}
     if not isinstance(ranges, dict):
-        check.fail("'ranges' must map parameter names to [min, max, step]", "ranges")
+        check.soft(check.fail, "'ranges' must map parameter names to [min, max, step]", "ranges")
+        ranges = {}
     params = {p.name: p for p in calculator.parameters}
     for name, spec in ranges.items():
-        if name not in params:
-            check.fail(f"range for unknown parameter '{name}' of '{slug}'", "ranges")
-        if (
-            not isinstance(spec, list)
-            or len(spec) != 3
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec)
-        ):
-            check.fail(f"range for '{name}' must be [min, max, step]", "ranges")
-        low, high, step = spec
-        if not all(math.isfinite(v) for v in spec) or not (low <= high and step > 0):
-            check.fail(f"range for '{name}' needs finite numbers with min <= max and step > 0", "ranges")
-        if params[name].type == "int" and not all(isinstance(v, int) for v in spec):
-            check.fail(f"'{name}' takes whole numbers, so its range needs whole min, max and step", "ranges")
-        if (high - low) / step > 10000:
-            check.fail(f"range for '{name}' has more than 10,000 values; use a larger step", "ranges")
-    unit = check.text(ask, "unit")
-    tolerance = check.number(ask, "tolerance")
+        check.soft(check_range, check, slug, params, name, spec)
+    unit = check.soft(check.text, ask, "unit", default="")
+    tolerance = check.soft(check.number, ask, "tolerance")
     if tolerance is None or tolerance <= 0:
-        check.fail("'tolerance' must be above zero (0.01 means within 1% of the answer)", "tolerance")
-    kind = check.choice(ask, "tolerance_kind", ToleranceKind.values, "relative")
-    band = check.number(ask, "partial_band")
+        check.soft(check.fail, "Tolerance must be above zero: 0.01 means within 1% of the answer", "tolerance")
+    kind = check.soft(check.choice, ask, "tolerance_kind", ToleranceKind.values, "relative")
+    band = check.soft(check.number, ask, "partial_band")
     if band is not None and band <= 1:
-        check.fail("'partial_band' must be above 1, such as 2 (half credit between half and twice the answer)",
-                   "partial_band")  # fmt: skip
-    scale = check.number(ask, "scale", 1.0)
+        check.soft(check.fail, "Half-credit factor must be above 1, such as 2 (half credit "
+                   "between half and twice the answer)", "partial_band")  # fmt: skip
+    scale = check.soft(check.number, ask, "scale", 1.0, default=1.0)
     if scale == 0:
-        check.fail("'scale' must not be zero", "scale")
-    points = check.integer(ask, "points", DEFAULT_POINTS, 1, 100)
+        check.soft(check.fail, "The scale must not be zero", "scale")
+    points = check.soft(check.integer, ask, "points", DEFAULT_POINTS, 1, 100, default=DEFAULT_POINTS)
     fields = {
         "calculator": slug, "inputs": inputs, "output": output, "scale": scale, "unit": unit,
         "tolerance": tolerance, "tolerance_kind": kind, "partial_band": band, "points": points,
         "slips": [],
     }  # fmt: skip
-    corners = [dict(inputs)]
-    for name, (low, high, _step) in ranges.items():
-        corners = [dict(c, **{name: v}) for c in corners for v in (low, high)]
-    for corner in corners:
-        expected_value(check, fields, corner, "ranges" if ranges else "inputs")
+    computable = check.found() == before  # the calculator is asked only about a question that reads well
+    if computable:
+        corners = [dict(inputs)]
+        for name, (low, high, _step) in ranges.items():
+            corners = [dict(c, **{name: v}) for c in corners for v in (low, high)]
+        for corner in corners:
+            check.soft(expected_value, check, fields, corner, "ranges" if ranges else "inputs")
     slips = ask.get("slips") or []
     if not isinstance(slips, list):
-        check.fail("'slips' must be a list", "slips")
-    for slip in slips:
-        slip = check.mapping(slip, {"factor", "inputs", "feedback"}, {"feedback"}, "slip")
-        feedback = check.text(slip, "feedback", markup=True)
-        if ("factor" in slip) == ("inputs" in slip):
-            check.fail("a slip needs exactly one of 'factor' or 'inputs'", "slips")
-        if "factor" in slip:
-            factor = check.number(slip, "factor")
-            if not factor or factor <= 0:
-                check.fail("a slip's 'factor' must be above zero", "slips")
-            fields["slips"].append({"factor": factor, "feedback": feedback})
-        else:
-            if not isinstance(slip["inputs"], dict):
-                check.fail("a slip's 'inputs' must be a mapping", "slips")
-            expected_value(check, fields, {**inputs, **slip["inputs"]}, "slips")
-            fields["slips"].append({"inputs": slip["inputs"], "feedback": feedback})
+        check.soft(check.fail, "'slips' must be a list", "slips")
+        slips = []
+    for number, slip in enumerate(slips, start=1):
+        parsed = check.soft(parse_slip, check, slip, number, fields, inputs, computable)
+        if parsed:
+            fields["slips"].append(parsed)
     fields["ranges"] = ranges
     return fields
+
+
+def check_range(check: Checker, slug: str, params: dict, name: str, spec: Any) -> None:
+    """Refuse a challenge's range for one parameter unless it is [min, max, step] the calculator takes."""
+    if name not in params:
+        check.fail(f"range for unknown parameter '{name}' of '{slug}'", "ranges")
+    if (
+        not isinstance(spec, list)
+        or len(spec) != 3
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec)
+    ):
+        check.fail(f"range for '{name}' must be [min, max, step]", "ranges")
+    low, high, step = spec
+    if not all(math.isfinite(v) for v in spec) or not (low <= high and step > 0):
+        check.fail(f"range for '{name}' needs finite numbers with min <= max and step > 0", "ranges")
+    if params[name].type == "int" and not all(isinstance(v, int) for v in spec):
+        check.fail(f"'{name}' takes whole numbers, so its range needs whole min, max and step", "ranges")
+    if (high - low) / step > 10000:
+        check.fail(f"range for '{name}' has more than 10,000 values; use a larger step", "ranges")
+
+
+def parse_slip(check: Checker, slip: Any, number: int, fields: dict, inputs: dict, computable: bool) -> dict:
+    """Return one slip rule (a common mistake and its feedback), refusing it in the author's words."""
+    slip = check.mapping(slip, {"factor", "inputs", "feedback"}, {"feedback"}, f"slip {number}")
+    feedback = check.soft(check.text, slip, "feedback", markup=True, default="")
+    if ("factor" in slip) == ("inputs" in slip):
+        check.fail(f"slip {number} needs exactly one of a factor or changed inputs", "slips")
+    if "factor" in slip:
+        factor = check.number(slip, "factor")
+        if not factor or factor <= 0:
+            check.fail(f"slip {number}: its factor must be above zero", "slips")
+        return {"factor": factor, "feedback": feedback}
+    if not isinstance(slip["inputs"], dict):
+        check.fail(f"slip {number}: its inputs must map parameter names to numbers", "slips")
+    if computable:
+        expected_value(check, fields, {**inputs, **slip["inputs"]}, "slips")
+    return {"inputs": slip["inputs"], "feedback": feedback}
 
 
 def expected_value(check: Checker, fields: dict, inputs: dict, field: str = "inputs") -> float:
@@ -265,7 +313,7 @@ class LessonSpec:
 
 
 def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
-    """Validate one lesson file's data, refusing the first problem with file, item and reason."""
+    """Validate one lesson file's data, refusing every problem of every item at once, each with file, item and reason."""
     check = Checker(file)
     lesson_fields = {"format", "slug", "track", "order", "title", "kind", "summary", "published", "sections"}
     data = check.mapping(data, lesson_fields, lesson_fields - {"published"}, "the lesson")
@@ -362,7 +410,8 @@ def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[
     if item_key in item_keys:
         check.fail("item keys must be unique in the lesson")
     item_keys.add(item_key)
-    fields = PARSERS[kind](check, body)
+    with check.gather():  # every problem of the item, not only its first
+        fields = PARSERS[kind](check, body)
     if kind == "deep_dive":
         deep_dives[item_key] = fields
     return kind, fields
@@ -374,48 +423,56 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
         {"key", "topic", "prompt", "choices"},
         "deep_dive",
     )  # fmt: skip
-    points = check.integer(data, "points", DEFAULT_POINTS, 1, 100)
     fields = {
         "key": data["key"],
-        "topic": check.topic(data),
-        "prompt": check.text(data, "prompt", markup=True),
-        "context": check.text(data, "context", required=False, markup=True),
-        "points": points,
+        "topic": check.soft(check.topic, data),
+        "prompt": check.soft(check.text, data, "prompt", markup=True),
+        "context": check.soft(check.text, data, "context", required=False, markup=True),
+        "points": check.soft(check.integer, data, "points", DEFAULT_POINTS, 1, 100),
         "keep_choice_order": data.get("keep_choice_order", False),
-        "hints": hint_list(check, data),
+        "hints": check.soft(hint_list, check, data),
         "choices": [],
     }
     if not isinstance(fields["keep_choice_order"], bool):
-        check.fail("'keep_choice_order' must be true or false")
+        check.soft(check.fail, "keeping the choice order ('keep_choice_order') must be true or false")
     choices = data["choices"]
     if not isinstance(choices, list) or len(choices) < 3:
-        check.fail("a deep dive needs at least three choices")
+        check.soft(check.fail, "a deep dive needs at least three choices")
+    choices = choices if isinstance(choices, list) else []
     for number, choice in enumerate(choices, start=1):
-        if isinstance(choice, dict) and "points" in choice:
-            check.fail(
-                f"choice {number} has 'points', which choices no longer take: a choice earns by its verdict "
-                "(best: the deep dive's points, acceptable: half, weak: none); remove the line",
-                "points",
-            )
-        choice = check.mapping(
-            choice, {"text", "verdict", "feedback", "follow_up"}, {"text", "verdict", "feedback"}, f"choice {number}"
-        )
-        verdict = check.choice(choice, "verdict", Verdict.values)
-        follow_up = choice.get("follow_up")
-        if follow_up is not None and (not isinstance(follow_up, str) or not KEY_RE.match(follow_up)):
-            check.fail(f"choice {number}: 'follow_up' must be the key of a deep dive")
-        fields["choices"].append(
-            {
-                "text": check.text(choice, "text", markup=True),
-                "verdict": verdict,
-                "feedback": check.text(choice, "feedback", markup=True),
-                "follow_up": follow_up,
-            }
-        )
-    best = sum(1 for c in fields["choices"] if c["verdict"] == "best")
-    if best != 1:
-        check.fail(f"a deep dive needs exactly one best choice (found {best})")
+        fields["choices"].append(check.soft(parse_choice, check, choice, number))
+    if all(fields["choices"]):  # a refused choice would miscount the best ones
+        best = sum(1 for c in fields["choices"] if c["verdict"] == "best")
+        if best != 1:
+            check.fail(f"a deep dive needs exactly one best choice (found {best})")
     return fields
+
+
+def parse_choice(check: Checker, choice: Any, number: int) -> dict | None:
+    """Return one choice of a deep dive, or None when it has problems (each one gathered)."""
+    before = check.found()
+    if isinstance(choice, dict) and "points" in choice:
+        check.soft(
+            check.fail,
+            f"choice {number} has points, which choices no longer take: a choice earns by its verdict "
+            "(best: the deep dive's points, acceptable: half, weak: none); remove the line",
+            "points",
+        )
+        choice = {k: v for k, v in choice.items() if k != "points"}
+    choice = check.mapping(
+        choice, {"text", "verdict", "feedback", "follow_up"}, {"text", "verdict", "feedback"}, f"choice {number}"
+    )
+    verdict = check.soft(check.choice, choice, "verdict", Verdict.values)
+    follow_up = choice.get("follow_up")
+    if follow_up is not None and (not isinstance(follow_up, str) or not KEY_RE.match(follow_up)):
+        check.soft(check.fail, f"choice {number}: its follow-up must be the key of a deep dive")
+    parsed = {
+        "text": check.soft(check.text, choice, "text", markup=True),
+        "verdict": verdict,
+        "feedback": check.soft(check.text, choice, "feedback", markup=True),
+        "follow_up": follow_up,
+    }
+    return None if check.found() != before else parsed
 
 
 def check_follow_ups(check: Checker, graph: dict[str, set[str]]) -> None:
@@ -454,12 +511,12 @@ def parse_walkthrough(check: Checker, data: Any) -> dict:
         data, {"key", "kind", "title", "intro", "topic", "steps"}, {"key", "kind", "title", "steps"}, "walkthrough"
     )
     kind = check.choice(data, "kind", Walkthrough.Kind.values)
-    topic = check.topic(data, required=False)
+    topic = check.soft(check.topic, data, required=False, default="")
     if kind == "envelope" and not topic:
-        check.fail("an envelope walkthrough needs a topic for its graded steps")
+        check.soft(check.fail, "an envelope walkthrough needs a topic for its graded steps")
     fields = {
-        "key": data["key"], "kind": kind, "title": check.text(data, "title"),
-        "intro": check.text(data, "intro", required=False, markup=True), "topic": topic, "steps": [],
+        "key": data["key"], "kind": kind, "title": check.soft(check.text, data, "title"),
+        "intro": check.soft(check.text, data, "intro", required=False, markup=True), "topic": topic, "steps": [],
     }  # fmt: skip
     steps = data["steps"]
     if not isinstance(steps, list) or not steps:
@@ -468,52 +525,59 @@ def parse_walkthrough(check: Checker, data: Any) -> dict:
     base_item = check.item
     for number, step in enumerate(steps, start=1):
         check.item = f"{base_item}, step {number}"
-        step = check.mapping(
-            step, {"title", "body", "ask", "hints", "explanation", "components", "connections"}, {"title"}, "step"
-        )
-        parsed = {
-            "title": check.text(step, "title"),
-            "body": check.text(step, "body", required=False, markup=True),
-            "hints": hint_list(check, step),
-            "explanation": check.text(step, "explanation", required=False, markup=True),
-            "components": [],
-            "connections": [],
-            "ask": None,
-        }
-        if kind == "envelope":
-            if "ask" not in step:
-                check.fail("an envelope step must ask for a number ('ask')")
-            parsed["ask"] = validate_ask(check, step["ask"], allow_ranges=False)
-        elif "ask" in step:
-            check.fail("only envelope steps ask for a number")
-        if kind != "envelope":
-            for comp in step.get("components") or []:
-                comp = check.mapping(comp, {"key", "label", "col", "row"}, {"key", "label", "col", "row"}, "component")
-                key = check.key(comp)
-                if key in components:
-                    check.fail(f"component '{key}' was already added")
-                components.add(key)
-                parsed["components"].append(
-                    {
-                        "key": key,
-                        "label": check.text(comp, "label"),
-                        "col": check.integer(comp, "col", 0, 0, 9),
-                        "row": check.integer(comp, "row", 0, 0, 9),
-                    }
-                )
-            for conn in step.get("connections") or []:
-                conn = check.mapping(conn, {"from", "to", "label"}, {"from", "to"}, "connection")
-                for end in ("from", "to"):
-                    if conn[end] not in components:
-                        check.fail(f"connection {end} '{conn[end]}' is not a component added so far")
-                parsed["connections"].append(
-                    {"from": conn["from"], "to": conn["to"], "label": check.text(conn, "label", required=False)}
-                )
-        elif step.get("components") or step.get("connections"):
-            check.fail("envelope steps have no diagram")
-        fields["steps"].append(parsed)
+        parsed = check.soft(parse_step, check, step, kind, components)
+        if parsed:
+            fields["steps"].append(parsed)
     check.item = base_item
     return fields
+
+
+def parse_step(check: Checker, step: Any, kind: str, components: set[str]) -> dict:
+    """Return one walkthrough step; ``components`` holds the diagram's parts added by the steps before."""
+    step = check.mapping(
+        step, {"title", "body", "ask", "hints", "explanation", "components", "connections"}, {"title"}, "step"
+    )
+    parsed = {
+        "title": check.soft(check.text, step, "title"),
+        "body": check.soft(check.text, step, "body", required=False, markup=True),
+        "hints": check.soft(hint_list, check, step),
+        "explanation": check.soft(check.text, step, "explanation", required=False, markup=True),
+        "components": [],
+        "connections": [],
+        "ask": None,
+    }
+    if kind == "envelope":
+        if "ask" not in step:
+            check.fail("an envelope step must ask for a number ('ask')")
+        parsed["ask"] = validate_ask(check, step["ask"], allow_ranges=False)
+    elif "ask" in step:
+        check.fail("only envelope steps ask for a number")
+    if kind != "envelope":
+        for comp in step.get("components") or []:
+            comp = check.mapping(comp, {"key", "label", "col", "row"}, {"key", "label", "col", "row"}, "component")
+            key = check.key(comp)
+            if key in components:
+                check.fail(f"component '{key}' was already added")
+            components.add(key)
+            parsed["components"].append(
+                {
+                    "key": key,
+                    "label": check.text(comp, "label"),
+                    "col": check.integer(comp, "col", 0, 0, 9),
+                    "row": check.integer(comp, "row", 0, 0, 9),
+                }
+            )
+        for conn in step.get("connections") or []:
+            conn = check.mapping(conn, {"from", "to", "label"}, {"from", "to"}, "connection")
+            for end in ("from", "to"):
+                if conn[end] not in components:
+                    check.fail(f"connection {end} '{conn[end]}' is not a component added so far")
+            parsed["connections"].append(
+                {"from": conn["from"], "to": conn["to"], "label": check.text(conn, "label", required=False)}
+            )
+    elif step.get("components") or step.get("connections"):
+        check.fail("envelope steps have no diagram")
+    return parsed
 
 
 def parse_challenge(check: Checker, data: Any) -> dict:
@@ -523,13 +587,15 @@ def parse_challenge(check: Checker, data: Any) -> dict:
     )  # fmt: skip
     fields = {
         "key": data["key"],
-        "topic": check.topic(data),
-        "title": check.text(data, "title"),
-        "prompt": check.text(data, "prompt", markup=True),
-        "hints": hint_list(check, data),
-        "explanation": check.text(data, "explanation", required=False, markup=True),
+        "topic": check.soft(check.topic, data),
+        "title": check.soft(check.text, data, "title"),
+        "prompt": check.soft(check.text, data, "prompt", markup=True),
+        "hints": check.soft(hint_list, check, data),
+        "explanation": check.soft(check.text, data, "explanation", required=False, markup=True),
         "ask": validate_ask(check, data["ask"], allow_ranges=True),
     }
+    if fields["prompt"] is None:
+        return fields
     try:
         check_prompt(fields["prompt"], Challenge.prompt_names(fields["ask"]["inputs"], fields["ask"]["ranges"]))
     except MarkupError as error:
@@ -557,15 +623,17 @@ def parse_open_question(check: Checker, data: Any) -> dict:
     )
     fields = {
         "key": data["key"],
-        "topic": check.topic(data),
-        "prompt": check.text(data, "prompt", markup=True),
-        "points": check.integer(data, "points", DEFAULT_POINTS, 1, 100),
+        "topic": check.soft(check.topic, data),
+        "prompt": check.soft(check.text, data, "prompt", markup=True),
+        "points": check.soft(check.integer, data, "points", DEFAULT_POINTS, 1, 100),
         "checklist": [],
     }
     checklist = data["checklist"]
     if not isinstance(checklist, list) or not MIN_CHECKLIST <= len(checklist) <= MAX_CHECKLIST:
-        check.fail(
-            f"'checklist' must list {MIN_CHECKLIST} to {MAX_CHECKLIST} points a strong answer covers", "checklist"
+        check.soft(
+            check.fail,
+            f"'checklist' must list {MIN_CHECKLIST} to {MAX_CHECKLIST} points a strong answer covers",
+            "checklist",
         )
     fields["checklist"] = check.markdown_list(data, "checklist")
     if len(set(fields["checklist"])) != len(fields["checklist"]):

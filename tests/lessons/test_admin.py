@@ -195,7 +195,7 @@ def test_malformed_slips_are_refused(instructor_client, db):
     response = instructor_client.post(
         reverse("admin:lessons_walkthrough_change", args=[wt.pk]), walkthrough_post(wt, [step])
     )
-    assert "exactly one of &#x27;factor&#x27; or &#x27;inputs&#x27;" in response.content.decode()
+    assert "Slip 1 needs exactly one of a factor or changed inputs" in response.content.decode()
 
 
 def challenge_post(challenge, **changes):
@@ -218,7 +218,7 @@ def challenge_post(challenge, **changes):
         ({"prompt": "A cache of {cache_gb:{cache_gb}} GB"}, "prompt", "has the format '{cache_gb}'"),
         ({"prompt": "A cache of {tokens} GB"}, "prompt", "'tokens' is not a parameter in this challenge's inputs"),
         ({"key": "dd-1"}, "key", "already uses the key"),
-        ({"tolerance": "0"}, "tolerance", "Tolerance must be above zero (0.01 means within 1% of the answer)."),
+        ({"tolerance": "0"}, "tolerance", "Tolerance must be above zero: 0.01 means within 1% of the answer."),
         (
             {"partial_band": "0.5"},
             "partial_band",
@@ -450,7 +450,7 @@ def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
     page = instructor_client.get(url).content.decode()
     assert 'name="slips__1__inputs" id="id_slips__1__inputs" value="bytes_per_value=1"' in page
     refused = instructor_client.post(url, {**data, "slips__1__inputs": "bytes_per_value"}).content.decode()
-    assert "A slip&#x27;s &#x27;inputs&#x27; must be a mapping" in refused
+    assert "Slip 2: its inputs must map parameter names to numbers" in refused
 
 
 def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client, db):

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from lessons.models import Answer, DeepDive, Learner, Step
-from tests.lessons.factories import make_lesson
+from tests.lessons.factories import make_lesson, make_open_question
 
 
 @pytest.fixture
@@ -73,6 +73,9 @@ def test_the_analysis_reads_a_constant_number_of_queries(instructor_client, less
     dd = DeepDive.objects.get(key="dd-1")
     choices = list(dd.choices.all())
 
+    question = make_open_question(lesson.sections.get())
+    points = list(question.checklist.values_list("pk", flat=True))
+
     def add_learners(count):
         learners = Learner.objects.bulk_create([Learner() for _ in range(count)])
         Answer.objects.bulk_create(
@@ -80,11 +83,43 @@ def test_the_analysis_reads_a_constant_number_of_queries(instructor_client, less
                    is_first=True)
             for n, learner in enumerate(learners)
         )  # fmt: skip
+        Answer.objects.bulk_create(
+            Answer(learner=learner, open_question=question, ticked=points[: 1 + n % 3], outcome="partial", points=5,
+                   max_points=10, is_first=True)
+            for n, learner in enumerate(learners)
+        )  # fmt: skip
 
     add_learners(2)
     instructor_client.get(url)  # the session and permissions are read once
-    with django_assert_num_queries(14) as few:
+    with django_assert_num_queries(18) as few:
         instructor_client.get(url)
     add_learners(200)
     with django_assert_num_queries(len(few.captured_queries)):
-        assert "202" in instructor_client.get(url).content.decode()
+        html = instructor_client.get(url).content.decode()
+    assert "202" in html
+    assert "Point 1 a strong answer makes.: ticked by 202 (100%) <strong>everyone covers it</strong>" in html
+
+
+def test_instructors_see_which_checklist_points_open_answers_cover(instructor_client, lesson):
+    question = make_open_question(lesson.sections.get())
+    points = list(question.checklist.values_list("pk", flat=True))
+    write = reverse("write-open-question", args=[lesson.slug, question.pk])
+    tick = reverse("answer-open-question", args=[lesson.slug, question.pk])
+    # Three learners: all cover point 1, two cover point 2, one point 3, nobody point 4.
+    browsers = [Client() for _ in range(3)]
+    for browser, ticked in zip(browsers, [points[:1], points[:2], points[:3]], strict=True):
+        assert browser.post(write, {"text": "Drain it and retry elsewhere."}).status_code == 303
+        assert browser.post(tick, {"point": ticked}).status_code == 303
+    browsers[0].post(write, {"text": "Again, better."})
+    browsers[0].post(tick, {"point": points})  # a second answer: only first answers count
+    url = reverse("admin:lessons_item_analysis", args=[lesson.pk])
+    html = instructor_client.get(url).content.decode()
+    assert "Point 1 a strong answer makes.: ticked by 3 (100%) <strong>everyone covers it</strong>" in html
+    assert "Point 2 a strong answer makes.: ticked by 2 (67%)</li>" in html
+    assert "Point 4 a strong answer makes.: ticked by 0 (0%) <strong>nobody covers it</strong>" in html
+    rows = list(csv.DictReader(io.StringIO(instructor_client.get(url, {"format": "csv"}).content.decode())))
+    item = next(r for r in rows if r["kind"] == "open_question" and not r["choice"])
+    assert item["first answers"] == "3"
+    ticks = {r["choice"]: (r["verdict"], r["picked"], r["share picked"]) for r in rows if r["kind"] == "open_question"}
+    assert ticks["Point 3 a strong answer makes."] == ("checklist point", "1", "0.333")
+    assert ticks["Point 4 a strong answer makes."] == ("checklist point", "0", "0.000")

@@ -112,7 +112,7 @@ BAD_EDITS = [
     (
         "choice points",
         lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][1].update(points=3),
-        "choice 2 has 'points', which choices no longer take",
+        "choice 2 has points, which choices no longer take",
     ),
     (
         "self follow-up",
@@ -136,7 +136,7 @@ BAD_EDITS = [
     (
         "keep_choice_order not a boolean",
         lambda d: d["sections"][0]["items"][0]["deep_dive"].update(keep_choice_order="yes"),
-        "'keep_choice_order' must be true or false",
+        "keeping the choice order ('keep_choice_order') must be true or false",
     ),
 ]
 
@@ -173,7 +173,7 @@ def test_numeric_step_without_tolerance_is_refused(content_copy, db):
                         return
 
     edit(content_copy, SAMPLE, change)
-    with pytest.raises(CommandError, match="'tolerance' must be above zero"):
+    with pytest.raises(CommandError, match="Tolerance must be above zero: 0.01 means within 1%"):
         load(content_copy)
 
 
@@ -390,4 +390,48 @@ def test_every_problem_of_every_file_is_reported_at_once(content_copy, db):
     assert "a deep dive needs at least three choices" in message
     assert "'topic' 'vibes' is not a topic" in message
     assert f"{other}.yaml: lesson: 'title' must not be empty" in message
+    assert not Lesson.objects.exists()
+
+
+def test_every_problem_of_one_item_is_reported_in_one_run_and_nothing_is_written(content_copy, db):
+    load(content_copy)
+    before = snapshot()
+
+    def three_problems(data):
+        for section in data["sections"]:
+            for item in section.get("items", []):
+                for step in item.get("walkthrough", {}).get("steps", []):
+                    if "ask" in step:
+                        step["title"] = ""
+                        step["ask"]["tolerance"] = 0
+                        step["ask"]["partial_band"] = 0.5
+                        return
+
+    edit(content_copy, SAMPLE, three_problems)
+    with pytest.raises(CommandError) as refused:
+        load(content_copy)
+    message = str(refused.value)
+    assert message.startswith("Refused: 3 problems, nothing was written.")
+    assert "'title' must not be empty" in message
+    assert "Tolerance must be above zero: 0.01 means within 1% of the answer" in message
+    assert "Half-credit factor must be above 1" in message
+    assert message.count(", step ") == 3  # each names the step it is in
+    assert snapshot() == before
+
+
+def test_every_problem_of_one_deep_dive_choice_and_hint_is_reported(content_copy, db):
+    def problems(data):
+        dive = next(i["deep_dive"] for s in data["sections"] for i in s.get("items", []) if "deep_dive" in i)
+        dive["prompt"] = ""
+        dive["hints"] = ["one", "two", "three", "four"]
+        dive["choices"][0]["verdict"] = "great"
+        dive["choices"][1]["feedback"] = ""
+
+    edit(content_copy, SAMPLE, problems)
+    with pytest.raises(CommandError) as refused:
+        load(content_copy)
+    message = str(refused.value)
+    assert message.startswith("Refused: 4 problems, nothing was written.")
+    for part in ("'prompt' must not be empty", "at most 3 hints", "'verdict' must be one of", "'feedback' must not"):
+        assert part in message
     assert not Lesson.objects.exists()
