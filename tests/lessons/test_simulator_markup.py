@@ -82,7 +82,7 @@ def test_the_routing_lesson_asks_which_affinity_policy_the_run_favours(client, c
     assert run["hash"]["busiest_share"] > even and capped == ["bounded_load", "prefix_aware"]
     assert max(capped, key=lambda policy: run[policy]["hit_rate"]) == "prefix_aware"
     assert _best_choice_text("routing", "read-the-policies").startswith("Prefix-aware.")
-    html = client.get("/lessons/routing/").content.decode()
+    html = whole_lesson(client, "/lessons/routing/")  # every layer, a page each
     assert "Three affinity policies on the same arrivals" in html
     for policy in ("hash", "bounded_load", "prefix_aware", "round_robin"):
         assert f"<td>{in_format(run[policy]['hit_rate'], 'pct1')}</td>" in html
@@ -106,7 +106,7 @@ def test_the_autoscaling_lesson_asks_what_to_change_and_the_day_agrees(client, c
     tight = day("evening-spike", "ttft", ttft_target_ms="500")  # the acceptable choice: fewer minutes, more GPUs
     assert tight["slo_violation_minutes"] < ttft["slo_violation_minutes"] and tight["gpu_hours"] > queue["gpu_hours"]
     assert _best_choice_text("autoscaling", "read-the-day").startswith("Scale on queue depth instead.")
-    html = client.get("/lessons/autoscaling/").content.decode()
+    html = whole_lesson(client, "/lessons/autoscaling/")  # every layer, a page each
     assert "One day, three signals, with and without a warm pool" in html
     assert f"<td>{in_format(ttft['slo_violation_minutes'], 'int')}</td>" in html
     assert f"<td>{in_format(warm_ttft['gpu_hours'], 'int')}</td>" in html
