@@ -5,7 +5,9 @@ import io
 
 import numpy as np
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from lessons.models import Answer, DeepDive, Learner, Step
@@ -91,7 +93,7 @@ def test_the_analysis_reads_a_constant_number_of_queries(instructor_client, less
 
     add_learners(2)
     instructor_client.get(url)  # the session and permissions are read once
-    with django_assert_num_queries(18) as few:
+    with CaptureQueriesContext(connection) as few:  # how many depends on the database and session store
         instructor_client.get(url)
     add_learners(200)
     with django_assert_num_queries(len(few.captured_queries)):
