@@ -15,9 +15,14 @@ CASE = "/lessons/llm-serving-platform/"
 MOMENTS = ["kv-memory", "batching", "tensor-parallel", "speculative", "routing", "autoscaling"]
 
 
+def best_choice(key: str) -> Choice:
+    return Choice.objects.select_related("follow_up").get(
+        deep_dive__key=key, deep_dive__section__lesson__slug="llm-serving-platform", verdict="best"
+    )
+
+
 def best_text(key: str) -> str:
-    choice = Choice.objects.get(deep_dive__key=key, deep_dive__section__lesson__slug="llm-serving-platform",
-                                verdict="best")  # fmt: skip
+    choice = best_choice(key)
     # What the button shows: the rendered Markdown (typographic apostrophes), not the source text.
     return html.unescape(strip_tags(choice.text_html)).split("\n")[0][:40]
 
@@ -56,12 +61,22 @@ def test_newcomer_works_through_layer_3_and_sees_the_score(live_server, page, co
         assert grown > boxes
         boxes = grown
 
-    # Six interview moments, each answered with its best approach.
+    # Six interview moments, each answered with its best approach; a best answer that opens a
+    # follow-up question counts it at once, so the newcomer answers that too.
+    follow_ups = []
     for key in MOMENTS:
         dive = page.locator(f"#dd-{key}")
         dive.get_by_role("button", name=re.compile(re.escape(best_text(key)))).first.click()
         expect(page.locator(f"#dd-{key}-feedback")).to_contain_text("Best")
         expect(page.locator("#announcer")).to_contain_text("Correct")
+        opened = best_choice(key).follow_up
+        if opened is not None:
+            follow_ups.append(opened.key)
+            page.locator(f"#dd-{opened.key}").get_by_role(
+                "button", name=re.compile(re.escape(best_text(opened.key)))
+            ).first.click()
+            expect(page.locator(f"#dd-{opened.key}-feedback")).to_contain_text("Best")
+    assert follow_ups  # the case study's best answers open follow-ups; this test answers them
 
     # Follow one support-bot request: six steps.
     for number in range(2, 7):
@@ -87,8 +102,9 @@ def test_newcomer_works_through_layer_3_and_sees_the_score(live_server, page, co
 
     page.get_by_role("link", name="Results", exact=True).click()
     row = page.locator("tr", has_text="Design an LLM serving platform")
-    expect(row).to_contain_text("11 / 11")
-    expect(row).to_contain_text("110 / 110")
+    answered = 11 + len(follow_ups)  # every item of layer 3 and the follow-ups its best answers opened
+    expect(row).to_contain_text(f"{answered} / {answered}")
+    expect(row).to_contain_text(f"{answered * 10} / {answered * 10}")
     for label in ("KV memory allocation", "Batching", "Tensor parallelism", "Speculative decoding", "Routing",
                   "Autoscaling"):  # fmt: skip
         expect(page.get_by_role("heading", name=label)).to_be_visible()
