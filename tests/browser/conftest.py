@@ -38,8 +38,18 @@ def console_errors(page):
     errors: list[str] = []
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("requestfailed", lambda req: errors.append(f"failed: {req.url}"))
+    page.on("requestfailed", lambda req: _request_failed(errors, req))
     return errors
+
+
+def _request_failed(errors: list[str], request) -> None:
+    """Record a request that failed, except one the page cancelled itself by navigating away.
+
+    Leaving a page at once (as a quick test does) aborts its pending loads ("net::ERR_ABORTED");
+    a missing file is a 404 response, not a failed request, so aborts hide nothing broken.
+    """
+    if request.failure != "net::ERR_ABORTED":
+        errors.append(f"failed: {request.url} ({request.failure})")
 
 
 @pytest.fixture
