@@ -253,7 +253,7 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
     pairs = arrivals.pairs.tolist() if policy == "least_loaded" else None
     code = ROUTING_POLICIES.index(policy)
     ring_size = n_rep * VIRTUAL_NODES
-    slack = 1.0 + setup.epsilon
+    bounded_load_cap, epsilon = maths.bounded_load_cap, setup.epsilon
     gap = setup.load_gap
     cap_exceeded = 0
     evictions = 0
@@ -274,10 +274,10 @@ def simulate_policy(setup: RoutingSetup, arrivals: RoutingArrivals, policy: str,
             while fb and fb[0] <= t:
                 pop(fb)
             r = a if len(fa) <= len(fb) else b
-        elif code == 3:  # bounded_load: first replica clockwise under ceil((1 + eps)(m + 1) / n)
+        elif code == 3:  # bounded_load: the first replica clockwise below the cap, counting this request
             while ends and ends[0] <= t:
                 pop(ends)
-            cap = -(-slack * (len(ends) + 1) // n_rep)
+            cap = bounded_load_cap(n_rep, len(ends) + 1, epsilon)
             pos = start_pos[fam]
             for step in range(ring_size):
                 r = ring_owner[(pos + step) % ring_size]
