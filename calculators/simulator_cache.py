@@ -19,7 +19,7 @@ from django.core.cache import cache
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-VERSION = 1  # raise when the simulation's numbers change, so old entries are not served
+VERSION = 2  # raise when the simulation's numbers change, so old entries are not served
 TIMEOUT_S = 24 * 3600
 
 
