@@ -60,6 +60,7 @@ __all__ = [
     "kv_cache",
     "kv_heads_per_gpu",
     "mm1_wait",
+    "mmc_queue_length",
     "mmc_wait",
     "modulo_moved_share",
     "mmc_wait_quantile",
@@ -623,6 +624,15 @@ def mmc_wait(servers: int, offered_load: float, service_time: float) -> float:
     """
     _require(service_time >= 0, "The service time cannot be negative.")
     return erlang_c(servers, offered_load) * service_time / (servers - offered_load)
+
+
+def mmc_queue_length(servers: int, offered_load: float) -> float:
+    """Return the mean number of requests waiting in an M/M/c queue, Lq.
+
+    F8 with Little's law (Lq = lambda x Wq): Lq = C(c, A) x A / (c - A).
+    M/M/4 at A = 3: 0.5094 x 3 / 1 = 1.528 waiting.
+    """
+    return erlang_c(servers, offered_load) * offered_load / (servers - offered_load)
 
 
 def mmc_wait_quantile(servers: int, offered_load: float, service_time: float, quantile: float) -> float:

@@ -472,7 +472,7 @@ def _replica_minute(setup: AutoscalingSetup, arrival_rps: float, ready: float) -
     if offered >= c:
         return math.inf, math.inf, 1.0
     wait_p99 = maths.mmc_wait_quantile(c, offered, setup.request_s, 0.99)
-    queued = maths.erlang_c(c, offered) * offered / (c - offered)  # Lq = C A / (c - A)
+    queued = maths.mmc_queue_length(c, offered)
     return wait_p99, queued, offered / c
 
 

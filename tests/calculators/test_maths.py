@@ -320,6 +320,7 @@ def test_erlang_c_3_servers_2_erlangs_is_4_9():  # F8
 def test_mm4_at_3_erlangs():  # F8: C = 0.5094, Wq = 0.5094 s
     assert maths.erlang_c(4, 3) == pytest.approx(0.5094, abs=5e-5)
     assert maths.mmc_wait(4, 3, 1.0) == pytest.approx(0.5094, abs=5e-5)
+    assert maths.mmc_queue_length(4, 3) == pytest.approx(3 * maths.mmc_wait(4, 3, 1.0), rel=1e-12)  # Lq = lambda Wq
 
 
 def test_mm3_at_2_5_erlangs():  # F8: C = 0.7022, Wq = 7.02 min (not the 60% one tutorial prints)
