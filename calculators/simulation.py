@@ -494,7 +494,9 @@ def simulate_autoscaling(setup: AutoscalingSetup) -> AutoscalingResult:
     demand = demand_curve(setup)
     arrivals = rng.poisson(demand * 60.0) / 60.0
     service_rate = setup.slots_per_replica / setup.request_s  # requests/s one replica finishes when busy
-    first = math.ceil(demand[0] * setup.request_s / (setup.slots_per_replica * setup.kv_target))
+    # Start with the replicas the first minute's concurrency (Little's law) needs at the KV-use target.
+    concurrency = float(demand[0]) * setup.request_s
+    first = maths.headroom(concurrency, setup.slots_per_replica, setup.kv_target, 0, setup.gpus_per_replica).replicas
     first = min(max(first, setup.min_replicas), setup.max_replicas)
     ready_at = [0.0] * first  # when each provisioned replica serves
     warm_ready_at = [0.0] * setup.warm_replicas  # when each standby replica is loaded
