@@ -8,19 +8,17 @@ from typing import Any
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
 from calculators.charts import Chart, DataTable, Segment, stacked_chart
-from calculators.definitions import pool, replica
+from calculators.definitions import pool
 from calculators.definitions.assumptions import H100_GB, H100_MIB, H100_VISIBLE_GB
 from calculators.formatting import number, percent, plural
 
 CONCURRENCY = 2000.0
-SLOTS = 110  # a 70B replica on four H100s sized with 80 decimal GB each
+SLOTS = pool.REQUESTS_PER_REPLICA  # the pool's 70B replica on four H100s sized with 80 decimal GB each: 110
 MAX_OCCUPANCY = 0.9
 SPARES = 2
-GPUS_PER_REPLICA = 4
+GPUS_PER_REPLICA = pool.GPUS_PER_REPLICA
 GPUS_PER_NODE = 8  # an HGX/DGX H100 server: the unit that fails, reboots and is upgraded together
-SLOTS_VISIBLE = maths.replica(
-    replica.GPUS, H100_VISIBLE_GB, replica.WEIGHTS_GB, replica.UTILIZATION, replica.KV_70B, replica.CONTEXT_TOKENS
-).requests_per_replica  # the same replica with the memory software sees: 125
+SLOTS_VISIBLE = pool.REQUESTS_VISIBLE  # the same replica with the memory software sees: 125
 
 
 def _parts(i: Mapping[str, Any]) -> tuple[int, int]:
@@ -148,16 +146,7 @@ CALCULATOR = Calculator(
             help="Replicas kept beyond the load so losing that many still carries the peak (N + k).",
             label="Spare replicas",
         ),
-        Parameter(
-            name="gpus_per_replica",
-            type="int",
-            default=GPUS_PER_REPLICA,
-            min=1,
-            max=1024,
-            unit="GPUs",
-            help="GPUs in one replica.",
-            label="GPUs per replica",
-        ),
+        pool.REPLICA_GPUS,
     ),  # fmt: skip
     outputs=(
         Output(name="replicas", unit="replicas", label="Replicas"),

@@ -36,6 +36,18 @@ REQUESTS_8B = maths.replica(
     replica.CONTEXT_TOKENS,
 ).requests_per_replica  # fmt: skip
 
+# Shared with the headroom calculator.
+REPLICA_GPUS = Parameter(
+    name="gpus_per_replica",
+    type="int",
+    default=GPUS_PER_REPLICA,
+    min=1,
+    max=1024,
+    unit="GPUs",
+    help="GPUs in one replica.",
+    label="GPUs per replica",
+)
+
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     """Return the derivation of a result: each step with the arithmetic and its value."""
@@ -167,16 +179,7 @@ CALCULATOR = Calculator(
             help="Concurrent requests one replica holds (see the replica calculator).",
             label="Requests per replica",
         ),
-        Parameter(
-            name="gpus_per_replica",
-            type="int",
-            default=GPUS_PER_REPLICA,
-            min=1,
-            max=1024,
-            unit="GPUs",
-            help="GPUs in one replica.",
-            label="GPUs per replica",
-        ),
+        REPLICA_GPUS,
         Parameter(
             name="target_utilization",
             type="float",
