@@ -55,7 +55,7 @@ def number(x: float | int | bool | None, sig: int = 3) -> str:
         return "0"
     magnitude = abs(x)
     if magnitude >= 1e12 or magnitude < 1e-4:
-        return scientific(x, min(max(sig, 4), 4) if magnitude >= 1e12 else sig)
+        return scientific(x, 4 if magnitude >= 1e12 else sig)
     decimals = max(0, sig - 1 - math.floor(math.log10(magnitude)))
     text = _trim(f"{x:,.{decimals}f}")
     return "0" if text in ("-0", "0") else text.replace("-", "−")
