@@ -105,7 +105,7 @@ def notes() -> tuple[str, ...]:
     default = maths.bounded_load(REPLICAS, IN_FLIGHT, EPSILON, FAMILY_IN_FLIGHT)
     default_most = maths.bounded_load_spill_most(REPLICAS, IN_FLIGHT, EPSILON, FAMILY_IN_FLIGHT)
     case_most = maths.bounded_load_spill_most(**F5_CASE)
-    others = (IN_FLIGHT - FAMILY_IN_FLIGHT) / REPLICAS
+    others = maths.others_per_replica(REPLICAS, IN_FLIGHT, FAMILY_IN_FLIGHT)
     return (
         "**The rule.** Consistent hashing with bounded loads (Mirrokni, Thorup and Zadimoghaddam) "
         "gives every replica a capacity of ⌈(1 + ε) × average load⌉. A request whose ring position "
