@@ -11,11 +11,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench import servers
+
+ROOT = servers.ROOT
 LIGHTHOUSE = ROOT / ".audit" / "node_modules" / ".bin" / "lighthouse"
 PAGES = {
     "home": "/",
@@ -25,47 +25,28 @@ PAGES = {
     "review": "/review/",
 }
 FLOORS = {"accessibility": 1.0, "best-practices": 1.0, "performance": 0.95}
-PORT = int(os.environ.get("AUDIT_PORT", "8799"))
 
 
 def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="sil-audit-"))
-    env = {**os.environ, "DEBUG": "false", "SECRET_KEY": "audit-" + "x" * 50, "HTTPS": "false",
-           "ALLOWED_HOSTS": "127.0.0.1", "DATABASE_URL": f"sqlite:///{scratch / 'audit.sqlite3'}",
-           "STATIC_ROOT": str(scratch / "static")}  # fmt: skip
-    python = sys.executable
+    env = servers.settings_env(f"sqlite:///{scratch / 'audit.sqlite3'}", scratch / "static")
     for command in (["migrate", "-v0"], ["load_content"], ["render_markup"], ["collectstatic", "--noinput", "-v0"]):
-        subprocess.run([python, "manage.py", *command], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
-    server = subprocess.Popen(
-        [python, "-m", "gunicorn", "interview.wsgi", "-b", f"127.0.0.1:{PORT}", "--workers", "2"], cwd=ROOT, env=env
-    )
-    try:
-        wait_for(f"http://127.0.0.1:{PORT}/healthz")
+        subprocess.run(
+            [sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL
+        )
+    with servers.gunicorn(env, app="interview.wsgi:application") as (base, _master):
         failures = []
         print(f"{'page':<12}{'performance':>13}{'accessibility':>15}{'best-practices':>16}")
         for name, path in PAGES.items():
-            scores = audit(f"http://127.0.0.1:{PORT}{path}", scratch / f"{name}.json")
+            scores = audit(f"{base}{path}", scratch / f"{name}.json")
             print(f"{name:<12}" + "".join(f"{round(scores[c] * 100):>{w}}" for c, w in
                                           (("performance", 13), ("accessibility", 15), ("best-practices", 16))))  # fmt: skip
             failures += [f"{name}: {c} {round(scores[c] * 100)} < {round(f * 100)}" for c, f in FLOORS.items()
                          if scores[c] < f]  # fmt: skip
-        print(f"Reports: {scratch}/*.json")
-        for failure in failures:
-            print("FAIL", failure)
-        return 1 if failures else 0
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
-def wait_for(url: str) -> None:
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(url, timeout=1)  # noqa: S310 - our own local server
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit(f"The app did not start at {url}")
+    print(f"Reports: {scratch}/*.json")
+    for failure in failures:
+        print("FAIL", failure)
+    return 1 if failures else 0
 
 
 def audit(url: str, report: Path) -> dict[str, float]:
