@@ -57,7 +57,7 @@ class SimulatorForm(forms.Form):
     def __init__(self, mode: Mode, data: QueryDict) -> None:
         self.mode = mode
         self.given = {p.name: data[p.name] for p in mode.parameters if p.name in data}
-        chosen = [name for value in data.getlist("policies") for name in value.split(",") if name.strip()]
+        chosen = [name.strip() for value in data.getlist("policies") for name in value.split(",") if name.strip()]
         self.policies = chosen or list(mode.choice.options)
         values = {p.name: input_text(p.default) for p in mode.parameters}
         super().__init__({**values, **self.given, "policies": self.policies}, label_suffix="")

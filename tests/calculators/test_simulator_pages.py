@@ -68,6 +68,9 @@ def test_parameters_in_the_url_change_the_run(client):
     ).content.decode()
     listed = _routing(client, {**SMALL, "policies": "hash,round_robin"}).content.decode()
     assert _cell(repeated, "hit_rate") == _cell(listed, "hit_rate")
+    # A space after the comma, as a person types it, names the same policies (the API accepts it too).
+    spaced = _routing(client, {**SMALL, "policies": "hash, round_robin"}).content.decode()
+    assert _cell(spaced, "hit_rate") == _cell(listed, "hit_rate")
 
 
 def test_htmx_gets_the_result_fragment_with_an_announcement(client):
