@@ -51,6 +51,7 @@ __all__ = [
     "compute_bound_batch",
     "consistent_moved_share",
     "decode_step",
+    "concurrency",
     "erlang_c",
     "fleet",
     "fleet_breakdown",
@@ -310,6 +311,15 @@ class PoolResult(NamedTuple):
     gpus: int
 
 
+def concurrency(arrivals_per_s: float, time_in_system_s: float) -> float:
+    """Return the mean number of requests in the system by Little's law, L = lambda x W.
+
+    W is the time from arrival to completion (queueing included). 100 requests/s
+    held 20 s each -> 2,000 in flight.
+    """
+    return arrivals_per_s * time_in_system_s
+
+
 def pool(
     peak_requests_per_s: float,
     mean_request_s: float,
@@ -334,9 +344,9 @@ def pool(
         "The target utilisation is a fraction in (0, 1].",
         "target_utilization",
     )
-    concurrency = peak_requests_per_s * mean_request_s
-    replicas = whole_ceil(concurrency / (requests_per_replica * target_utilization))
-    return PoolResult(float(concurrency), replicas, replicas * gpus_per_replica)
+    in_flight = concurrency(peak_requests_per_s, mean_request_s)
+    replicas = whole_ceil(in_flight / (requests_per_replica * target_utilization))
+    return PoolResult(float(in_flight), replicas, replicas * gpus_per_replica)
 
 
 # --- F10: cost per token ----------------------------------------------------

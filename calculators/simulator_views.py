@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from calculators import maths
 from calculators.charts import Chart
 from calculators.errors import CalculatorInputError
 from calculators.formatting import input_text, money, number, percent
@@ -135,7 +136,7 @@ def _autoscaling_result(form: SimulatorForm) -> dict[str, Any]:
         days[policy] = {**results, "peak_replicas": max(entry["replicas"] for entry in results["timeline"])}
     inputs = next(iter(form.inputs.values()))
     needed = [
-        entry["demand_rps"] * inputs["request_s"] / inputs["slots_per_replica"]
+        maths.concurrency(entry["demand_rps"], inputs["request_s"]) / inputs["slots_per_replica"]
         for entry in next(iter(days.values()))["timeline"]
     ]
     fewest = min(days, key=lambda p: days[p]["slo_violation_minutes"])

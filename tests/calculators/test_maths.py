@@ -695,3 +695,8 @@ def test_a_family_with_no_load_bound_piles_onto_its_own_replica():
     # 48 replicas, 1,200 in flight, a 600-request family: 600 + 600 / 48 = 612.5 on the family's replica.
     assert maths.bounded_load_unbounded(48, 1200, 600) == pytest.approx(612.5)
     assert maths.bounded_load_unbounded(64, 1000, 0) == pytest.approx(1000 / 64)
+
+
+def test_concurrency_is_littles_law_and_the_pool_uses_it():
+    assert maths.concurrency(100, 20) == 2000  # 100 requests/s held 20 s each
+    assert maths.pool(100, 20, 110, 4, 0.6).peak_concurrency == maths.concurrency(100, 20)
