@@ -304,10 +304,6 @@ class GradedNumber(models.Model):
     class Meta:
         abstract = True
 
-    @property
-    def asks_number(self) -> bool:
-        return bool(self.calculator)
-
 
 def graded_number_constraints(prefix: str) -> list[models.BaseConstraint]:
     """Return the checks that keep a numeric question answerable."""
