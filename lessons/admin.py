@@ -397,13 +397,18 @@ class MarkdownCheckMixin:
         return cleaned
 
 
+def filled(cleaned: dict, names: tuple[str, ...]) -> dict:
+    """Return the fields ``names`` of a form's cleaned data that hold something, as a content file omits empty ones."""
+    return {name: cleaned[name] for name in names if cleaned.get(name) not in (None, "", [], {})}
+
+
 def ask_data(cleaned: dict, ranges: dict | None = None) -> dict:
     """Return a numeric question's fields in the content-file shape, for the shared validator."""
-    ask = {name: cleaned.get(name) for name in ("calculator", "inputs", "output", "scale", "unit", "tolerance",
-                                                 "tolerance_kind", "partial_band", "points", "slips")}  # fmt: skip
+    ask = filled(cleaned, ("calculator", "inputs", "output", "scale", "unit", "tolerance", "tolerance_kind",
+                           "partial_band", "points", "slips"))  # fmt: skip
     if ranges:
         ask["ranges"] = ranges
-    return {name: value for name, value in ask.items() if value not in (None, "", [], {})}
+    return ask
 
 
 def run_validator(form: forms.Form, validate, *, skip: set[str] = frozenset()) -> None:
@@ -479,9 +484,7 @@ class StepFormSet(BaseInlineFormSet):
         walkthrough = self.instance
         steps = []
         for data in sorted(live, key=lambda d: d.get("order") or 0):
-            step = {name: data.get(name) for name in ("title", "body", "hints", "explanation", "components",
-                                                       "connections")}  # fmt: skip
-            step = {name: value for name, value in step.items() if value not in (None, "", [])}
+            step = filled(data, ("title", "body", "hints", "explanation", "components", "connections"))
             if data.get("calculator"):
                 step["ask"] = ask_data(data)
             steps.append(step)
@@ -505,8 +508,7 @@ class ChallengeForm(NumberQuestionFormMixin, UniqueKeyMixin, MarkdownCheckMixin,
             self.add_error("calculator", "A challenge asks for a number: name a calculator.")
             return cleaned
         if not self.errors:
-            payload = {name: cleaned.get(name) for name in ("key", "title", "prompt", "hints", "explanation")}
-            payload = {name: value for name, value in payload.items() if value not in (None, "", [])}
+            payload = filled(cleaned, ("key", "title", "prompt", "hints", "explanation"))
             payload["topic"] = cleaned["topic"].slug if cleaned.get("topic") else ""
             payload["ask"] = ask_data(cleaned, cleaned.get("ranges"))
             check = Checker("admin", f"challenge '{cleaned.get('key')}'")

@@ -56,21 +56,6 @@ class ItemRow:
         return self.correct / self.answered if self.answered else 0.0
 
     @property
-    def unpicked(self) -> list[ChoiceRow]:
-        """Distractors nobody picked (once the item has answers): they do no work."""
-        return [c for c in self.choices if self.answered and not c.picked and c.verdict != "best" and not c.point]
-
-    @property
-    def points_nobody_covers(self) -> list[ChoiceRow]:
-        """Checklist points no learner ticked (once the question has answers): too hard, or unclear."""
-        return [c for c in self.choices if c.point and self.answered and not c.picked]
-
-    @property
-    def points_everyone_covers(self) -> list[ChoiceRow]:
-        """Checklist points every learner ticked: they do not tell answers apart."""
-        return [c for c in self.choices if c.point and self.answered and c.picked == self.answered]
-
-    @property
     def everyone_right(self) -> bool:
         return self.answered > 0 and self.correct == self.answered
 

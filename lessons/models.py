@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -172,11 +174,24 @@ class Item(models.Model):
         """Return the lesson (costs a query unless the section and lesson were selected)."""
         return self.section.lesson
 
+    anchor_prefix: ClassVar[str]  # each kind's anchor is "<prefix>-<key>"
+
+    @classmethod
+    def anchor_for(cls, key: str) -> str:
+        """Return the page anchor of the item keyed ``key`` (links build it from a key alone)."""
+        return f"{cls.anchor_prefix}-{key}"
+
+    @property
+    def anchor(self) -> str:
+        return self.anchor_for(self.key)
+
     def get_absolute_url(self) -> str:
         return f"{self.section.lesson.get_absolute_url()}#{self.anchor}"
 
 
 class DeepDive(RenderedMarkdown, Item):
+    anchor_prefix = "dd"
+
     topic = topic_field()
     prompt = models.TextField(help_text="The interviewer's question, as spoken.")
     prompt_html = models.TextField(blank=True, editable=False)
@@ -202,14 +217,6 @@ class DeepDive(RenderedMarkdown, Item):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.prompt[:60]}"
-
-    @staticmethod
-    def anchor_for(key: str) -> str:
-        return f"dd-{key}"
-
-    @property
-    def anchor(self) -> str:
-        return self.anchor_for(self.key)
 
 
 class Verdict(models.TextChoices):
@@ -297,10 +304,6 @@ class GradedNumber(models.Model):
     class Meta:
         abstract = True
 
-    @property
-    def asks_number(self) -> bool:
-        return bool(self.calculator)
-
 
 def graded_number_constraints(prefix: str) -> list[models.BaseConstraint]:
     """Return the checks that keep a numeric question answerable."""
@@ -321,6 +324,8 @@ def graded_number_constraints(prefix: str) -> list[models.BaseConstraint]:
 
 
 class Walkthrough(RenderedMarkdown, Item):
+    anchor_prefix = "wt"
+
     class Kind(models.TextChoices):
         BUILD_UP = "build_up", "Build-up"
         REQUEST_FLOW = "request_flow", "Request flow"
@@ -348,14 +353,6 @@ class Walkthrough(RenderedMarkdown, Item):
 
     def __str__(self) -> str:
         return self.title
-
-    @staticmethod
-    def anchor_for(key: str) -> str:
-        return f"wt-{key}"
-
-    @property
-    def anchor(self) -> str:
-        return self.anchor_for(self.key)
 
     @property
     def has_diagram(self) -> bool:
@@ -414,6 +411,7 @@ class Step(RenderedMarkdown, GradedNumber):
 
 
 class Challenge(RenderedMarkdown, Item, GradedNumber):
+    anchor_prefix = "ch"
     topic = topic_field()
     title = models.CharField(max_length=200)
     prompt = models.TextField(help_text="Markdown; {name} shows a drawn input.")
@@ -446,17 +444,11 @@ class Challenge(RenderedMarkdown, Item, GradedNumber):
         """Return the names a prompt may show: the fixed inputs and the ranges drawn per learner."""
         return {*(inputs if isinstance(inputs, dict) else ()), *(ranges if isinstance(ranges, dict) else ())}
 
-    @staticmethod
-    def anchor_for(key: str) -> str:
-        return f"ch-{key}"
-
-    @property
-    def anchor(self) -> str:
-        return self.anchor_for(self.key)
-
 
 class OpenQuestion(RenderedMarkdown, Item):
     """An interviewer's open question: the learner writes an answer, then ticks the checklist points it covered."""
+
+    anchor_prefix = "oq"
 
     topic = topic_field()
     prompt = models.TextField(help_text="The interviewer's question, as spoken (Markdown).")
@@ -472,14 +464,6 @@ class OpenQuestion(RenderedMarkdown, Item):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.prompt[:60]}"
-
-    @staticmethod
-    def anchor_for(key: str) -> str:
-        return f"oq-{key}"
-
-    @property
-    def anchor(self) -> str:
-        return self.anchor_for(self.key)
 
 
 class ChecklistPoint(RenderedMarkdown):

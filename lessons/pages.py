@@ -117,8 +117,20 @@ class Hints:
     rule = HINT_RULE
 
 
+class StateView:
+    """What an item view reads off its learner's ``state`` (an ItemState)."""
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.state.answers)
+
+    @property
+    def show_working(self) -> bool:
+        return show_working(self.state)
+
+
 @dataclass
-class DeepDiveView:
+class DeepDiveView(StateView):
     deep_dive: DeepDive
     choices: list[Choice]
     state: ItemState
@@ -132,10 +144,6 @@ class DeepDiveView:
     reveal_url: str = ""
 
     @property
-    def answered(self) -> bool:
-        return bool(self.state.answers)
-
-    @property
     def shown_choice(self) -> Choice | None:
         latest = self.state.latest
         return next((c for c in self.choices if latest and c.pk == latest.choice_id), None)
@@ -147,21 +155,13 @@ class DeepDiveView:
 
 
 @dataclass
-class StepView:
+class StepView(StateView):
     step: Step
     number: int
     state: ItemState
     answer_url: str = ""
     hints: Hints | None = None
     reveal_url: str = ""
-
-    @property
-    def answered(self) -> bool:
-        return bool(self.state.answers)
-
-    @property
-    def show_working(self) -> bool:
-        return show_working(self.state)
 
     def derivation(self) -> list:
         return expected_for(self.step).steps if self.show_working else []
@@ -235,7 +235,7 @@ class WalkthroughView:
 
 
 @dataclass
-class ChallengeView:
+class ChallengeView(StateView):
     challenge: Challenge
     state: ItemState
     draw: dict
@@ -244,14 +244,6 @@ class ChallengeView:
     kind: str = "challenge"
     hints: Hints | None = None
     reveal_url: str = ""
-
-    @property
-    def answered(self) -> bool:
-        return bool(self.state.answers)
-
-    @property
-    def show_working(self) -> bool:
-        return show_working(self.state)
 
     @property
     def inputs(self) -> dict:
@@ -265,7 +257,7 @@ class ChallengeView:
 
 
 @dataclass
-class OpenQuestionView:
+class OpenQuestionView(StateView):
     """An open question: write an answer (kept as a draft), then tick the checklist points it covered."""
 
     question: OpenQuestion
@@ -274,10 +266,6 @@ class OpenQuestionView:
     write_url: str
     answer_url: str
     kind: str = "open_question"
-
-    @property
-    def answered(self) -> bool:
-        return bool(self.state.answers)
 
     @property
     def ticking(self) -> bool:

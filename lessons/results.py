@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Exists, F, OuterRef, Value
+from django.db.models import F, Value
 from django.http import HttpRequest
 from django.utils import timezone
 
 from lessons.links import ITEM_FIELDS, item_links
 from lessons.models import (
     ITEM_ID_FIELDS,
-    Answer,
     Challenge,
-    Choice,
     DeepDive,
     Lesson,
     OpenQuestion,
@@ -25,6 +23,7 @@ from lessons.models import (
 )
 from lessons.pages import learner_filter
 from lessons.scoring import Score, TopicScore, counts_toward_score
+from lessons.services import follow_up_flags
 
 
 @dataclass
@@ -48,13 +47,15 @@ def gradable_items(
     """Return, per lesson id, its graded items as (item key, topic, points, is a follow-up, reached).
 
     A follow-up is reached once an answer of the learner ``lookup`` selects (see ``learner_filter``)
-    picked a choice leading to it (the reach rule of ``services.follow_up_reached``).
+    picked a choice leading to it (the reach rule, ``services.follow_up_flags``).
     One query: the four kinds of item read as one UNION ALL (a query each cost more to build
     than to run); the topic's name and order come in the same rows (a join).
     """
     ids = [lesson.pk for lesson in lessons]
 
-    def rows(items, kind: str, topic: str = "topic", lesson: str = "section__lesson_id", follow_up=None, reached=None):
+    def rows(
+        items, kind: str, topic: str = "topic", lesson: str = "section__lesson_id", is_follow_up=None, reached=None
+    ):
         return (
             items.annotate(
                 item_kind=Value(kind),
@@ -62,7 +63,7 @@ def gradable_items(
                 item_topic_name=F(f"{topic}__name"),
                 item_topic_order=F(f"{topic}__order"),
                 item_lesson=F(lesson),
-                follow_up_of=follow_up or Value(False),
+                follow_up_of=is_follow_up or Value(False),
                 follow_up_reached=reached or Value(False),
             )
             .values_list(
@@ -82,8 +83,7 @@ def gradable_items(
     deep_dives = rows(
         DeepDive.objects.filter(section__lesson__in=ids),
         "deep_dive",
-        follow_up=Exists(Choice.objects.filter(follow_up=OuterRef("pk"))),
-        reached=None if lookup is None else Exists(Answer.objects.filter(**lookup, choice__follow_up=OuterRef("pk"))),
+        **follow_up_flags(lookup),
     )
     steps = rows(
         Step.objects.filter(walkthrough__section__lesson__in=ids).exclude(calculator=""),

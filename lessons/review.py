@@ -118,11 +118,6 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, 
     ]
 
 
-def due_count(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> int:
-    """Return how many of the learner's items in ``lessons`` are due (the review page lists the same)."""
-    return ReviewCard.objects.filter(**lookup, due__lte=now or timezone.now()).filter(in_lessons(lessons)).count()
-
-
 def merge_cards(source_id: int, target_id: int) -> None:
     """Move a learner's cards to another learner; where both have one, keep the target's schedule.
 

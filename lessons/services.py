@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, OuterRef, Value
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
 from django.utils.html import escape
@@ -115,18 +115,25 @@ def answer_deep_dive(
     )
 
 
-def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
-    """Return whether ``learner`` may answer ``deep_dive`` (one query).
+def follow_up_flags(lookup: dict | None) -> dict:
+    """Return the reach rule as annotations of a ``DeepDive`` query, for the learner ``lookup`` selects.
 
-    A deep dive no choice leads to is open to all; a follow-up only once one of the
-    learner's answers (first or retry) picked a choice that leads to it.
+    ``is_follow_up``: a choice leads to the deep dive; ``reached``: one of the learner's answers
+    (first or retry) picked such a choice. A follow-up may be answered, and counts toward the
+    score (``scoring.counts_toward_score``), once reached.
     """
-    leading_here = Choice.objects.filter(follow_up=deep_dive)
-    if learner is None:
-        return not leading_here.exists()
-    picked = Exists(Answer.objects.filter(learner=learner, choice=OuterRef("pk")))
-    reached = list(leading_here.annotate(picked=picked).values_list("picked", flat=True))
-    return not reached or any(reached)
+    reached = (
+        Value(False) if lookup is None else Exists(Answer.objects.filter(**lookup, choice__follow_up=OuterRef("pk")))
+    )
+    return {"is_follow_up": Exists(Choice.objects.filter(follow_up=OuterRef("pk"))), "reached": reached}
+
+
+def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
+    """Return whether ``learner`` may answer ``deep_dive`` (one query): it is no follow-up, or it is reached."""
+    lookup = None if learner is None else {"learner": learner}
+    flags = DeepDive.objects.filter(pk=deep_dive.pk).annotate(**follow_up_flags(lookup))
+    is_follow_up, reached = flags.values_list("is_follow_up", "reached").get()
+    return not is_follow_up or reached
 
 
 @dataclass(frozen=True)
