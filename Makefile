@@ -29,25 +29,26 @@ run: $(STAMP) graphviz
 	DEBUG=$${DEBUG:-true} $(PY) manage.py render_markup
 	DEBUG=$${DEBUG:-true} $(PY) manage.py runserver $(HOST):$(PORT)
 
+# $(call system_tool,CHECK,PACKAGE,WHO NEEDS IT): run CHECK; when it fails, install Debian's PACKAGE as
+# root, or else say how and stop. (No commas inside the arguments: make splits on them.)
+define system_tool
+@$(1) || { if [ "$$(id -u)" = "0" ]; then \
+  echo "$(2) is missing: installing Debian's $(2)..."; \
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
+else echo "$(3) need $(2): sudo apt-get install -y $(2)"; exit 1; fi; }
+endef
+
+# The browser tests never skip: they need Chromium at $(CHROMIUM).
 browser:
-	@if [ ! -x $(CHROMIUM) ]; then \
-	  if [ "$$(id -u)" = "0" ]; then \
-	    echo "Chromium is missing: installing Debian's chromium for the browser tests..."; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else \
-	    echo "The browser tests need Chromium at $(CHROMIUM). Install it with: sudo apt-get install -y chromium"; \
-	    echo "(or point CHROMIUM=/path/to/chromium at another build). The browser tests never skip."; \
-	    exit 1; \
-	  fi; \
-	fi
+	$(call system_tool,test -x $(CHROMIUM),chromium,The browser tests (they never skip; or point CHROMIUM=/path/to/chromium at another build))
 
 # Graphviz's dot lays out the walkthrough diagrams when content is saved (lessons/diagram.py).
 graphviz:
-	@command -v dot >/dev/null || { if [ "$$(id -u)" = "0" ]; then echo "Graphviz is missing: installing Debian's graphviz for the diagrams..."; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; else echo "The diagrams need Graphviz's dot: sudo apt-get install -y graphviz"; exit 1; fi; }
+	$(call system_tool,command -v dot >/dev/null,graphviz,The walkthrough diagrams)
 
 # wrk loads the server in make bench; tests/bench checks the bench's wrk script with it.
 wrk:
-	@command -v wrk >/dev/null || { if [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; else echo "make bench and make test need wrk: sudo apt-get install -y wrk"; exit 1; fi; }
+	$(call system_tool,command -v wrk >/dev/null,wrk,make bench and make test)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -1,5 +1,6 @@
 """Real-browser fixtures: Debian's Chromium driven by pytest-playwright, and axe-core."""
 
+import html
 import os
 from pathlib import Path
 
@@ -67,3 +68,10 @@ def axe_violations():
 
 def describe(violations: list[dict]) -> str:
     return "\n".join(f"{v['id']}: {v['help']} -> {[n['target'] for n in v['nodes']]}" for v in violations)
+
+
+def button_text(choice) -> str:
+    """Return the start of what a choice's button shows: its rendered Markdown (typographic apostrophes), not the source."""
+    from django.utils.html import strip_tags
+
+    return html.unescape(strip_tags(choice.text_html)).split("\n")[0][:40]

@@ -1,15 +1,13 @@
 """A newcomer works through the case study's layer 3 in a real browser and sees the score on the results page."""
 
-import html
 import re
 
 import pytest
-from django.utils.html import strip_tags
 from playwright.sync_api import expect
 
 from lessons.models import Choice, DeepDive, Step
 from lessons.services import expected_for
-from tests.browser.conftest import describe
+from tests.browser.conftest import button_text, describe
 
 CASE = "/lessons/llm-serving-platform/"
 MOMENTS = ["kv-memory", "batching", "tensor-parallel", "speculative", "routing", "autoscaling"]
@@ -22,9 +20,7 @@ def best_choice(key: str) -> Choice:
 
 
 def best_text(key: str) -> str:
-    choice = best_choice(key)
-    # What the button shows: the rendered Markdown (typographic apostrophes), not the source text.
-    return html.unescape(strip_tags(choice.text_html)).split("\n")[0][:40]
+    return button_text(best_choice(key))
 
 
 @pytest.mark.django_db(transaction=True)

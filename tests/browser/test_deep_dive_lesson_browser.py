@@ -9,14 +9,14 @@ from playwright.sync_api import expect
 
 from lessons.models import Challenge, Choice, Step
 from lessons.services import challenge_draw, expected_for
-from tests.browser.conftest import describe
+from tests.browser.conftest import button_text, describe
 
 LESSON = "kv-allocation"
 
 
 def best_text(key: str) -> str:
     choice = Choice.objects.get(deep_dive__key=key, deep_dive__section__lesson__slug=LESSON, verdict="best")
-    return choice.text.split("\n")[0][:40]
+    return button_text(choice)
 
 
 @pytest.mark.django_db(transaction=True)

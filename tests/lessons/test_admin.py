@@ -366,14 +366,11 @@ def test_a_challenge_sets_its_parameters_in_a_table_generated_from_the_calculato
     assert '<table class="parameter-table">' in page
     assert "Prefix tokens <code>tokens</code></th><td>tokens</td><td>1,200</td><td>1 to 10,000,000</td>" in page
     assert 'name="ranges__cache_gb__min" id="id_ranges__cache_gb__min" value="4"' in page
-    data = {
-        "section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic_id,
-        "title": challenge.title, "prompt": "A cache of {cache_gb} GB and {tokens} tokens: how many copies?",
-        "calculator": "kv-cache", "output": "copies_per_cache", "inputs__tokens": "2400",
-        "ranges__cache_gb__min": "8", "ranges__cache_gb__max": "16", "ranges__cache_gb__step": "8",
-        "scale": 1, "unit": "copies", "tolerance": 0.01, "tolerance_kind": "relative", "partial_band": "",
-        "points": 10, "slips": "[]", "hints": "[]", "explanation": "",
-    }  # fmt: skip
+    # The table's fields stand in for the JSON "inputs" and "ranges" of challenge_post.
+    data = challenge_post(
+        challenge, prompt="A cache of {cache_gb} GB and {tokens} tokens: how many copies?", inputs__tokens="2400",
+        ranges__cache_gb__min="8", ranges__cache_gb__max="16", ranges__cache_gb__step="8",
+    )  # fmt: skip
     assert instructor_client.post(url, data).status_code == 302
     challenge.refresh_from_db()
     assert (challenge.inputs, challenge.ranges) == ({"tokens": 2400}, {"cache_gb": [8, 16, 8]})
@@ -429,17 +426,14 @@ def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
     page = instructor_client.get(url).content.decode()
     assert '<label for="id_hints__0__text">Hint 1</label>' in page
     assert '<label for="id_slips__0__factor">Slip 1: expected ×</label>' in page
-    data = {
-        "section": challenge.section_id, "key": challenge.key, "order": challenge.order, "topic": challenge.topic_id,
-        "title": challenge.title, "prompt": challenge.prompt, "calculator": "kv-cache", "output": "copies_per_cache",
-        "ranges__cache_gb__min": "4", "ranges__cache_gb__max": "40", "ranges__cache_gb__step": "4",
-        "scale": 1, "unit": "copies", "tolerance": 0.01, "tolerance_kind": "relative", "partial_band": "",
-        "points": 10, "explanation": "",
-        "hints__0__text": "How big is one copy?", "hints__1__text": "  ", "hints__2__text": "Divide the cache by it.",
-        "slips__0__factor": "0.5", "slips__0__inputs": "", "slips__0__feedback": "Count both K and V.",
-        "slips__1__factor": "", "slips__1__inputs": "bytes_per_value=1", "slips__1__feedback": "Use 16-bit values.",
-        "slips__2__factor": "", "slips__2__inputs": "", "slips__2__feedback": "",
-    }  # fmt: skip
+    # The rows' fields stand in for the JSON "hints" and "slips" of challenge_post.
+    data = challenge_post(
+        challenge,
+        hints__0__text="How big is one copy?", hints__1__text="  ", hints__2__text="Divide the cache by it.",
+        slips__0__factor="0.5", slips__0__inputs="", slips__0__feedback="Count both K and V.", slips__1__factor="",
+        slips__1__inputs="bytes_per_value=1", slips__1__feedback="Use 16-bit values.", slips__2__factor="",
+        slips__2__inputs="", slips__2__feedback="",
+    )  # fmt: skip
     assert instructor_client.post(url, data).status_code == 302
     challenge.refresh_from_db()
     assert challenge.hints == ["How big is one copy?", "Divide the cache by it."]

@@ -15,16 +15,6 @@ from lessons.services import FOLLOW_UP_NOT_REACHED
 from tests.lessons.factories import make_lesson
 
 
-@pytest.fixture
-def lesson(db):
-    return make_lesson()
-
-
-@pytest.fixture
-def api():
-    return APIClient()
-
-
 def walk(data):
     """Yield every key and string in a JSON document."""
     if isinstance(data, dict):

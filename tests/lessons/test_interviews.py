@@ -53,11 +53,6 @@ def scenario(db):
 
 
 @pytest.fixture
-def api():
-    return APIClient()
-
-
-@pytest.fixture
 def clock(time_machine):
     time_machine.move_to(START, tick=False)
     return time_machine

@@ -12,11 +12,6 @@ from lessons.services import answer_deep_dive
 from tests.lessons.factories import make_lesson
 
 
-@pytest.fixture
-def lesson(db):
-    return make_lesson()
-
-
 def test_order_is_unique_within_a_parent(lesson):
     section = lesson.sections.get()
     with pytest.raises(IntegrityError), transaction.atomic():

@@ -4,14 +4,9 @@ import pytest
 from django.urls import reverse
 
 from lessons.models import Answer, DeepDive, ItemPractice, Step
-from tests.lessons.factories import make_lesson, make_open_question
+from tests.lessons.factories import make_open_question
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def lesson(db):
-    return make_lesson()
 
 
 def deep_dive():

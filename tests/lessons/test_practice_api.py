@@ -1,20 +1,7 @@
 """The API's practice flows: think before the reveal, hints that cost, open questions."""
 
-import pytest
-from rest_framework.test import APIClient
-
 from lessons.models import Answer, DeepDive, Step
-from tests.lessons.factories import make_lesson, make_open_question
-
-
-@pytest.fixture
-def lesson(db):
-    return make_lesson()
-
-
-@pytest.fixture
-def api():
-    return APIClient()
+from tests.lessons.factories import make_open_question
 
 
 def first_deep_dive(api):

@@ -25,6 +25,16 @@ def clock(time_machine):
     return time_machine
 
 
+@pytest.fixture
+def token_api(api, learner_user):
+    """The API as a script sees it, holding a token of ``learner_user``."""
+    from interview.accounts.tokens import create_token
+
+    _token, key = create_token(learner_user, "review")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return api
+
+
 def test_a_miss_comes_back_sooner_than_a_right_answer(client, lesson, clock):
     answer(client, lesson, "dd-1", "weak")
     answer(client, lesson, "dd-2", "best")
@@ -230,14 +240,8 @@ def test_reset_and_merge_carry_the_cards(client, lesson, learner_user):
     assert not ReviewCard.objects.exists()
 
 
-def test_review_api(lesson, learner_user, clock):
-    from rest_framework.test import APIClient
-
-    from interview.accounts.tokens import create_token
-
-    _token, key = create_token(learner_user, "review")
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+def test_review_api(lesson, token_api, clock):
+    api = token_api
     dd = DeepDive.objects.get(key="dd-1")
     api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
     assert api.get("/api/v1/review/").json() == []
@@ -266,14 +270,8 @@ def test_home_page_points_a_returning_learner_at_what_is_due(client, lesson, clo
     assert "1 due for review" in client.get("/").content.decode()
 
 
-def test_a_review_session_through_the_api(lesson, learner_user, clock):
-    from rest_framework.test import APIClient
-
-    from interview.accounts.tokens import create_token
-
-    _token, key = create_token(learner_user, "review")
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+def test_a_review_session_through_the_api(lesson, token_api, clock):
+    api = token_api
     dd = DeepDive.objects.get(key="dd-1")
     api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
     assert api.get("/api/v1/review/next/").json() == {"due": 0, "item": None}

@@ -13,11 +13,6 @@ from tests.lessons.factories import make_deep_dive, make_lesson
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture
-def lesson(db):
-    return make_lesson()
-
-
 def choice(lesson, verdict, key="dd-1"):
     return Choice.objects.get(deep_dive__key=key, deep_dive__section__lesson=lesson, verdict=verdict)
 
