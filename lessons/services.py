@@ -184,13 +184,23 @@ def step_setup_html(step: Step, earlier_titles: list[str]) -> str:
 
 
 def steps_to_answer(steps: list, raw: float, expected: float) -> list:
-    """Return the derivation up to the step that reaches the asked number (the rest answers other questions)."""
-    last = None
-    for index, step in enumerate(steps):
-        value = step.value
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if number and (math.isclose(value, raw, rel_tol=1e-9) or math.isclose(value, expected, rel_tol=1e-9)):
-            last = index
+    """Return the derivation up to the first step that reaches the asked number (the rest answers other questions).
+
+    The step showing the number as asked (scaled, e.g. bytes in KiB) wins; failing that, the first
+    step showing the calculator's output. Later steps with an equal value (the same figure per GPU)
+    belong to other outputs.
+    """
+
+    def first(target: float) -> int | None:
+        for index, step in enumerate(steps):
+            number = isinstance(step.value, (int, float)) and not isinstance(step.value, bool)
+            if number and math.isclose(step.value, target, rel_tol=1e-9):
+                return index
+        return None
+
+    last = first(expected)
+    if last is None:
+        last = first(raw)
     return steps if last is None else steps[: last + 1]
 
 

@@ -205,3 +205,17 @@ def test_hints_taken_before_signing_in_follow_the_learner_into_their_account(cli
     assert "Correct: 8 of 10 points" in response.content.decode()  # the account pays for it
     client.post(reverse("reset-progress"), {"confirm": "yes"})
     assert not ItemPractice.objects.exists()
+
+
+def test_a_steps_worked_arithmetic_stops_at_its_own_answer(client, content):
+    """The derivation of one step ends at that step's number: later steps' answers stay hidden."""
+    step = Step.objects.get(title="How many KiB of KV does one token need?")
+    lesson = step.walkthrough.section.lesson
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    response = client.post(reverse("reveal", args=[lesson.slug, "step", step.pk]))
+    html = client.get(response.url).content.decode()
+    assert "The worked arithmetic" in html
+    assert "The same in KiB" in html  # its own answer line
+    assert "Copy size in decimal megabytes" not in html  # step 2's answer
+    assert "Whole copies that fit in the cache" not in html
+    assert "KV heads on one GPU" not in html
