@@ -431,15 +431,19 @@ LAST_REVIEW_KEY = "review_last"  # the graded answer shown once, after the redir
 
 
 @require_safe
+@vary_on_headers("HX-Request")
 def review_queue(request: HttpRequest) -> HttpResponse:
-    """The review session: the most overdue item quizzed afresh, the last result, the session's summary."""
+    """The review session: the most overdue item quizzed afresh, the last result, the session's summary.
+
+    "Show a hint" (?hints=N) shows the same item in the same order; htmx gets only the hints region.
+    """
     return render_review(request, hints=request.GET.get("hints"))
 
 
 def render_review(request, *, quiz=None, hints=None, error: str = "", written: str = "", status: int = 200):
     lookup = learner_filter(request)
     lessons = list(Lesson.objects.visible_to(request.user))
-    due = review.due_items(lookup, lessons) if lookup is not None else []
+    due = review.due_items(lookup, lessons) if lookup is not None else []  # the "Also due" list (capped)
     if quiz is None and due:
         card = quiz_module.next_card(lookup, lessons)
         quiz = quiz_module.present(card, services.learner_identity(request)) if card else None
@@ -458,10 +462,13 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
         "written": written,
         "last": last,
         "summary": summary,
-        "due_count": len(due),
+        # counted as results and the review API count it
+        "due_count": compute_results(request, lessons, with_misses=False).due if due else 0,
         "upcoming": [item for item in due if not quiz or (item.kind, item.item_id) != (quiz.kind, quiz.item_id)],
         "started": lookup is not None,
     }
+    if request.htmx and request.method == "GET" and quiz:  # "Show a hint": the hints region only
+        return render(request, "lessons/review.html#hints", context, status=status)
     return render(request, "lessons/review.html", context, status=status)
 
 

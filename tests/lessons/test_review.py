@@ -1,5 +1,6 @@
 """Spaced review: answers schedule their items; misses come back sooner than right answers."""
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -344,3 +345,38 @@ def test_hints_shown_in_review_count_however_many_the_answer_says(client, lesson
     post = {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk, "hints": "0"}
     assert client.post(reverse("review-answer"), post).status_code == 303
     assert ReviewCard.objects.get().due == hard
+
+
+def choice_order(html: str) -> list[str]:
+    return re.findall(r'name="choice" value="(\d+)"', html)
+
+
+def test_showing_a_review_hint_keeps_the_item_as_it_was_and_lands_at_the_hints(client, lesson, clock):
+    DeepDive.objects.filter(key="dd-1").update(
+        hints=["Think of the cache.", "Pages."], hints_html=["<p>Think of the cache.</p>", "<p>Pages.</p>"]
+    )
+    answer(client, lesson, "dd-1", "weak")
+    clock.shift(timedelta(minutes=11))
+    html = client.get(reverse("review")).content.decode()
+    order = choice_order(html)
+    assert 'action="/review/#review-item"' in html  # without JS the page comes back at the item
+    html = client.get(reverse("review"), {"hints": "1"}).content.decode()
+    assert "Think of the cache." in html and "Pages." not in html
+    assert choice_order(html) == order  # the approaches keep their order while the item is on screen
+    fragment = client.get(reverse("review"), {"hints": "2"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "<h1>" not in fragment and 'id="review-hints"' in fragment  # htmx swaps the hints region only
+    assert re.search(r'tabindex="-1" data-focus[^>]*>\s*<p class="eyebrow">Hint 2', fragment)  # focus: the new hint
+    assert "Show a hint" not in fragment  # both shown
+    assert 'name="hints" value="2" form="review-answer"' in fragment  # the answer says how many it saw
+
+
+def test_the_review_pages_due_count_is_the_results_pages(client, lesson, clock):
+    """Both pages count the items due as results does (an item no longer graded is not due)."""
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    answer(client, lesson, "dd-1", "weak")
+    clock.shift(timedelta(minutes=11))
+    Step.objects.filter(pk=step.pk).update(calculator="", unit="", output="", tolerance=None)
+    assert "1 item due for review" in client.get(reverse("results")).content.decode()
+    html = client.get(reverse("review")).content.decode()
+    assert "Lesson sample · 1 due" in html
