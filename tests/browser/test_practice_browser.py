@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from lessons.models import ReviewCard
+from lessons.models import DeepDive, ReviewCard
 from tests.browser.conftest import describe
 
 SAMPLE = "/lessons/how-the-lab-works/"
@@ -58,9 +58,17 @@ def test_think_before_the_reveal_an_open_question_and_a_review(
 
     # The missed deep dive is due (as ten minutes later): the review asks it afresh and grades a recall.
     ReviewCard.objects.filter(deep_dive__key="kv-heads").update(due=timezone.now() - timedelta(minutes=1))
+    DeepDive.objects.filter(key="kv-heads").update(hints=["Count heads."], hints_html=["<p>Count heads.</p>"])
     page.goto(live_server.url + "/review/")
     expect(page.locator("#quiz-prompt")).to_contain_text("bytes of KV cache")
     expect(page.locator("main")).not_to_contain_text("Weak")  # no earlier verdict on screen
+    order = page.locator(".review-item .choice-button").all_inner_texts()
+    page.get_by_role("button", name="Show a hint").click()  # htmx: the hints region swaps, the page stays
+    hint = page.locator("#review-hints .hint").last
+    expect(hint).to_contain_text("Count heads.")
+    expect(hint).to_be_focused()
+    assert page.url == live_server.url + "/review/"  # no reload
+    assert page.locator(".review-item .choice-button").all_inner_texts() == order
     violations = axe_violations(page)
     assert violations == [], describe(violations)
     page.get_by_role("button", name=re.compile("only the 8 shared key-value heads")).click()
