@@ -61,4 +61,25 @@ def test_errors_and_the_autoscaling_page_are_accessible_on_a_phone(page, live_se
     ttft = page.get_by_role("columnheader", name="TTFT").bounding_box()
     assert ttft["x"] + ttft["width"] <= 375
     assert "API name" not in page.content()
+    # The charts' text reads at 12 px or more on the phone, and the lines' names sit in a legend off the lines.
+    chart = page.get_by_role("img", name=re.compile("^Replicas and demand over the day"))
+    sizes = chart.evaluate(
+        """svg => [...svg.querySelectorAll('.chart-tick, .chart-point-label')].map(t =>
+             parseFloat(getComputedStyle(t).fontSize) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width)"""
+    )
+    assert sizes and min(sizes) >= 12, sizes
+    overlaps = chart.evaluate(
+        """svg => {
+             const lines = [...svg.querySelectorAll('polyline')].map(l => l.getBoundingClientRect());
+             return [...svg.querySelectorAll('.chart-point-label')].filter(t => {
+               const r = t.getBoundingClientRect();
+               return lines.some(l => r.top < l.bottom && r.bottom > l.top && r.left < l.right && r.right > l.left);
+             }).map(t => t.textContent);
+           }"""
+    )
+    assert overlaps == []
+    assert "kv_use policy" not in page.content()
+    expect(page.get_by_text("KV use policy: busy share of slots")).to_be_visible()
+    chart.scroll_into_view_if_needed()
+    page.screenshot(path="/tmp/fx-narrow-simulator-chart-375.png")
     page.screenshot(path="/tmp/polish-simulator-375.png", full_page=True)
