@@ -51,10 +51,10 @@ def _legend(svg: Svg, entries: Sequence[tuple]) -> None:
     top = svg.height - 4
     for row, (label, line_cls, text_cls, marked) in enumerate(entries):
         y = top + row * LEGEND_ROW + LEGEND_ROW / 2
-        svg.line(8, y, 44, y, f"chart-line {line_cls}")
+        svg.line(8, y, 38, y, f"chart-line {line_cls}")
         if marked:
-            svg.circle(26, y, 3.5, f"chart-point {line_cls}")
-        svg.text(52, y + 5, label, text_cls)
+            svg.circle(23, y, 3.5, f"chart-point {line_cls}")
+        svg.text(46, y + 5, label, text_cls)
     svg.height = top + len(entries) * LEGEND_ROW + 4
 
 
@@ -165,7 +165,8 @@ def ttft_chart(results: Mapping[str, Mapping[str, Any]], percentiles: Sequence[i
         svg,
         decades,
         [0.0, 0.25, 0.5, 0.75, 1.0],
-        lambda t: _duration(10**t) if len(decades) <= 6 or t % 2 == decades[0] % 2 else "",
+        # Every decade (every other one past six) but the last, whose centred label would run off the right edge.
+        lambda t: _duration(10**t) if t < decades[-1] and (len(decades) <= 6 or t % 2 == decades[0] % 2) else "",
         lambda t: percent(t),
         "Time to first token (log scale)",
         "Requests at or under",
