@@ -74,6 +74,8 @@ def test_a_short_interview_runs_to_its_scorecard(
     page.set_viewport_size({"width": 375, "height": 800})
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
     assert layout_problems(page, "#scorecard table") == []
+    violations = axe_violations(page)  # the cards are still a table to a screen reader
+    assert violations == [], describe(violations)
     meaning = page.locator('#scorecard td[data-label="What it means"]').first
     assert meaning.bounding_box()["width"] >= 250  # "What it means" reads in lines of words
     page.locator("#scorecard").screenshot(path="/tmp/fx-narrow-scorecard-375.png")
