@@ -17,6 +17,7 @@ from typing import Any
 from calculators import maths, simulation
 from calculators.calculator import Number, Parameter, parse_values
 from calculators.errors import CalculatorError, CalculatorInputError
+from calculators.simulator_charts import POLICY_LABELS
 
 __all__ = [
     "AUTOSCALING",
@@ -346,9 +347,9 @@ AUTOSCALING_PARAMETERS = (
     _p("min_replicas", "int", 2, 0, MAX_REPLICAS, "replicas", "Minimum replicas", "Never fewer."),
     _p("max_replicas", "int", 128, 1, MAX_REPLICAS, "replicas", "Maximum replicas", "Never more."),
     _p("queue_target", "float", 48.0, 0.01, 100_000.0, "requests", "Queue-depth target",
-       "queue_depth policy: requests per replica, running or waiting, to aim for."),
-    _p("kv_target", "float", 0.7, 0.01, 1.0, "fraction", "KV-use target", "kv_use policy: busy share of slots (KV in use) to aim for."),
-    _p("ttft_target_ms", "float", 1000.0, 1.0, 3_600_000.0, "ms", "TTFT target", "ttft policy: p99 TTFT to aim for."),
+       f"{POLICY_LABELS['queue_depth']} policy: requests per replica, running or waiting, to aim for."),
+    _p("kv_target", "float", 0.7, 0.01, 1.0, "fraction", "KV-use target", f"{POLICY_LABELS['kv_use']} policy: busy share of slots (KV in use) to aim for."),
+    _p("ttft_target_ms", "float", 1000.0, 1.0, 3_600_000.0, "ms", "TTFT target", f"{POLICY_LABELS['ttft']} policy: p99 TTFT to aim for."),
     _p("gpus_per_replica", "int", 4, 1, 64, "GPUs", "GPUs per replica", "Cards one replica occupies."),
     _p("card_month_usd", "float", 2100.0, 0.0, 1_000_000.0, "USD", "Card price per month", "One GPU for a month (730 hours)."),
     _p("seed", "int", 1, 0, 2**32 - 1, "", "Random seed", "The same seed and inputs give the same day."),
@@ -371,7 +372,7 @@ AUTOSCALING = Mode(
         ("queue_depth",),
         many=False,
         label="Policy",
-        help="What the autoscaler watches: queue_depth, kv_use or ttft.",
+        help="What the autoscaler watches: queue depth, KV use or TTFT.",
     ),
     presets=(
         SimPreset(

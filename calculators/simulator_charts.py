@@ -1,8 +1,9 @@
 """SVG charts of the fleet simulator, each with a data table as its text alternative (no Django).
 
 Policies are told apart by dash pattern and marker shape as well as colour
-(`chart-series-N` in static/calculators/simulator.css), and every line is
-labelled in place, so no chart relies on colour alone.
+(`chart-series-N` in static/calculators/simulator.css), and a legend below each
+line chart shows every line's pattern beside its name, so no chart relies on
+colour alone.
 """
 
 from __future__ import annotations
@@ -29,30 +30,32 @@ POLICY_LABELS = {
 
 
 def _series(svg: Svg, plot: Plot, index: int, label: str, points: Sequence[tuple[float, float]]) -> tuple:
-    """Draw one policy's line (with markers when the points are few); return where its label goes."""
+    """Draw one policy's line (with markers when the points are few); return its legend entry."""
     coords = [(plot.x(x), plot.y(y)) for x, y in points]
     svg.polyline(coords, f"chart-line chart-series chart-series-{index}")
-    if len(coords) <= 12:
+    marked = len(coords) <= 12
+    if marked:
         for (x, y), (_, value) in zip(coords, points):
             svg.circle(x, y, 3.5, f"chart-point chart-series chart-series-{index}", f"{label}: {number(value, 3)}")
-    return coords[-1][1], label, index
+    return label, f"chart-series chart-series-{index}", f"chart-point-label chart-series-text-{index}", marked
 
 
-LABEL_GAP = 17.0  # user units between line labels: the 12.5 px text plus its backing
-LABEL_CHAR_WIDTH = 7.6  # about the width of a bold 12.5 px character
+LEGEND_ROW = 24.0  # user units per legend line: room for the 16 px text a phone gets (site.css)
 
 
-def _labels(svg: Svg, plot: Plot, ends: Sequence[tuple]) -> None:
-    """Write each line's label at the right edge, level with its end, spread so no two overlap."""
-    placed: list[float] = []
-    for end_y, _label, _index in sorted(ends):
-        y = max(end_y - 5, plot.top + 10, placed[-1] + LABEL_GAP if placed else -math.inf)
-        placed.append(y)
-    shift = max(0.0, placed[-1] - (plot.bottom - 4)) if placed else 0.0
-    for y, (_, label, index) in zip(placed, sorted(ends)):
-        width = LABEL_CHAR_WIDTH * len(label) + 6  # a backing so the lines' ends do not run through the words
-        svg.rect(plot.right - width, y - shift - 12, width, 16, "chart-label-backing")
-        svg.text(plot.right - 2, y - shift, label, f"chart-point-label chart-series-text-{index}", "end")
+def _legend(svg: Svg, entries: Sequence[tuple]) -> None:
+    """List each line below the chart, one a row: a sample of its dash pattern (and marker), then its name.
+
+    Names sit in a legend rather than at the lines' ends, where they covered the lines on a narrow screen.
+    """
+    top = svg.height - 4
+    for row, (label, line_cls, text_cls, marked) in enumerate(entries):
+        y = top + row * LEGEND_ROW + LEGEND_ROW / 2
+        svg.line(8, y, 38, y, f"chart-line {line_cls}")
+        if marked:
+            svg.circle(23, y, 3.5, f"chart-point {line_cls}")
+        svg.text(46, y + 5, label, text_cls)
+    svg.height = top + len(entries) * LEGEND_ROW + 4
 
 
 def hit_rate_chart(curves: Mapping[str, Sequence[tuple[int, float]]], current: int, replayed: int) -> Chart:
@@ -78,11 +81,13 @@ def hit_rate_chart(curves: Mapping[str, Sequence[tuple[int, float]]], current: i
     mark = plot.x(positions[current])
     svg.line(mark, plot.top, mark, plot.bottom, "chart-marker")
     svg.text(mark + 4, plot.top + 10, "yours", "chart-marker-label")
-    ends = [
-        _series(svg, plot, index, POLICY_LABELS[policy], [(positions[s], rate) for s, rate in points])
-        for index, (policy, points) in enumerate(curves.items())
-    ]
-    _labels(svg, plot, ends)
+    _legend(
+        svg,
+        [
+            _series(svg, plot, index, POLICY_LABELS[policy], [(positions[s], rate) for s, rate in points])
+            for index, (policy, points) in enumerate(curves.items())
+        ],
+    )
     rows = tuple((str(size), *(percent(dict(points)[size], 3) for points in curves.values())) for size in sizes)
     table = DataTable(title, ("Copies per cache", *(POLICY_LABELS[p] for p in curves)), rows)
     return Chart(svg.render(), title, description, table)
@@ -160,16 +165,17 @@ def ttft_chart(results: Mapping[str, Mapping[str, Any]], percentiles: Sequence[i
         svg,
         decades,
         [0.0, 0.25, 0.5, 0.75, 1.0],
-        lambda t: _duration(10**t) if len(decades) <= 6 or t % 2 == decades[0] % 2 else "",
+        # Every decade (every other one past six) but the last, whose centred label would run off the right edge.
+        lambda t: _duration(10**t) if t < decades[-1] and (len(decades) <= 6 or t % 2 == decades[0] % 2) else "",
         lambda t: percent(t),
         "Time to first token (log scale)",
         "Requests at or under",
     )
-    ends = []
+    entries = []
     for index, (policy, result) in enumerate(results.items()):
         points = [(math.log10(max(v, low)), p / 100) for p, v in zip(percentiles, result["ttft_percentiles_ms"])]
-        ends.append(_series(svg, plot, index, POLICY_LABELS[policy], points))
-    _labels(svg, plot, ends)
+        entries.append(_series(svg, plot, index, POLICY_LABELS[policy], points))
+    _legend(svg, entries)
     rows = []
     for policy, result in results.items():
         by = dict(zip(percentiles, result["ttft_percentiles_ms"]))
@@ -193,7 +199,7 @@ def day_chart(days: Mapping[str, Mapping[str, Any]], needed: Sequence[float]) ->
         svg,
         [0, 4, 8, 12, 16, 20, 24],
         nice_ticks(top * 1.05),
-        lambda t: f"{int(t):02d}:00",
+        lambda t: f"{int(t):02d}:00" if t < 24 else "",  # a centred "24:00" would run off the right edge
         lambda t: number(t),
         "Time of day",
         "Replicas",
@@ -201,13 +207,13 @@ def day_chart(days: Mapping[str, Mapping[str, Any]], needed: Sequence[float]) ->
     every = 10  # a point every ten minutes keeps the SVG small
     demand_points = [(plot.x(m / 60), plot.y(needed[m])) for m in range(0, len(needed), every)]
     svg.polyline(demand_points, "chart-line chart-line-muted")
-    svg.text(plot.left + 4, plot.top + 12, "dashed: replicas the demand needs", "chart-tick")
-    ends = []
+    entries = []
     for index, (policy, day) in enumerate(days.items()):
         timeline = day["timeline"]
         points = [(m / 60, timeline[m]["replicas"]) for m in range(0, len(timeline), every)]
-        ends.append(_series(svg, plot, index, POLICY_LABELS[policy], points))
-    _labels(svg, plot, ends)
+        entries.append(_series(svg, plot, index, POLICY_LABELS[policy], points))
+    entries.append(("Replicas the demand needs", "chart-line-muted", "chart-point-label", False))
+    _legend(svg, entries)
     rows = []
     for hour in range(24):
         minute = hour * 60

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import describe
+from tests.browser.narrow import layout_problems
 
 
 @pytest.mark.django_db(transaction=True)
@@ -68,10 +69,16 @@ def test_a_short_interview_runs_to_its_scorecard(
     page.get_by_text("The worked answer").first.click()
     violations = axe_violations(page)
     assert violations == [], describe(violations)
-    # At 375 px the scorecard's tables scroll in their own regions; the page itself does not.
+    # At 375 px each of the scorecard's table rows is a card: nothing (captions included) sticks out or
+    # scrolls sideways, no word is cut.
     page.set_viewport_size({"width": 375, "height": 800})
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
-    page.screenshot(path="/tmp/polish-scorecard-375.png", full_page=True)
+    assert layout_problems(page, "#scorecard table") == []
+    violations = axe_violations(page)  # the cards are still a table to a screen reader
+    assert violations == [], describe(violations)
+    meaning = page.locator('#scorecard td[data-label="What it means"]').first
+    assert meaning.bounding_box()["width"] >= 250  # "What it means" reads in lines of words
+    page.locator("#scorecard").screenshot(path="/tmp/fx-narrow-scorecard-375.png")
     page.set_viewport_size({"width": 1280, "height": 800})
 
     page.get_by_role("link", name="Your attempts and trends").click()
@@ -82,7 +89,10 @@ def test_a_short_interview_runs_to_its_scorecard(
     page.set_viewport_size({"width": 375, "height": 800})
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
     scenario = page.locator(".attempts-table td.scenario").first.bounding_box()
-    assert scenario["width"] >= 100  # the scenario's title reads in words, not a letter per line
-    page.screenshot(path="/tmp/polish-history-375.png", full_page=True)
+    assert scenario["width"] >= 200  # the scenario's title reads in words, not a letter per line
+    # The phases and the attempts: one card per row, every header readable ("Questions", "Attempt").
+    assert layout_problems(page, "main table") == []
+    page.locator(".attempts-table").screenshot(path="/tmp/fx-narrow-history-375.png")
+    page.locator("#budgets-caption").locator("..").screenshot(path="/tmp/fx-narrow-phases-375.png")
     # A clock poll still in flight when a form navigates away is cancelled by the browser: not an error.
     assert [error for error in console_errors if "/timer/" not in error] == []

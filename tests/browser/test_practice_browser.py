@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from lessons.models import DeepDive, ReviewCard
 from tests.browser.conftest import describe
+from tests.browser.narrow import layout_problems
 
 SAMPLE = "/lessons/how-the-lab-works/"
 BEST_FEEDBACK = "The cache grows with layers"  # from the best choice of kv-heads
@@ -76,6 +77,11 @@ def test_think_before_the_reveal_an_open_question_and_a_review(
     expect(result).to_contain_text("Recalled")
     expect(result).to_contain_text("It comes back on")
     expect(page.locator("#summary-title + p")).to_have_text("1 reviewed · 1 recalled")
+    # On a phone the session's table reads in whole words ("Result", "Recalled"), one card per question.
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert layout_problems(page, "#summary-title ~ table") == []
+    page.locator("#summary-title").locator("..").screenshot(path="/tmp/fx-narrow-review-375.png")
+    page.set_viewport_size({"width": 1280, "height": 800})
     card = ReviewCard.objects.get(deep_dive__key="kv-heads")
     assert card.due > timezone.now() + timedelta(hours=1) and card.last_outcome == "correct"
     page.goto(live_server.url + "/results/")

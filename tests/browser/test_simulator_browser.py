@@ -61,4 +61,40 @@ def test_errors_and_the_autoscaling_page_are_accessible_on_a_phone(page, live_se
     ttft = page.get_by_role("columnheader", name="TTFT").bounding_box()
     assert ttft["x"] + ttft["width"] <= 375
     assert "API name" not in page.content()
+    # The charts' text reads at 12 px or more on the phone, and the lines' names sit in a legend off the lines.
+    chart = page.get_by_role("img", name=re.compile("^Replicas and demand over the day"))
+    assert _chart_text_problems(chart) == []
+    assert "kv_use policy" not in page.content()
+    expect(page.get_by_text("KV use policy: busy share of slots")).to_be_visible()
+    chart.scroll_into_view_if_needed()
+    page.screenshot(path="/tmp/fx-narrow-simulator-chart-375.png")
     page.screenshot(path="/tmp/polish-simulator-375.png", full_page=True)
+    # The routing charts too, with five policies and the longest names.
+    page.goto(f"{live_server.url}{SMALL}")
+    for name in ("^Prefix-cache hit rate", "^Time to first token"):
+        chart = page.get_by_role("img", name=re.compile(name))
+        assert _chart_text_problems(chart) == [], name
+    chart.screenshot(path="/tmp/fx-narrow-simulator-ttft-375.png")
+
+
+def _chart_text_problems(chart) -> list[str]:
+    """Return the chart's texts rendered under 12 px, past the picture's edges, or on top of a line."""
+    return chart.evaluate(
+        """svg => {
+             const box = svg.getBoundingClientRect();
+             const scale = box.width / svg.viewBox.baseVal.width;
+             const lines = [...svg.querySelectorAll('polyline')].map(l => l.getBoundingClientRect());
+             const problems = [];
+             for (const t of svg.querySelectorAll('.chart-tick, .chart-point-label')) {
+               const r = t.getBoundingClientRect();
+               const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+               if (px < 12) problems.push(`${t.textContent}: ${px.toFixed(1)} px`);
+               if (r.width && (r.left < box.left - 0.5 || r.right > box.right + 0.5)) problems.push(`${t.textContent}: cut`);
+               if (t.matches('.chart-point-label') && lines.some(l =>
+                   r.top < l.bottom && r.bottom > l.top && r.left < l.right && r.right > l.left)) {
+                 problems.push(`${t.textContent}: on a line`);
+               }
+             }
+             return problems;
+           }"""
+    )

@@ -114,16 +114,22 @@ def test_nice_ticks():
     assert charts.nice_ticks(0) == [0.0, 1.0]
 
 
-def test_simulator_line_labels_do_not_overlap_and_sit_on_a_backing():
+def test_simulator_lines_are_named_in_a_legend_below_the_plot():
     from calculators.simulator_charts import day_chart
 
-    # Three policies ending at almost the same height: their end labels must be spread apart.
+    # Three policies ending at the same height: their names go below the plot, one a row, not on the lines.
     timeline = [{"replicas": 20, "demand_rps": 100.0, "ttft_p99_ms": 300.0}] * 1440
     days = {policy: {"timeline": timeline} for policy in ("queue_depth", "kv_use", "ttft")}
     root = ET.fromstring(day_chart(days, [18.0] * 1440).svg)
     ns = "{http://www.w3.org/2000/svg}"
-    labels = sorted(float(t.get("y")) for t in root.iter(f"{ns}text") if "chart-point-label" in t.get("class", ""))
-    assert len(labels) == 3
-    assert all(b - a >= 16 for a, b in zip(labels, labels[1:]))  # 12.5 px text with room between
-    backings = [r for r in root.iter(f"{ns}rect") if r.get("class") == "chart-label-backing"]
-    assert len(backings) == 3
+    height = float(root.get("viewBox").split()[3])
+    axis_label = next(t for t in root.iter(f"{ns}text") if t.get("class") == "chart-axis-label")
+    names = [t for t in root.iter(f"{ns}text") if "chart-point-label" in t.get("class", "")]
+    assert [t.text for t in names] == ["Queue depth", "KV use", "TTFT", "Replicas the demand needs"]
+    ys = [float(t.get("y")) for t in names]
+    assert ys[0] > float(axis_label.get("y")) + 10  # below the time axis, clear of every line
+    assert all(b - a >= 20 for a, b in zip(ys, ys[1:]))  # one a row, room for 16 px text
+    assert ys[-1] + 4 <= height  # inside the picture
+    # Each name has a sample of its line's dash pattern (its class) beside it.
+    samples = [line.get("class") for line in root.iter(f"{ns}line") if "chart-series-" in line.get("class", "")]
+    assert samples == [f"chart-line chart-series chart-series-{i}" for i in range(3)]

@@ -129,6 +129,10 @@ def test_autoscaling_page_compares_the_three_policies(client):
     # The page speaks in words: measures, policies and inputs carry no API names (the API link keeps them).
     assert "SLO-violating minutes" in html and "GPU-hours" in html and '<th scope="row">Cost</th>' in html
     assert "api-name" not in html and "API name" not in html and "<code>queue_depth</code>" not in html
+    # Help texts name the policies as the page does, in sentence case.
+    for help_text in ("Queue depth policy: requests per replica", "KV use policy: busy share", "TTFT policy: p99"):
+        assert help_text in html
+    assert not re.search(r"(queue_depth|kv_use|ttft) policy", html)
     assert "Get this run from the API" in html
     assert "Replicas and demand over the day" in html
     assert 'name="spike_minutes" value="20"' in html
