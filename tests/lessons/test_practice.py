@@ -1,5 +1,7 @@
 """Practice that trains recall: think before the reveal, hints that cost, open questions on the page."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -205,3 +207,38 @@ def test_hints_taken_before_signing_in_follow_the_learner_into_their_account(cli
     assert "Correct: 8 of 10 points" in response.content.decode()  # the account pays for it
     client.post(reverse("reset-progress"), {"confirm": "yes"})
     assert not ItemPractice.objects.exists()
+
+
+def focus_targets(html: str) -> list[str]:
+    """Return the opening tags that carry data-focus (site.js moves focus to the first after a swap)."""
+    return [tag for tag in re.findall(r"<[a-z]+ [^>]*>", html) if " data-focus" in tag]
+
+
+def test_a_hint_swapped_in_is_the_one_place_focus_goes(client, lesson):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation.", "Blocks, not slabs."]
+    dd.save()
+    html = client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX).content.decode()
+    assert focus_targets(html) == [f'<div class="hint" tabindex="-1" data-focus id="{dd.anchor}-hint-new">']
+    assert html.index("Think about fragmentation.") > html.index(f'id="{dd.anchor}-hint-new"')
+    step = Step.objects.get(title="Preamble size")
+    step.hints = ["Multiply the bytes per token by the tokens."]
+    step.save()
+    html = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX).content.decode()
+    assert [tag.split(" tabindex")[0] for tag in focus_targets(html)] == ['<div class="hint"']
+
+
+def test_an_invalid_number_puts_focus_on_its_input_on_a_first_answer_and_on_a_retry(client, lesson):
+    step = Step.objects.get(title="Preamble size")
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    field = (
+        '<input type="text" autocomplete="off" spellcheck="false" name="value" id="wt-size-value" aria-invalid="true"'
+    )
+    for tries in ("first", "retry"):
+        html = client.post(url, {"value": "abc"}, **HTMX).content.decode()
+        targets = focus_targets(html)
+        assert len(targets) == 1 and targets[0].startswith(field), (tries, targets)
+        assert 'aria-describedby="wt-size-value-error wt-size-value-unit"' in targets[0]
+        assert '<p class="error" id="wt-size-value-error" role="alert">Enter a number' in html
+        client.post(url, {"value": "1"}, **HTMX)  # a wrong first answer: the next "abc" is a retry
+    assert 'id="wt-size-feedback"' in html  # the old feedback is there, without data-focus
