@@ -68,3 +68,16 @@ def test_an_invalid_number_moves_focus_to_the_input_it_describes(live_server, pa
     expect(field).to_be_focused()
     expect(field).to_have_attribute("aria-invalid", "true")
     expect(field).to_have_accessible_description(re.compile("^Enter a number"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_saved_written_answer_shows_focus_as_a_feedback_box_does(live_server, page, content):
+    page.goto(live_server.url + SAMPLE)
+    question = page.locator("#oq-explain-kv-bytes")
+    question.get_by_label("Your answer, as you would say it in the interview").fill("Keys and values, per layer.")
+    # Clicked, not keyed: the outline must not depend on :focus-visible's guess, as a feedback box's does not.
+    question.get_by_role("button", name="Save, then see the checklist").click()
+    written = question.locator("#oq-explain-kv-bytes-written")
+    expect(written).to_be_focused()
+    expect(written).to_have_css("outline-style", "solid")
+    expect(written).to_have_css("outline-width", "3px")
