@@ -21,6 +21,7 @@ from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerFo
 from lessons.models import ChallengeDraw, Lesson, Track
 from lessons.pages import build_lesson_page, item_of, learner_filter, load_lesson_data, outline_entry
 from lessons.results import compute_results
+from lessons.scoring import hint_cost
 
 
 @require_safe
@@ -260,7 +261,13 @@ def announcement(answer) -> str:
     if not answer.is_first:
         return f"{answer.get_outcome_display()}, on a retry: not scored; your first answer keeps its score. {answer.message}"
     taken = answer.hints_taken
-    hints = f" {taken} hint{'s' if taken != 1 else ''} taken before it cost points." if taken else ""
+    hints = ""
+    if taken:
+        cost = hint_cost(answer.max_points, taken)
+        them = "it" if taken == 1 else "they"
+        hints = (
+            f" You took {taken} {plural(taken, 'hint')} before answering: {them} cost {cost} {plural(cost, 'point')}."
+        )
     return f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points.{hints} {answer.message}"
 
 

@@ -242,3 +242,26 @@ def test_an_invalid_number_puts_focus_on_its_input_on_a_first_answer_and_on_a_re
         assert '<p class="error" id="wt-size-value-error" role="alert">Enter a number' in html
         client.post(url, {"value": "1"}, **HTMX)  # a wrong first answer: the next "abc" is a retry
     assert 'id="wt-size-feedback"' in html  # the old feedback is there, without data-focus
+
+
+def test_after_a_hinted_answer_the_wording_is_plain(client, lesson):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation.", "Blocks, not slabs."]
+    dd.save()
+    client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX)
+    html = pick(client, "weak", **HTMX).content.decode()
+    assert "You took 1 hint before answering: it cost 2 points." in html  # the announcer
+    html = page(client, lesson)
+    assert "Hints (shown free after your answer)" in html
+    assert '<p class="eyebrow">Hint 1</p>' in html and '<p class="eyebrow">Hint 2</p>' in html
+    assert "Hint 2 of 2" not in html
+    html = pick(client, "best", **HTMX).content.decode()
+    assert "Best</span> on a retry (not scored). Your score stays 0 of 10.</p>" in html
+
+
+def test_the_unit_line_offers_conversion_only_for_a_physical_unit(client, lesson):
+    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1])).content.decode()
+    assert '<span class="unit" id="wt-size-value-unit">in requests</span>' in html
+    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2])).content.decode()
+    assert '<span class="unit" id="wt-size-value-unit">in MB (other units are converted)</span>' in html
+    assert "a number with another unit" not in html
