@@ -88,6 +88,16 @@ def asked_unit(unit: str) -> pint.Unit | None:
     return quantity.units if isinstance(quantity, pint.Quantity) and quantity.magnitude == 1 else None
 
 
+@functools.cache
+def converts_units(unit: str) -> bool:
+    """Return whether an answer in ``unit`` may be typed in another unit of its kind: bytes, time, money, a percentage.
+
+    Counted things ("requests", "GPUs") are plain numbers: there is no other unit to convert from.
+    """
+    asked = asked_unit(unit)
+    return unit.strip() == "%" or (asked is not None and not asked.dimensionless)
+
+
 def parse_unit(text: str) -> pint.Quantity | None:
     """Return what unit text such as "MB" or "requests/min" means to pint; None if it is not unit words."""
     if len(text) > _UNIT_LENGTH or not _UNIT_TEXT.fullmatch(text):

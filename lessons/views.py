@@ -21,6 +21,7 @@ from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerFo
 from lessons.models import ChallengeDraw, Lesson, Track
 from lessons.pages import build_lesson_page, item_of, learner_filter, load_lesson_data, outline_entry
 from lessons.results import compute_results
+from lessons.scoring import hint_cost
 
 
 @require_safe
@@ -220,7 +221,8 @@ def answered(request, data, item, partial: str, pk: int, answer) -> HttpResponse
     return fragment(request, partial, context, answer)
 
 
-def fragment(request, partial: str, context: dict, answer=None, announce: str = "") -> HttpResponse:
+def fragment(request, partial: str, context: dict, answer=None, announce: str = "", focus: str = "") -> HttpResponse:
+    """Render an item's partial for htmx; ``focus`` names what takes focus instead of the feedback ("hint")."""
     view = context["view"]
     item_id = view.walkthrough.pk if partial == "walkthrough" else answer.item_key[1] if answer else item_pk(view)
     context = {
@@ -229,6 +231,7 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         "announce_for": item_id,
         "errors": item_errors(),
         "as_fragment": True,
+        "focus": focus,
     }
     response = render(request, f"lessons/lesson.html#{partial}", context)
     if answer is not None and (answer.is_first or leads_to_follow_up(answer)):
@@ -258,7 +261,13 @@ def announcement(answer) -> str:
     if not answer.is_first:
         return f"{answer.get_outcome_display()}, on a retry: not scored; your first answer keeps its score. {answer.message}"
     taken = answer.hints_taken
-    hints = f" {taken} hint{'s' if taken != 1 else ''} taken before it cost points." if taken else ""
+    hints = ""
+    if taken:
+        cost = hint_cost(answer.max_points, taken)
+        them = "it" if taken == 1 else "they"
+        hints = (
+            f" You took {taken} {plural(taken, 'hint')} before answering: {them} cost {cost} {plural(cost, 'point')}."
+        )
     return f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points.{hints} {answer.message}"
 
 
@@ -281,7 +290,7 @@ def practice_item(request, lesson: Lesson, kind: str, pk: int):
     return data, find(data.challenges, pk=pk)
 
 
-def practice_response(request, data, kind: str, item, announce: str) -> HttpResponse:
+def practice_response(request, data, kind: str, item, announce: str, focus: str = "") -> HttpResponse:
     """Show the item again after a hint or a reveal: its fragment for htmx, else a redirect to it."""
     lesson = data.lesson
     if kind == "step":
@@ -291,12 +300,14 @@ def practice_response(request, data, kind: str, item, announce: str) -> HttpResp
             return HttpResponseRedirect(f"{url}#{item.walkthrough.anchor}", status=303)
         page = build_lesson_page(request, lesson, {key: item.order}, data=data)
         view = page.walkthroughs[item.walkthrough_id]
-        return fragment(request, "walkthrough", {"page": page, "lesson": lesson, "view": view}, announce=announce)
+        return fragment(
+            request, "walkthrough", {"page": page, "lesson": lesson, "view": view}, announce=announce, focus=focus
+        )
     if not request.htmx:
         return HttpResponseRedirect(item_url(lesson, item), status=303)
     page = build_lesson_page(request, lesson, data=data)
     view = (page.deep_dives if kind == "deep_dive" else page.challenges)[item.pk]
-    return fragment(request, kind, {"page": page, "lesson": lesson, "view": view}, announce=announce)
+    return fragment(request, kind, {"page": page, "lesson": lesson, "view": view}, announce=announce, focus=focus)
 
 
 @require_POST
@@ -313,7 +324,8 @@ def take_hint(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpRespon
     data = reload(request, lesson, kind, pk)
     taken = min(data.state(kind, pk).hints_taken, len(item.hints))
     cost = "" if state.first else " It costs points if you answer next."
-    return practice_response(request, data, kind, item, f"Hint {taken} of {len(item.hints)} shown.{cost}")
+    announce = f"Hint {taken} of {len(item.hints)} shown.{cost}"
+    return practice_response(request, data, kind, item, announce, focus="hint")  # the new hint takes focus
 
 
 @require_POST
@@ -412,7 +424,7 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
     if request.htmx:
         item_id = errors.get("dd") or errors.get("ch") or errors.get("oq") or errors.get("step")
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": message,
-                   "announce_for": item_id, "as_fragment": True}  # fmt: skip
+                   "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
         return render(request, f"lessons/lesson.html#{partial}", context, status=status or 422)
     page.current = page.layer_of(item_of(view).section_id)  # the page shows the layer holding the item
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}

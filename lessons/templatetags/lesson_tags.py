@@ -8,6 +8,7 @@ from django.utils.safestring import SafeString, mark_safe
 from calculators.formatting import amount, number, tolerance_text
 from lessons import diagram
 from lessons.markup import fill_prompt, render_inline, render_markdown
+from lessons.number_entry import converts_units
 
 register = template.Library()
 
@@ -21,6 +22,7 @@ def md_inline(text: str) -> SafeString:
 # Numbers on lesson pages are written as the calculators write them: one formatter for the site.
 register.filter("number", number)
 register.filter("amount", amount)  # {{ value|amount:unit }}: "1 request", "3 requests"
+register.filter("converts_units", converts_units)  # {% if unit|converts_units %}: "393 MB" is accepted for a KiB
 
 
 @register.filter

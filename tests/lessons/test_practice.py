@@ -1,5 +1,7 @@
 """Practice that trains recall: think before the reveal, hints that cost, open questions on the page."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -219,3 +221,61 @@ def test_a_steps_worked_arithmetic_stops_at_its_own_answer(client, content):
     assert "Copy size in decimal megabytes" not in html  # step 2's answer
     assert "Whole copies that fit in the cache" not in html
     assert "KV heads on one GPU" not in html
+
+
+def focus_targets(html: str) -> list[str]:
+    """Return the opening tags that carry data-focus (site.js moves focus to the first after a swap)."""
+    return [tag for tag in re.findall(r"<[a-z]+ [^>]*>", html) if " data-focus" in tag]
+
+
+def test_a_hint_swapped_in_is_the_one_place_focus_goes(client, lesson):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation.", "Blocks, not slabs."]
+    dd.save()
+    html = client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX).content.decode()
+    assert focus_targets(html) == [f'<div class="hint" tabindex="-1" data-focus id="{dd.anchor}-hint-new">']
+    assert html.index("Think about fragmentation.") > html.index(f'id="{dd.anchor}-hint-new"')
+    step = Step.objects.get(title="Preamble size")
+    step.hints = ["Multiply the bytes per token by the tokens."]
+    step.save()
+    html = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX).content.decode()
+    assert [tag.split(" tabindex")[0] for tag in focus_targets(html)] == ['<div class="hint"']
+
+
+def test_an_invalid_number_puts_focus_on_its_input_on_a_first_answer_and_on_a_retry(client, lesson):
+    step = Step.objects.get(title="Preamble size")
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    field = (
+        '<input type="text" autocomplete="off" spellcheck="false" name="value" id="wt-size-value" aria-invalid="true"'
+    )
+    for tries in ("first", "retry"):
+        html = client.post(url, {"value": "abc"}, **HTMX).content.decode()
+        targets = focus_targets(html)
+        assert len(targets) == 1 and targets[0].startswith(field), (tries, targets)
+        assert 'aria-describedby="wt-size-value-error wt-size-value-unit"' in targets[0]
+        assert '<p class="error" id="wt-size-value-error" role="alert">Enter a number' in html
+        client.post(url, {"value": "1"}, **HTMX)  # a wrong first answer: the next "abc" is a retry
+    assert 'id="wt-size-feedback"' in html  # the old feedback is there, without data-focus
+
+
+def test_after_a_hinted_answer_the_wording_is_plain(client, lesson):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation.", "Blocks, not slabs."]
+    dd.save()
+    client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX)
+    html = pick(client, "weak", **HTMX).content.decode()
+    assert "You took 1 hint before answering: it cost 2 points." in html  # the announcer
+    html = page(client, lesson)
+    assert "Hints (shown free after your answer)" in html
+    assert '<p class="eyebrow">Hint 1</p>' in html and '<p class="eyebrow">Hint 2</p>' in html
+    assert "Hint 2 of 2" not in html
+    html = pick(client, "best", **HTMX).content.decode()
+    assert "Best</span> on a retry (not scored). Your score stays 0 of 10.</p>" in html
+
+
+def test_the_unit_line_offers_conversion_only_for_a_physical_unit(client, lesson):
+    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1])).content.decode()
+    assert '<span class="unit" id="wt-size-value-unit">in requests</span>' in html
+    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2])).content.decode()
+    assert '<span class="unit" id="wt-size-value-unit">in MB (other units are converted)</span>' in html
+    assert "a number with another unit" not in html

@@ -86,7 +86,7 @@ def test_first_answer_scores_and_retries_are_recorded_without_changing_it(client
     assert [(a.is_first, a.points) for a in answers] == [(True, 0), (False, 10)]
     html = retry.content.decode()
     # The retry's feedback says so at once, and never shows the retry's points as if they were earned.
-    assert "Best</span> — on a retry, not scored; your first answer keeps its 0 of 10 points" in html
+    assert "Best</span> on a retry (not scored). Your score stays 0 of 10." in html
     assert "10 of 10 points" not in html
     results = client.get(reverse("results")).content.decode()
     assert "0 of 40 points" in results  # the first answer (weak) scores, the retry does not
