@@ -594,6 +594,32 @@ def test_a_whole_interview_through_the_pages(client, scenario, clock):
     assert "Practise this" in history and reverse("review") in history
 
 
+def test_finishing_with_questions_left_asks_to_confirm_first(client, scenario, clock):
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    interview = Interview.objects.get()
+    finish = reverse("interview-finish", args=[interview.pk])
+    total = interview.items.count()
+    page = client.get(url).content.decode()
+    # With questions left, the page's Finish opens the confirmation (a GET: nothing is finished yet).
+    assert f'<form method="get" action="{finish}"' in page
+    asked = client.get(finish)
+    html = asked.content.decode()
+    assert asked.status_code == 200
+    assert f"You have {total} unanswered questions; they will score 0. Finish now?" in html
+    assert 'name="confirm" value="1"' in html and f'href="{url}"' in html and "Keep going" in html
+    # A post without the confirmation (a stale page) asks again and finishes nothing.
+    again = client.post(finish)
+    assert again.status_code == 200 and "Finish now?" in again.content.decode()
+    interview.refresh_from_db()
+    assert interview.finished_at is None
+    assert "Scorecard" not in client.get(url).content.decode()
+    done = client.post(finish, {"confirm": "1"})
+    assert done.status_code == 303 and done["Location"].endswith("#scorecard")
+    assert "Overall:" in client.get(url).content.decode()
+    interview.refresh_from_db()
+    assert interview.finished_at is not None
+
+
 def test_a_bad_scenario_on_the_page_is_a_400_with_the_message(client, scenario):
     response = client.post(reverse("interview-start"), {"scenario": "nope"})
     assert response.status_code == 400
