@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from lessons import interviews, services
 from lessons.models import (
+    Challenge,
     ChecklistPoint,
     Choice,
     DeepDive,
@@ -243,6 +244,32 @@ def test_an_envelope_step_in_an_interview_shows_its_examples_setup(rf, scenario)
         assert view.body_html.startswith("<p>A 70B replica on four H100s.</p>")
         earlier = Step.objects.filter(walkthrough=view.item.step.walkthrough, order__lt=view.item.step.order)
         assert all(f"<li>{s.title}</li>" in view.body_html for s in earlier)
+
+
+def test_the_interviewers_line_is_each_items_question_never_a_title(rf, scenario):
+    """A challenge's title names it for authors ("Copies in a cache"); the interviewer asks its prompt."""
+    fixed = Challenge.objects.get(key="copies-2")
+    fixed.prompt = "A replica keeps **8 GB** for the cache.\n\nHow many copies does it hold?"
+    fixed.save()
+    seen = {}
+    for seed in range(8):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        for view in interviews.load(interviews.start(request, "case", seed=seed)):
+            if view.item.kind == "number" and view.item.challenge_id:
+                seen[view.item.challenge.key] = view
+            elif view.item.kind == "deep_dive":
+                assert view.heading_html == view.item.deep_dive.prompt_html
+    assert {"copies", "copies-2"} <= set(seen)
+    drawn = seen["copies"]
+    assert (
+        drawn.heading_html == f"A cache of {drawn.item.drawn_inputs['cache_gb']} GB holds how many 1,200-token copies?"
+    )
+    assert drawn.body_html == ""
+    # A prompt in paragraphs: the last one is the question, the ones before set it up.
+    assert seen["copies-2"].heading_html == "How many copies does it hold?"
+    assert seen["copies-2"].body_html == "<p>A replica keeps <strong>8 GB</strong> for the cache.</p>"
+    assert all("Copies" not in view.heading_html for view in seen.values())
 
 
 # --- The API contract ------------------------------------------------------------------------
