@@ -162,3 +162,19 @@ def test_the_admin_lesson_page_and_a_challenge_form_pass_axe(live_server, page, 
     expect(page.locator("div.breadcrumbs")).to_be_visible()
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+    # Arrowing through the calculator select back to its own calculator keeps the output, unit and answer.
+    calculator, output = page.locator("#id_calculator"), page.locator("#id_output")
+    kept_output, kept_unit = output.input_value(), page.locator("#id_unit").input_value()
+    expected = page.locator("output.expected-answer")
+    kept_answer = expected.inner_text()
+    with page.expect_response(re.compile(r"calculator-outputs")) as same:
+        calculator.dispatch_event("change")
+    assert same.value.status == 204
+    expect(output).to_have_value(kept_output)
+    expect(page.locator("select#id_unit")).to_have_value(kept_unit)
+    expect(expected).to_have_text(kept_answer)
+    # Another calculator resets them, and the expected answer follows.
+    calculator.select_option("routing")
+    expect(output).to_have_value("")
+    expect(page.locator("input#id_unit")).to_have_value("")
+    expect(expected).to_have_text("Choose the unit to ask for.")
