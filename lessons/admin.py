@@ -83,12 +83,34 @@ def answer_units(slug: str | None, output: str | None) -> dict[str, float] | Non
 
 
 class OutputSelect(forms.Select):
-    """The output select: choosing one offers its units in the unit field after it (htmx; without it, on save)."""
+    """The output select: choosing one offers its units in the unit field after it (htmx; without it, on save).
+
+    A hidden ``<output name>-of`` field after it names the calculator its outputs belong to: choosing that
+    calculator again (arrowing through the calculator select) then resets nothing.
+    """
+
+    def __init__(self, calculator: str | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.calculator = calculator  # None: the hidden field is sent apart (out of band)
 
     def get_context(self, name, value, attrs):
         attrs = {**(attrs or {}), "hx-get": reverse("admin:lessons_answer_units"), "hx-trigger": "change",
                  "hx-include": "closest fieldset", "hx-target": "next .answer-unit", "hx-swap": "outerHTML"}  # fmt: skip
         return super().get_context(name, value, attrs)
+
+    def render(self, name, value, attrs=None, renderer=None):
+        select = super().render(name, value, attrs, renderer)
+        return select if self.calculator is None else select + output_of(name, self.calculator)
+
+
+def output_of(name: str, slug: str, oob: bool = False) -> str:
+    """Return the hidden field that names the calculator the output select ``name`` offers the outputs of."""
+    return format_html(
+        '<input type="hidden" name="{0}-of" value="{1}" id="id_{0}-of"{2}>',
+        name,
+        slug or "",
+        mark_safe(' hx-swap-oob="true"') if oob else "",  # noqa: S308 - a constant
+    )
 
 
 def unit_widget(options: dict[str, float] | None, saved: str = "") -> forms.Widget:
@@ -114,7 +136,7 @@ class CalculatorSelect(forms.Select):
     def get_context(self, name, value, attrs):
         url = reverse("admin:lessons_calculator_outputs") + "?" + urlencode({"tables": ",".join(self.tables)})
         attrs = {**(attrs or {}), "hx-get": url, "hx-trigger": "change", "hx-target": "next select",
-                 "hx-swap": "outerHTML"}  # fmt: skip
+                 "hx-swap": "outerHTML", "hx-include": "closest fieldset"}  # fmt: skip
         return super().get_context(name, value, attrs)
 
 
@@ -339,7 +361,7 @@ class NumberQuestionFormMixin:
             help_text="The calculator that computes the expected answer.",
         )  # fmt: skip
         self.fields["output"] = forms.ChoiceField(
-            choices=output_choices(slug), required=False, widget=OutputSelect,
+            choices=output_choices(slug), required=False, widget=OutputSelect(slug if slug in CALCULATORS else ""),
             help_text="The number the learner is asked for.",
         )  # fmt: skip
         output = self.data.get(self.add_prefix("output")) if self.is_bound else self.instance.output
@@ -580,7 +602,8 @@ class ExpectedAnswerMixin:
         """Return the expected answer, recomputed as the author edits the question (htmx; without it, on save)."""
         text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit) if obj else ""
         return format_html(
-            '<output class="expected-answer" aria-live="polite" hx-get="{}" hx-trigger="change from:closest fieldset" '
+            '<output class="expected-answer" aria-live="polite" hx-get="{}" '
+            'hx-trigger="change from:closest fieldset, calculator-changed from:closest fieldset" '
             'hx-include="closest fieldset" hx-swap="innerHTML">{}</output>',
             reverse("admin:lessons_challenge_expected"),
             text or "Shown once a calculator and an output are chosen.",
@@ -974,18 +997,24 @@ class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, 
         ]
 
     def calculator_outputs(self, request):
-        """Return the output select for the chosen calculator, named after the calculator field sent."""
+        """Return the output select for the chosen calculator, named after the calculator field sent, with an
+        empty unit and parameter tables; nothing (204) when the output already belongs to that calculator."""
         name, slug = next(((k, v) for k, v in request.GET.items() if k.endswith("calculator")), ("calculator", ""))
         name = name.removesuffix("calculator") + "output"
         prefix = name.removesuffix("output")
+        slug = slug if slug in CALCULATORS else ""
+        if request.GET.get(f"{name}-of") == slug:
+            return HttpResponse(status=204)
         parts = [OutputSelect(choices=output_choices(slug)).render(name, "", attrs={"id": f"id_{name}"})]
+        parts.append(output_of(name, slug, oob=True))
         parts.append(
             unit_widget(None).render(f"{prefix}unit", "", attrs={"id": f"id_{prefix}unit", "hx-swap-oob": "true"})
         )
         for table in request.GET.get("tables", "").split(","):
             if table in ("inputs", "ranges"):  # the parameter tables of this calculator, empty (htmx swaps them in)
                 parts.append(ParameterTable(CALCULATORS.get(slug), table, oob=True).render(f"{prefix}{table}", ""))
-        return HttpResponse("".join(parts))
+        # The expected answer was asked on the same change, with the old selects: ask it again.
+        return HttpResponse("".join(parts), headers={"HX-Trigger-After-Settle": "calculator-changed"})
 
     def answer_units(self, request):
         """Return the unit field for the chosen output: a select of the units it can be shown in."""

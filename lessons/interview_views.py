@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from interview.ratelimit import limit_per_visitor
 from lessons import interviews
@@ -134,9 +134,17 @@ def see_other(url: str) -> HttpResponse:
     return HttpResponseRedirect(url, status=303)
 
 
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 @learners_interview
 def interview_finish(request: HttpRequest, interview: Interview) -> HttpResponse:
+    """Finish and show the scorecard. With questions unanswered, first ask to confirm: a GET (or a post
+    without ``confirm=1``) shows how many will score 0, with Finish now and Keep going."""
+    unanswered = 0 if interview.finished_at else interview.items.filter(answered_at=None).count()
+    confirmed = request.method == "POST" and (request.POST.get("confirm") == "1" or not unanswered)
+    if not confirmed:
+        if interview.finished_at:
+            return see_other(f"{interview.get_absolute_url()}#scorecard")
+        return render(request, "lessons/interview_finish.html", {"interview": interview, "unanswered": unanswered})
     interviews.finish(interview)
     return see_other(f"{interview.get_absolute_url()}#scorecard")
 

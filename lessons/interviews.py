@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from lessons import scoring, services
+from lessons.markup import fill_prompt, render_inline, render_markdown
 from lessons.models import (
     Challenge,
     ChecklistPoint,
@@ -36,6 +37,9 @@ from lessons.models import (
     Walkthrough,
 )
 from lessons.number_entry import EntryError, read_number
+
+PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")  # between Markdown paragraphs
+BLOCK_TAG = re.compile(r"<(?:p|ul|ol|table|div|pre|blockquote|h\d)\b")
 
 # (key, label, minutes, how many items): a 45-minute loop.
 PHASES = (
@@ -505,11 +509,9 @@ def open_view(item: InterviewItem, checklist: list[ChecklistPoint], reveal: bool
 
 def number_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemView:
     """A number to estimate: a challenge's drawn prompt, or an envelope step with its setup (``steps``: its walkthrough's)."""
-    from lessons.templatetags.lesson_tags import drawn_prompt
-
     number = item.step or item.challenge
     if item.challenge_id:
-        heading, body = escape(item.challenge.title), str(drawn_prompt(item.challenge, item.drawn_inputs))
+        heading, body = challenge_question(item.challenge, item.drawn_inputs)
         view = ItemView(item, heading, body, unit=number.unit)
         view.lesson_url = item.challenge.get_absolute_url()
     else:
@@ -522,6 +524,20 @@ def number_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
         # A drawn challenge's explanation speaks of its default numbers; the derivation has this draw's.
         view.worked_html = "" if item.challenge_id and item.challenge.ranges else number.explanation_html
     return view
+
+
+def challenge_question(challenge: Challenge, drawn: dict) -> tuple[str, str]:
+    """Return (the interviewer's line, what it adds) of a challenge: its prompt with the drawn numbers.
+
+    The title names a challenge for authors and lesson outlines; the interviewer asks the prompt. A prompt
+    in paragraphs ends with its question: the last paragraph is the line, the ones before set it up.
+    """
+    inputs = challenge.inputs if isinstance(challenge.inputs, dict) else {}
+    *setup, question = PARAGRAPH_BREAK.split(fill_prompt(challenge.prompt, {**inputs, **drawn}).strip())
+    line = str(render_inline(question))
+    if BLOCK_TAG.search(line):  # the last block is no paragraph (a list, a table): keep the prompt whole
+        return escape(challenge.title), str(render_markdown("\n\n".join([*setup, question])))
+    return line, str(render_markdown("\n\n".join(setup)))
 
 
 def next_step(steps: list[Step], reached: Step) -> Step | None:

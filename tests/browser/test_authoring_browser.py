@@ -8,6 +8,8 @@ from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
 
 from calculators.registry import get_calculator
+from lessons.models import Challenge, Lesson
+from tests.browser.conftest import describe
 
 PASSWORD = "correct-horse-battery"
 
@@ -141,3 +143,38 @@ def test_instructor_authors_previews_and_publishes_a_lesson_that_a_learner_answe
     # Leaving an admin page at once (as this test does) aborts loads of Django's own admin files (icons,
     # filters.js); a missing file would be a 404 response, not a failed request. Nothing else may fail.
     assert [e for e in console_errors if "/static/admin/" not in e] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_admin_lesson_page_and_a_challenge_form_pass_axe(live_server, page, content, axe_violations):
+    User.objects.create_superuser("boss", "boss@example.com", PASSWORD)
+    page.goto(live_server.url + "/admin/login/")
+    page.get_by_label("Username").fill("boss")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    lesson = Lesson.objects.get(slug="how-the-lab-works")
+    page.goto(f"{live_server.url}/admin/lessons/lesson/{lesson.pk}/change/")
+    expect(page.locator("#outline")).to_be_visible()
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    challenge = Challenge.objects.filter(section__lesson=lesson).first()
+    page.goto(f"{live_server.url}/admin/lessons/challenge/{challenge.pk}/change/")
+    expect(page.locator("div.breadcrumbs")).to_be_visible()
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    # Arrowing through the calculator select back to its own calculator keeps the output, unit and answer.
+    calculator, output = page.locator("#id_calculator"), page.locator("#id_output")
+    kept_output, kept_unit = output.input_value(), page.locator("#id_unit").input_value()
+    expected = page.locator("output.expected-answer")
+    kept_answer = expected.inner_text()
+    with page.expect_response(re.compile(r"calculator-outputs")) as same:
+        calculator.dispatch_event("change")
+    assert same.value.status == 204
+    expect(output).to_have_value(kept_output)
+    expect(page.locator("select#id_unit")).to_have_value(kept_unit)
+    expect(expected).to_have_text(kept_answer)
+    # Another calculator resets them, and the expected answer follows.
+    calculator.select_option("routing")
+    expect(output).to_have_value("")
+    expect(page.locator("input#id_unit")).to_have_value("")
+    expect(expected).to_have_text("Choose the unit to ask for.")

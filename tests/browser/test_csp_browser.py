@@ -45,3 +45,23 @@ def test_lesson_and_calculator_pages_log_no_errors_while_used(live_server, page,
     expect(page).to_have_url(re.compile(r"tokens=40960"))
     expect(page.locator("#announcer")).to_contain_text("Updated.")
     assert console_errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_after_walkthrough_next_and_back_logs_no_policy_error(live_server, page, content, console_errors):
+    """htmx settles no ``style`` attribute after a swap (an inline style the policy refuses)."""
+    page.goto(live_server.url + "/lessons/how-the-lab-works/?layer=2")
+    # htmx's default settles ``style`` too: an element that had an empty style gets it set inline again.
+    assert "style" not in page.evaluate("htmx.config.attributesToSettle")
+    envelope = page.locator("#wt-size-the-cache")
+    envelope.locator("#wt-size-the-cache-next").click()
+    expect(envelope.locator(".step-count")).to_contain_text("Step 2 of")
+    envelope.locator("#wt-size-the-cache-back").click()
+    expect(envelope.locator(".step-count")).to_contain_text("Step 1 of")
+    envelope.get_by_label("Your answer").fill("300 KiB")  # partly right: a swap with feedback
+    envelope.get_by_role("button", name="Check").click()
+    expect(envelope.locator(".feedback, .error").first).to_be_visible()
+    envelope.get_by_label("Your answer").fill("320 KiB")
+    envelope.get_by_role("button", name="Check").click()
+    expect(envelope).to_contain_text("Correct")
+    assert [e for e in console_errors if "Content Security Policy" in e or "style" in e] == []

@@ -42,6 +42,14 @@ def test_a_short_interview_runs_to_its_scorecard(
     time_machine.shift(-timedelta(minutes=4, seconds=10))  # back: the answers below are in time
     settings.INTERVIEW_TIMER_POLL_SECONDS = 600  # the pages from here on poll rarely
 
+    # Finishing with questions left asks first; Keep going returns to the question.
+    page.get_by_role("button", name="Finish and see the scorecard").click()
+    expect(page.get_by_role("heading", level=2)).to_contain_text("unanswered questions; they will score 0. Finish now?")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    page.get_by_role("link", name="Keep going").click()
+    expect(page.locator("#question")).to_be_visible()
+
     for _ in range(20):
         question = page.locator("#question")
         if not question.count():

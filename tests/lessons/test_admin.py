@@ -315,6 +315,31 @@ def test_choosing_a_calculator_shows_its_parameter_tables_at_once(instructor_cli
     assert 'id="id_steps-2-inputs-params"' in step and "ranges" not in step
 
 
+def test_choosing_the_same_calculator_again_keeps_the_output_unit_and_tables(instructor_client, db):
+    """Arrowing through the calculator select back to the one the output belongs to loses nothing."""
+    lesson = make_lesson(slug="pick")
+    challenge = Challenge.objects.filter(section__lesson=lesson, key="copies").get()
+    page = instructor_client.get(reverse("admin:lessons_challenge_change", args=[challenge.pk])).content.decode()
+    # The output select says which calculator its outputs belong to; the calculator select sends it.
+    assert '<input type="hidden" name="output-of" value="kv-cache" id="id_output-of">' in page
+    assert 'hx-include="closest fieldset"' in page
+    url = reverse("admin:lessons_calculator_outputs")
+    fields = {"tables": "inputs,ranges", "calculator": "kv-cache", "output-of": "kv-cache",
+              "output": "copies_per_cache", "unit": "copies"}  # fmt: skip
+    same = instructor_client.get(url, fields)
+    assert same.status_code == 204 and same.content == b""  # nothing is swapped: output, unit, tables stay
+    other = instructor_client.get(url, {**fields, "calculator": "replica"})
+    html = other.content.decode()
+    assert other.status_code == 200 and 'value="requests_per_replica"' in html and '<option value="" selected>' in html
+    assert '<input type="text" name="unit" class="answer-unit" id="id_unit" hx-swap-oob="true">' in html
+    assert '<input type="hidden" name="output-of" value="replica" id="id_output-of" hx-swap-oob="true">' in html
+    # The expected answer is asked again once the new selects are in (it was read while the old ones were).
+    assert other["HX-Trigger-After-Settle"] == "calculator-changed"
+    assert "calculator-changed from:closest fieldset" in page
+    back = instructor_client.get(url, {**fields, "output-of": "replica"})  # then back to the first: reset again
+    assert back.status_code == 200 and 'value="copies_per_cache"' in back.content.decode()
+
+
 def test_the_output_select_is_for_staff_only(client, db):
     response = client.get(reverse("admin:lessons_calculator_outputs"), {"calculator": "kv-cache"})
     assert response.status_code == 302 and "login" in response["Location"]

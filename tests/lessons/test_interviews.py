@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from lessons import interviews, services
 from lessons.models import (
+    Challenge,
     ChecklistPoint,
     Choice,
     DeepDive,
@@ -243,6 +244,32 @@ def test_an_envelope_step_in_an_interview_shows_its_examples_setup(rf, scenario)
         assert view.body_html.startswith("<p>A 70B replica on four H100s.</p>")
         earlier = Step.objects.filter(walkthrough=view.item.step.walkthrough, order__lt=view.item.step.order)
         assert all(f"<li>{s.title}</li>" in view.body_html for s in earlier)
+
+
+def test_the_interviewers_line_is_each_items_question_never_a_title(rf, scenario):
+    """A challenge's title names it for authors ("Copies in a cache"); the interviewer asks its prompt."""
+    fixed = Challenge.objects.get(key="copies-2")
+    fixed.prompt = "A replica keeps **8 GB** for the cache.\n\nHow many copies does it hold?"
+    fixed.save()
+    seen = {}
+    for seed in range(8):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        for view in interviews.load(interviews.start(request, "case", seed=seed)):
+            if view.item.kind == "number" and view.item.challenge_id:
+                seen[view.item.challenge.key] = view
+            elif view.item.kind == "deep_dive":
+                assert view.heading_html == view.item.deep_dive.prompt_html
+    assert {"copies", "copies-2"} <= set(seen)
+    drawn = seen["copies"]
+    assert (
+        drawn.heading_html == f"A cache of {drawn.item.drawn_inputs['cache_gb']} GB holds how many 1,200-token copies?"
+    )
+    assert drawn.body_html == ""
+    # A prompt in paragraphs: the last one is the question, the ones before set it up.
+    assert seen["copies-2"].heading_html == "How many copies does it hold?"
+    assert seen["copies-2"].body_html == "<p>A replica keeps <strong>8 GB</strong> for the cache.</p>"
+    assert all("Copies" not in view.heading_html for view in seen.values())
 
 
 # --- The API contract ------------------------------------------------------------------------
@@ -592,6 +619,32 @@ def test_a_whole_interview_through_the_pages(client, scenario, clock):
     history = client.get(reverse("interviews")).content.decode()
     assert history.count('role="img"') == 6 and "Every attempt, scores by dimension" in history
     assert "Practise this" in history and reverse("review") in history
+
+
+def test_finishing_with_questions_left_asks_to_confirm_first(client, scenario, clock):
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    interview = Interview.objects.get()
+    finish = reverse("interview-finish", args=[interview.pk])
+    total = interview.items.count()
+    page = client.get(url).content.decode()
+    # With questions left, the page's Finish opens the confirmation (a GET: nothing is finished yet).
+    assert f'<form method="get" action="{finish}"' in page
+    asked = client.get(finish)
+    html = asked.content.decode()
+    assert asked.status_code == 200
+    assert f"You have {total} unanswered questions; they will score 0. Finish now?" in html
+    assert 'name="confirm" value="1"' in html and f'href="{url}"' in html and "Keep going" in html
+    # A post without the confirmation (a stale page) asks again and finishes nothing.
+    again = client.post(finish)
+    assert again.status_code == 200 and "Finish now?" in again.content.decode()
+    interview.refresh_from_db()
+    assert interview.finished_at is None
+    assert "Scorecard" not in client.get(url).content.decode()
+    done = client.post(finish, {"confirm": "1"})
+    assert done.status_code == 303 and done["Location"].endswith("#scorecard")
+    assert "Overall:" in client.get(url).content.decode()
+    interview.refresh_from_db()
+    assert interview.finished_at is not None
 
 
 def test_a_bad_scenario_on_the_page_is_a_400_with_the_message(client, scenario):
