@@ -178,3 +178,26 @@ def test_the_admin_lesson_page_and_a_challenge_form_pass_axe(live_server, page, 
     expect(output).to_have_value("")
     expect(page.locator("input#id_unit")).to_have_value("")
     expect(expected).to_have_text("Choose the unit to ask for.")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_output_chosen_the_moment_the_calculator_swaps_it_in_offers_its_units(live_server, page):
+    """What an htmx swap brings in answers at once: htmx's default 20 ms settle delay left a newly swapped
+    output select inert, and choosing in that window (as a quick hand or a test does) never asked for units."""
+    User.objects.create_superuser("boss", "boss@example.com", PASSWORD)
+    page.goto(live_server.url + "/admin/login/?next=/admin/lessons/challenge/add/")
+    page.get_by_label("Username").fill("boss")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#id_calculator")).to_be_visible()
+    # Choose the output in the first task after the swap, before any 20 ms timer could fire.
+    page.evaluate("""() => document.body.addEventListener("htmx:afterSwap", (event) => {
+        if (event.target.id !== "id_output") return;
+        setTimeout(() => {
+            const output = document.getElementById("id_output");
+            output.value = "copies_per_cache";
+            output.dispatchEvent(new Event("change", {bubbles: true}));
+        }, 0);
+    })""")
+    page.locator("#id_calculator").select_option("kv-cache")
+    expect(page.locator("#id_unit option[value='copies']")).to_have_count(1)
