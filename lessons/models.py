@@ -605,6 +605,9 @@ class Answer(AboutItem):
         indexes = [
             models.Index(fields=["learner", "created_at"]),
             *(models.Index(fields=["learner", kind], name=f"answer_learner_{kind}") for kind in AboutItem.ITEM_KINDS),
+            # The reach rule (services.follow_up_flags) asks, per deep dive, whether the learner picked a choice
+            # leading to it: without this index that scans all the learner's answers once per deep dive.
+            models.Index(fields=["learner", "choice"], name="answer_learner_choice"),
         ]
 
     def __str__(self) -> str:

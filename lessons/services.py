@@ -122,9 +122,10 @@ def follow_up_flags(lookup: dict | None) -> dict:
     (first or retry) picked such a choice. A follow-up may be answered, and counts toward the
     score (``scoring.counts_toward_score``), once reached.
     """
-    reached = (
-        Value(False) if lookup is None else Exists(Answer.objects.filter(**lookup, choice__follow_up=OuterRef("pk")))
-    )
+    # "choice in (the choices leading here)", not a join: the database then looks up each such choice in the
+    # learner's answers (index answer_learner_choice) instead of reading all their answers per deep dive.
+    leading_here = Choice.objects.filter(follow_up=OuterRef(OuterRef("pk"))).values("pk")
+    reached = Value(False) if lookup is None else Exists(Answer.objects.filter(**lookup, choice__in=leading_here))
     return {"is_follow_up": Exists(Choice.objects.filter(follow_up=OuterRef("pk"))), "reached": reached}
 
 
