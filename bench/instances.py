@@ -145,8 +145,10 @@ def check(
     failures += _reads(base_a, url, readers, [], gone=[title, f"Edited section {token}"])
 
     # Answer through both at the same time, signed in once (on A): every answer must be kept.
-    _, html = learner_browser.send(base_b + url)
-    forms = answer_forms(html)
+    # A lesson page shows one layer; the questions may all be on layers 2 and 3.
+    forms = [
+        form for layer in (1, 2, 3) for form in answer_forms(learner_browser.send(f"{base_b}{url}?layer={layer}")[1])
+    ]
     if not forms:
         return [*failures, f"no answer form on {url} at {base_b} for the signed-in learner"]
     before = count_answers()
