@@ -33,6 +33,11 @@ PASSWORD = "bench-password-0123456789"
 TRANSACTION = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
 
+def layer_pages(url: str) -> list[str]:
+    """Return the pages of a lesson's three layers: a learner reads layer 1 and answers on layers 2 and 3."""
+    return [f"{url}?layer={layer}" for layer in (1, 2, 3)]
+
+
 def lesson_url(deep_dives: int) -> str:
     return f"/lessons/{scale.lesson_slug(deep_dives)}/"
 
@@ -203,6 +208,12 @@ def prepare(run_id: str) -> dict:
     def get(url, client=None):
         return [{"method": "GET", "path": url, "cookie": f"{cookie(client)}; {csrf_cookie}" if client else ""}]
 
+    def get_layers(url, client=None):  # the lesson's layer pages in turn
+        return [request for page in layer_pages(url) for request in get(page, client)]
+
+    def count_layers(client, url):  # the most queries any layer's page makes
+        return max(count_queries(client, "GET", page) for page in layer_pages(url))
+
     answer_requests = [
         {
             "method": "POST",
@@ -218,16 +229,16 @@ def prepare(run_id: str) -> dict:
         "floor_get": get(FLOOR_GET),
         "floor_get_signed_in": get(FLOOR_GET, partial),
         "floor_post": [{"method": "POST", "path": FLOOR_POST, "cookie": f"{cookie(partial)}; {csrf_cookie}"}],
-        "lesson_anonymous": get(CASE_STUDY),
-        "lesson_signed_in": get(CASE_STUDY, partial),
+        "lesson_anonymous": get_layers(CASE_STUDY),
+        "lesson_signed_in": get_layers(CASE_STUDY, partial),
         "answer": answer_requests,
         "results_full_history": get("/results/", full),
         "calculator_page": get(CALCULATOR_PAGE),
         "calculator_api": get(CALCULATOR_API),
         "lesson_200_deep_dives": get(lesson_url(scale.LARGE), partial),
-        "lesson_10k_answers": get(CASE_STUDY, big),
+        "lesson_10k_answers": get_layers(CASE_STUDY, big),
         "results_10k_answers": get("/results/", big),
-        "lesson_signed_in_300": get(CASE_STUDY, partial),
+        "lesson_signed_in_300": get_layers(CASE_STUDY, partial),
     }
 
     # Queries: counted in this process with the server's settings, each after one warm-up request.
@@ -242,8 +253,8 @@ def prepare(run_id: str) -> dict:
         }
     answerer = answerers[1]
     queries |= {
-        "lesson_anonymous": count_queries(Client(), "GET", CASE_STUDY),
-        "lesson_signed_in": count_queries(partial, "GET", CASE_STUDY),
+        "lesson_anonymous": count_layers(Client(), CASE_STUDY),
+        "lesson_signed_in": count_layers(partial, CASE_STUDY),
         # A first answer (an item the learner skipped), then a retry of the same item.
         "answer_first": count_queries(answerer, "POST", case_forms[1].action, case_forms[1].body(), warm=False),
         "answer_retry": count_queries(answerer, "POST", case_forms[1].action, case_forms[1].body(pick=1), warm=False),
@@ -252,7 +263,7 @@ def prepare(run_id: str) -> dict:
         "calculator_api": count_queries(Client(), "GET", CALCULATOR_API),
         "lesson_2_deep_dives": count_queries(partial, "GET", lesson_url(scale.SMALL)),
         "lesson_200_deep_dives": count_queries(partial, "GET", lesson_url(scale.LARGE)),
-        "lesson_10k_answers": count_queries(big, "GET", CASE_STUDY),
+        "lesson_10k_answers": count_layers(big, CASE_STUDY),
         "results_10k_answers": count_queries(big, "GET", "/results/"),
     }
     queries["answer"] = max(queries["answer_first"], queries["answer_retry"])
