@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.db import models, transaction
 from django.forms.models import BaseInlineFormSet
+from django.forms.utils import pretty_name
 from django.http import Http404, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -17,6 +19,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
 
 from calculators.formatting import number
 from calculators.registry import CALCULATORS, CalculatorInputError
@@ -34,6 +37,7 @@ from lessons.content.validate import (
     hint_list,
     parse_challenge,
     parse_walkthrough,
+    step_part,
     validate_ask,
 )
 from lessons.markup import MarkupError, check_markup
@@ -303,8 +307,9 @@ class SlipRows(RowsWidget):
         )
 
 
-# What a numeric question needs once it names a calculator, said beside each field left empty.
+# What a numeric question needs (a step's once it names a calculator), said beside each field left empty.
 QUESTION_NEEDS = {
+    "calculator": "A challenge asks for a number: choose the calculator that computes it.",
     "output": "Choose the number the learner is asked for.",
     "unit": "Choose the unit the learner answers in.",
     "tolerance": "Give a tolerance above zero: 0.01 means answers within 1% are right.",
@@ -348,6 +353,8 @@ class ConnectionRows(DiagramRows):
 class NumberQuestionFormMixin:
     """A numeric question's calculator and output are chosen from selects, not typed."""
 
+    always_asks = False  # a challenge always asks for a number; a step only once it names a calculator
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if "calculator" not in self.fields:
@@ -388,16 +395,19 @@ class NumberQuestionFormMixin:
         ].help_text = "E.g. 2: answers between half and twice the answer earn half. Empty: none."
         if slug in CALCULATORS:
             names = ", ".join(o.name for o in CALCULATORS[slug].outputs if not o.is_check)
-            message = f"calculator '{slug}' has no output '%(value)s' (it has {names})."
+            message = f"Output '%(value)s' is not one of the outputs of calculator '{slug}' ({names})."
             self.fields["output"].error_messages["invalid_choice"] = message
 
     def clean(self):
-        """Derive the scale from the chosen unit (bytes asked in MB: 1e-6); a unit kept as saved keeps its scale."""
+        """Derive the scale from the chosen unit (bytes asked in MB: 1e-6); a unit kept as saved keeps its scale.
+
+        Say beside each empty field what a question that asks for a number needs (QUESTION_NEEDS).
+        """
         cleaned = super().clean()
         if "calculator" in self.fields:
             options = answer_units(cleaned.get("calculator"), cleaned.get("output")) or {}
             cleaned["scale"] = self.instance.scale = options.get(cleaned.get("unit"), self.instance.scale)
-            if cleaned.get("calculator"):
+            if self.always_asks or cleaned.get("calculator"):
                 for name, message in QUESTION_NEEDS.items():
                     if cleaned.get(name) in (None, "") and name not in self.errors:
                         self.add_error(name, message)
@@ -433,24 +443,47 @@ def ask_data(cleaned: dict, ranges: dict | None = None) -> dict:
     return ask
 
 
-def run_validator(form: forms.Form, validate, *, skip: set[str] = frozenset()) -> None:
-    """Run a content-file validator (lessons.content.validate) and show its refusal beside the field at fault.
-
-    Problems with a field in ``skip`` are left to another check that reports them itself.
-    """
+def validator_problems(check: Checker, validate: Callable[[], object]) -> list[ContentError]:
+    """Return every problem a content-file validator (lessons.content.validate) finds: none when it passes."""
     try:
-        validate()
+        with check.gather():
+            validate()
     except ContentError as refused:
-        for error in all_problems(refused):
-            if error.field in skip:
-                continue
-            if error.field not in form.fields:
-                form.add_error(None, f"{error.item}: {error.problem}.")
-                continue
-            # Beside its field the problem names the field as the form labels it, not as a content file spells it.
-            label = str(form.fields[error.field].label or error.field)
-            problem = error.problem.replace(f"'{error.field}'", label.lower(), 1)
-            form.add_error(error.field, f"{problem[:1].upper()}{problem[1:]}.")
+        return all_problems(refused)
+    return []
+
+
+def show_problems(form: forms.Form, problems: list[ContentError], item: str, *, skip: set[str] = frozenset()) -> None:
+    """Show each validator problem on ``form``: beside the field at fault, named as the form labels it, or above.
+
+    ``item`` is how the checker named the form's row; a part within it (a slip, a diagram part) is named first.
+    A field that already shows an error, or is in ``skip``, gets nothing more: the problem would be that error
+    again (a field Django refused reaches the validator as missing), or another check reports it.
+    """
+    taken = set(form.errors) | set(skip)
+    for error in problems:
+        if error.field in taken:
+            continue
+        field = error.field if error.field in form.fields else None
+        problem = error.problem
+        if field:  # the field as the form labels it, not as a content file spells it
+            rest = problem.removeprefix(field)
+            if rest[:1] in (" ", ":"):
+                problem = str(form.fields[field].label or pretty_name(field)) + rest
+        part = error.item.removeprefix(item).removeprefix(", ")
+        message = capfirst(f"{part}: {problem}" if part else problem) + "."
+        if message not in form.errors.get(field or NON_FIELD_ERRORS, []):
+            form.add_error(field, message)
+
+
+def run_validator(form: forms.Form, check: Checker, validate: Callable[[], object], **options) -> None:
+    """Run a content-file validator and show every problem it finds on ``form`` at once (see show_problems)."""
+    show_problems(form, validator_problems(check, validate), check.item, **options)
+
+
+def in_part(item: str, part: str) -> bool:
+    """Return whether a problem of ``item`` lies in ``part`` of a checked item (a step, or one of its slips)."""
+    return item == part or item.startswith(f"{part}, ")
 
 
 class UniqueKeyMixin:
@@ -483,91 +516,114 @@ class StepForm(NumberQuestionFormMixin, MarkdownCheckMixin, forms.ModelForm):
             self.fields["connections"].widget = ConnectionRows()
 
     def clean(self):
+        """Check the number asked as a content file's is, even beside fields Django refused: all in one save."""
         cleaned = super().clean()
-        if cleaned.get("calculator") and not self.errors:
+        if cleaned.get("calculator"):
             check = Checker("admin", f"step '{cleaned.get('title', '')}'")
-            run_validator(self, lambda: validate_ask(check, ask_data(cleaned), allow_ranges=False))
+            run_validator(self, check, lambda: validate_ask(check, ask_data(cleaned), allow_ranges=False))
         return cleaned
+
+
+def kept_forms(formset: BaseInlineFormSet) -> list[forms.Form]:
+    """Return the inline forms whose rows stay (filled in and not marked for deletion)."""
+    return [f for f in formset.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
 
 
 def kept_rows(formset: BaseInlineFormSet) -> list[dict]:
     """Return the cleaned data of the inline rows that stay (not marked for deletion)."""
-    return [f.cleaned_data for f in formset.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+    return [f.cleaned_data for f in kept_forms(formset)]
 
 
-class StepFormSet(BaseInlineFormSet):
-    """Validate the steps together, as a content file is: diagram keys, connections, envelope numbers."""
+class RowsFormSet(BaseInlineFormSet):
+    """Inline rows checked together (``problems``), reported in one save with Django's own refusal of two rows
+    in one position (each model keeps its rows' order unique), which would otherwise stop the check."""
+
+    def problems(self, rows_valid: bool) -> list[str]:
+        """Return the rows' problems as a whole (``rows_valid``: no row shows a problem of its own)."""
+        return []
 
     def clean(self):
-        super().clean()
-        if any(self.errors):
-            return
-        live = kept_rows(self)
+        rows_valid = not any(self.errors)  # read before Django marks the rows that share a position
+        try:
+            super().clean()
+        except ValidationError as refused:
+            found = refused.messages
+        else:
+            found = []
+        found += self.problems(rows_valid)
+        if found:
+            raise ValidationError(found)
+
+
+class StepFormSet(RowsFormSet):
+    """Validate the steps together, as a content file is: diagram keys, connections, envelope numbers.
+
+    Every problem shows in one save: each in its step, beside the field at fault; the walkthrough's above the steps.
+    """
+
+    def problems(self, rows_valid: bool) -> list[str]:
         walkthrough = self.instance
+        rows = sorted(kept_forms(self), key=lambda f: f.cleaned_data.get("order") or 0)
         steps = []
-        for data in sorted(live, key=lambda d: d.get("order") or 0):
-            step = filled(data, ("title", "body", "hints", "explanation", "components", "connections"))
-            if data.get("calculator"):
-                step["ask"] = ask_data(data)
+        for form in rows:
+            step = filled(form.cleaned_data, ("title", "body", "hints", "explanation", "components", "connections"))
+            if form.cleaned_data.get("calculator"):
+                step["ask"] = ask_data(form.cleaned_data)
             steps.append(step)
         payload = {"key": walkthrough.key or "walkthrough", "kind": walkthrough.kind, "title": walkthrough.title or "-",
                    "topic": walkthrough.topic_id, "steps": steps}  # fmt: skip
         check = Checker("admin", f"walkthrough '{walkthrough.key}'")
-        try:
-            parse_walkthrough(check, payload)
-        except ContentError as error:
-            raise ValidationError(f"{error.item}: {error.problem}.") from None
+        problems = validator_problems(check, lambda: parse_walkthrough(check, payload))
+        in_steps = {f"{check.item}, {step_part(number)}": form for number, form in enumerate(rows, start=1)}
+        for item, form in in_steps.items():
+            show_problems(form, [e for e in problems if in_part(e.item, item)], item)
+        return [f"{e.item}: {e.problem}." for e in problems if not any(in_part(e.item, item) for item in in_steps)]
 
 
 class ChallengeForm(NumberQuestionFormMixin, UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
+    always_asks = True
+
     class Meta:
         model = Challenge
         fields = "__all__"
 
     def clean(self):
+        """Check the challenge as a content file's is, even beside fields Django refused: all in one save."""
         cleaned = super().clean()
-        if not cleaned.get("calculator"):
-            self.add_error("calculator", "A challenge asks for a number: name a calculator.")
-            return cleaned
-        if not self.errors:
-            payload = filled(cleaned, ("key", "title", "prompt", "hints", "explanation"))
-            payload["topic"] = cleaned["topic"].slug if cleaned.get("topic") else ""
-            payload["ask"] = ask_data(cleaned, cleaned.get("ranges"))
-            check = Checker("admin", f"challenge '{cleaned.get('key')}'")
-            # The prompt's own problems are shown beside it by the mixin and Challenge.clean().
-            run_validator(self, lambda: parse_challenge(check, payload), skip={"prompt"})
+        payload = filled(cleaned, ("key", "title", "prompt", "hints", "explanation"))
+        payload["topic"] = cleaned["topic"].slug if cleaned.get("topic") else ""
+        payload["ask"] = ask_data(cleaned, cleaned.get("ranges"))
+        check = Checker("admin", f"challenge '{cleaned.get('key', '')}'")
+        # The prompt's own problems are shown beside it by the mixin and Challenge.clean().
+        run_validator(self, check, lambda: parse_challenge(check, payload), skip={"prompt"})
         return cleaned
 
 
-class ChoiceFormSet(BaseInlineFormSet):
+class ChoiceFormSet(RowsFormSet):
     """A deep dive needs at least three choices and exactly one best; follow-ups may not loop back."""
 
-    def clean(self):
-        super().clean()
-        if any(self.errors):
-            return
+    def problems(self, rows_valid: bool) -> list[str]:
+        if not rows_valid:  # a choice Django refused would miscount
+            return []
         live = kept_rows(self)
-        problems = []  # reported together, so one save shows everything to fix
+        problems = []
         if len(live) < 3:
             problems.append("A deep dive needs at least three choices.")
         best = sum(1 for data in live if data.get("verdict") == "best")
         if best != 1:
             problems.append(f"A deep dive needs exactly one best choice; this one has {best}.")
-        orders = [data.get("order") for data in live]
-        if len(set(orders)) != len(orders):
-            problems.append("Two choices share an order; give each its own position.")
-        if problems:
-            raise ValidationError(problems)
         follow_ups = [data["follow_up"] for data in live if data.get("follow_up") is not None]
         if follow_ups and self.instance.section_id:
             lesson_id = self.instance.section.lesson_id
             if any(follow_up.section.lesson_id != lesson_id for follow_up in follow_ups):
-                raise ValidationError("A follow-up must be a deep dive of the same lesson.")
-            check = Checker("admin", f"deep_dive '{self.instance.key}'")
-            try:
-                check_follow_ups(check, self.follow_up_graph(lesson_id, follow_ups))
-            except ContentError as error:
-                raise ValidationError(f"{error.item}: {error.problem}.") from None
+                problems.append("A follow-up must be a deep dive of the same lesson.")
+            else:
+                check = Checker("admin", f"deep_dive '{self.instance.key}'")
+                graph = self.follow_up_graph(lesson_id, follow_ups)
+                problems += [
+                    f"{e.item}: {e.problem}." for e in validator_problems(check, lambda: check_follow_ups(check, graph))
+                ]
+        return problems
 
     def follow_up_graph(self, lesson_id: int, follow_ups: list[DeepDive]) -> dict[str, set[str]]:
         """Return the lesson's follow-up graph by key, with this deep dive's choices as edited (two queries)."""
@@ -923,7 +979,7 @@ class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
         try:
             return hint_list(Checker("admin", "deep dive"), {"hints": hints if hints is not None else []})
         except ContentError as error:
-            raise ValidationError(f"{error.problem}.") from None
+            raise ValidationError(f"{capfirst(error.problem)}.") from None
 
 
 @admin.register(DeepDive)
@@ -1031,21 +1087,14 @@ class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, 
     search_fields = ("title", "prompt", "key")
 
 
-class ChecklistPointFormSet(BaseInlineFormSet):
+class ChecklistPointFormSet(RowsFormSet):
     """An open question needs two to twelve checklist points, as in content files."""
 
-    def clean(self):
-        super().clean()
-        if any(self.errors):
-            return
-        live = kept_rows(self)
-        if not MIN_CHECKLIST <= len(live) <= MAX_CHECKLIST:
-            raise ValidationError(
-                f"An open question needs {MIN_CHECKLIST} to {MAX_CHECKLIST} checklist points; this one has {len(live)}."
-            )
-        orders = [data.get("order") for data in live]
-        if len(set(orders)) != len(orders):
-            raise ValidationError("Two checklist points share an order; give each its own position.")
+    def problems(self, rows_valid: bool) -> list[str]:
+        live = len(kept_rows(self))
+        if rows_valid and not MIN_CHECKLIST <= live <= MAX_CHECKLIST:
+            return [f"An open question needs {MIN_CHECKLIST} to {MAX_CHECKLIST} checklist points; this one has {live}."]
+        return []
 
 
 class ChecklistPointForm(MarkdownCheckMixin, forms.ModelForm):

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from calculators.registry import CalculatorInputError, get_calculator
+from calculators.registry import CALCULATORS, Calculator, CalculatorInputError, get_calculator
 from lessons.markup import MarkupError, check_markup, check_prompt
 from lessons.models import (
     Challenge,
@@ -62,14 +62,41 @@ def all_problems(error: ContentError) -> list[ContentError]:
     return getattr(error, "errors", [error])
 
 
+class Fields(dict):
+    """A mapping's fields as written; ``missing`` names the required ones it lacks, each reported once by mapping()."""
+
+    missing: frozenset[str] = frozenset()
+
+
+def missing(data: Any, name: str) -> bool:
+    """Return whether mapping() reported ``name`` missing from ``data``: the field's own check then says no more."""
+    return name in getattr(data, "missing", ())
+
+
+def written(value: Any) -> str:
+    """Return a value as an author reads it in a message: a scalar as written, a list or mapping by its kind."""
+    if value is None:
+        return "empty"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return repr(value)
+
+
 @dataclass
 class Checker:
-    """Collects the context (file and item) for error messages while validating."""
+    """Collects the context (file and item) for error messages while validating.
+
+    A problem reads as an author would say it and starts with the field at fault as a file spells it ("title must
+    not be empty"); the admin shows it beside that field, named by the form's label (lessons.admin.show_problem).
+    """
 
     file: str
     item: str = "lesson"
     known_topics: list[str] | None = None  # the Topic table's slugs, read once per checker
     problems: list[ContentError] | None = None  # inside gather(): the problems found so far
+    entry_of: str | None = None  # inside part(): the list field (slips, components, ...) whose entry is checked
 
     @contextmanager
     def gather(self) -> Iterator[None]:
@@ -94,92 +121,129 @@ class Checker:
             self.problems.extend(all_problems(error))
             return default
 
+    @contextmanager
+    def part(self, name: str, entry_of: str | None = None) -> Iterator[None]:
+        """Check one part of the item (a step, a choice, a slip, a diagram part): its problems name it after the
+        item ("walkthrough 'size', step 2"); those of an entry of the list field ``entry_of`` belong to that field."""
+        outer = self.item, self.entry_of
+        self.item, self.entry_of = f"{self.item}, {name}", entry_of or self.entry_of
+        try:
+            yield
+        finally:
+            self.item, self.entry_of = outer
+
     def topic(self, data: dict, name: str = "topic", *, required: bool = True) -> str:
         """Return a topic's slug, refusing one the Topic table does not hold (instructors add them in the admin)."""
+        if missing(data, name):
+            return ""
         value = data.get(name) or ""
         if not value and not required:
             return ""
         if self.known_topics is None:
             self.known_topics = list(Topic.objects.values_list("slug", flat=True))
+        topics = ", ".join(self.known_topics) or "none yet"
+        if not value:
+            self.fail(f"{name} must not be empty: give one of the topics ({topics})", name)
         if value not in self.known_topics:
             self.fail(
-                f"'{name}' {value!r} is not a topic; the topics are {', '.join(self.known_topics) or 'none yet'} "
-                "(add one in the admin under Topics)",
+                f"{name} {written(value)} is not one of the topics ({topics}); add it in the admin under Topics first",
                 name,
             )
         return value
 
     def fail(self, problem: str, field: str | None = None) -> None:
-        raise ContentError(self.file, self.item, problem, field)
+        raise ContentError(self.file, self.item, problem, self.entry_of or field)
 
     def found(self) -> int:
         """Return how many problems gather() holds so far (0 outside it: there the first one is raised)."""
         return len(self.problems or [])
 
-    def mapping(self, data: Any, allowed: set[str], required: set[str], what: str) -> dict:
+    def mapping(self, data: Any, allowed: set[str], required: set[str], what: str) -> Fields:
+        """Return the fields of ``data``, noting unknown ones and each required one that is missing.
+
+        Inside gather() the checks go on past a missing field; the field's own check then stays quiet (``missing``).
+        """
         if not isinstance(data, dict):
-            self.fail(f"{what} must be a mapping of fields, got {type(data).__name__}")
-        unknown = set(data) - allowed
+            self.fail(f"{what} must be a mapping of fields (name: value), not {written(data)}")
+        unknown = sorted(map(str, set(data) - allowed))
         if unknown:
-            self.soft(self.fail, f"unknown field(s) {', '.join(sorted(map(str, unknown)))} in {what}")
-        missing = required - set(data)
-        if missing:
-            self.fail(f"missing field(s) {', '.join(sorted(missing))} in {what}")
-        return data
+            self.soft(
+                self.fail,
+                f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} in {what} "
+                f"(its fields are {', '.join(sorted(allowed))})",
+            )
+        fields = Fields(data)
+        fields.missing = frozenset(required - set(data))
+        for name in sorted(fields.missing):
+            self.soft(self.fail, f"{name} is missing from {what}", name)
+        return fields
 
     def text(self, data: dict, name: str, *, required: bool = True, markup: bool = False) -> str:
+        if missing(data, name):
+            return ""
         value = data.get(name, "")
         if value is None:
             value = ""
         if not isinstance(value, str):
-            self.fail(f"'{name}' must be text", name)
+            self.fail(f"{name} must be text, not {written(value)}", name)
         value = value.strip()
         if required and not value:
-            self.fail(f"'{name}' must not be empty", name)
+            self.fail(f"{name} must not be empty", name)
         if markup:
             try:
                 check_markup(value)
             except MarkupError as error:
-                self.fail(f"'{name}': {error}", name)
+                self.fail(f"{name}: {error}", name)
         return value
 
     def key(self, data: dict, name: str = "key") -> str:
+        if missing(data, name):
+            return ""
         value = data.get(name)
+        if value is None:
+            self.fail(f"{name} is missing", name)
         if not isinstance(value, str) or not KEY_RE.match(value):
-            self.fail(f"'{name}' must be lowercase letters, digits and hyphens (got {value!r})")
+            self.fail(f"{name} must be lowercase letters, digits and hyphens, not {written(value)}", name)
         return value
 
     def integer(self, data: dict, name: str, default: int, low: int, high: int) -> int:
+        if missing(data, name):
+            return default
         value = data.get(name, default)
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(f"'{name}' must be a whole number (got {value!r})", name)
+            self.fail(f"{name} must be a whole number, not {written(value)}", name)
         if not low <= value <= high:
-            self.fail(f"'{name}' must be between {low} and {high} (got {value})", name)
+            self.fail(f"{name} must be between {low} and {high}, not {value}", name)
         return value
 
     def number(self, data: dict, name: str, default: float | None = None) -> float | None:
-        value = data.get(name, default)
+        """Return a number field, or ``default`` when none is given (absent or empty)."""
+        value = None if missing(data, name) else data.get(name)
         if value is None:
-            return None
+            return default
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(f"'{name}' must be a finite number (got {value!r})", name)
+            self.fail(f"{name} must be a finite number, not {written(value)}", name)
         return float(value)
 
     def choice(self, data: dict, name: str, options: list[str], default: str | None = None) -> str:
+        if missing(data, name):
+            return default
         value = data.get(name, default)
         if value not in options:
-            self.fail(f"'{name}' must be one of {', '.join(options)} (got {value!r})", name)
+            self.fail(f"{name} must be one of {', '.join(options)}, not {written(value)}", name)
         return value
 
     def markdown_list(self, data: dict, name: str) -> list[str]:
+        if missing(data, name):
+            return []
         value = data.get(name, [])
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-            self.fail(f"'{name}' must be a list of non-empty texts", name)
+            self.fail(f"{name} must be a list of texts, none of them empty", name)
         for text in value:
             try:
                 check_markup(text)
             except MarkupError as error:
-                self.fail(f"'{name}': {error}", name)
+                self.fail(f"{name}: {error}", name)
         return [v.strip() for v in value]
 
 
@@ -190,50 +254,56 @@ ASK_FIELDS = {
 
 
 def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
-    """Return the validated fields of a graded number, computing its expected value to prove it works."""
+    """Return the validated fields of a graded number, computing its expected value to prove it works.
+
+    Without a known calculator, the checks that need one (the output, the ranges, the expected values) are left
+    out and the others still run.
+    """
+    before = check.found()
     ask = check.mapping(ask, ASK_FIELDS, {"calculator", "output", "unit", "tolerance"}, "ask (a numeric question)")
-    slug = check.text(ask, "calculator")
-    try:
-        calculator = get_calculator(slug)
-    except KeyError:
-        check.fail(f"unknown calculator '{slug}'", "calculator")
+    slug = check.soft(check.text, ask, "calculator", default="")
+    calculator = check.soft(known_calculator, check, slug) if slug else None
     inputs = ask.get("inputs") or {}
     if not isinstance(inputs, dict):
-        check.fail("'inputs' must be a mapping of parameter names to numbers", "inputs")
-    before = check.found()
-    output = check.text(ask, "output")
-    if output not in {o.name for o in calculator.outputs}:
+        check.soft(check.fail, "inputs must map parameter names to numbers", "inputs")
+        inputs = {}
+    output = check.soft(check.text, ask, "output", default="")
+    if calculator is not None and output and output not in {o.name for o in calculator.outputs}:
         names = ", ".join(o.name for o in calculator.outputs)
-        check.soft(check.fail, f"calculator '{slug}' has no output '{output}' (it has {names})", "output")
+        check.soft(
+            check.fail, f"output '{output}' is not one of the outputs of calculator '{slug}' ({names})", "output"
+        )
     ranges = ask.get("ranges") or {}
     if ranges and not allow_ranges:
         check.soft(check.fail, "ranges are only for challenges", "ranges")
         ranges = {}
     if not isinstance(ranges, dict):
-        check.soft(check.fail, "'ranges' must map parameter names to [min, max, step]", "ranges")
+        check.soft(check.fail, "ranges must map parameter names to [min, max, step]", "ranges")
         ranges = {}
-    params = {p.name: p for p in calculator.parameters}
-    for name, spec in ranges.items():
-        check.soft(check_range, check, slug, params, name, spec)
+    if calculator is not None:
+        params = {p.name: p for p in calculator.parameters}
+        for name, spec in ranges.items():
+            check.soft(check_range, check, slug, params, name, spec)
     unit = check.soft(check.text, ask, "unit", default="")
     tolerance = check.soft(check.number, ask, "tolerance")
-    if tolerance is None or tolerance <= 0:
-        check.soft(check.fail, "Tolerance must be above zero: 0.01 means within 1% of the answer", "tolerance")
+    if "tolerance" in ask and (ask["tolerance"] is None or (tolerance is not None and tolerance <= 0)):
+        check.soft(check.fail, "tolerance must be above zero: 0.01 means within 1% of the answer", "tolerance")
     kind = check.soft(check.choice, ask, "tolerance_kind", ToleranceKind.values, "relative")
     band = check.soft(check.number, ask, "partial_band")
     if band is not None and band <= 1:
-        check.soft(check.fail, "Half-credit factor must be above 1, such as 2 (half credit "
-                   "between half and twice the answer)", "partial_band")  # fmt: skip
+        check.soft(check.fail, "partial_band must be above 1, such as 2 (half credit between half and twice "
+                   "the answer)", "partial_band")  # fmt: skip
     scale = check.soft(check.number, ask, "scale", 1.0, default=1.0)
     if scale == 0:
-        check.soft(check.fail, "The scale must not be zero", "scale")
+        check.soft(check.fail, "scale must not be zero", "scale")
     points = check.soft(check.integer, ask, "points", DEFAULT_POINTS, 1, 100, default=DEFAULT_POINTS)
     fields = {
         "calculator": slug, "inputs": inputs, "output": output, "scale": scale, "unit": unit,
         "tolerance": tolerance, "tolerance_kind": kind, "partial_band": band, "points": points,
         "slips": [],
     }  # fmt: skip
-    computable = check.found() == before  # the calculator is asked only about a question that reads well
+    # The calculator is asked only about a question that reads well.
+    computable = calculator is not None and check.found() == before
     if computable:
         corners = [dict(inputs)]
         for name, (low, high, _step) in ranges.items():
@@ -242,7 +312,7 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
             check.soft(expected_value, check, fields, corner, "ranges" if ranges else "inputs")
     slips = ask.get("slips") or []
     if not isinstance(slips, list):
-        check.soft(check.fail, "'slips' must be a list", "slips")
+        check.soft(check.fail, "slips must be a list", "slips")
         slips = []
     for number, slip in enumerate(slips, start=1):
         parsed = check.soft(parse_slip, check, slip, number, fields, inputs, computable)
@@ -252,41 +322,51 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
     return fields
 
 
+def known_calculator(check: Checker, slug: str) -> Calculator:
+    """Return the calculator ``slug`` names, refusing an unknown one with the slugs there are."""
+    try:
+        return get_calculator(slug)
+    except KeyError:
+        check.fail(f"calculator '{slug}' is not one of the calculators ({', '.join(CALCULATORS)})", "calculator")
+
+
 def check_range(check: Checker, slug: str, params: dict, name: str, spec: Any) -> None:
     """Refuse a challenge's range for one parameter unless it is [min, max, step] the calculator takes."""
     if name not in params:
-        check.fail(f"range for unknown parameter '{name}' of '{slug}'", "ranges")
+        check.fail(f"ranges: '{name}' is not a parameter of calculator '{slug}' ({', '.join(params)})", "ranges")
     if (
         not isinstance(spec, list)
         or len(spec) != 3
         or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec)
     ):
-        check.fail(f"range for '{name}' must be [min, max, step]", "ranges")
+        check.fail(f"ranges: '{name}' must be [min, max, step]", "ranges")
     low, high, step = spec
     if not all(math.isfinite(v) for v in spec) or not (low <= high and step > 0):
-        check.fail(f"range for '{name}' needs finite numbers with min <= max and step > 0", "ranges")
+        check.fail(f"ranges: '{name}' needs finite numbers, a min no larger than its max and a step above zero",
+                   "ranges")  # fmt: skip
     if params[name].type == "int" and not all(isinstance(v, int) for v in spec):
-        check.fail(f"'{name}' takes whole numbers, so its range needs whole min, max and step", "ranges")
+        check.fail(f"ranges: '{name}' takes whole numbers, so its min, max and step must be whole", "ranges")
     if (high - low) / step > 10000:
-        check.fail(f"range for '{name}' has more than 10,000 values; use a larger step", "ranges")
+        check.fail(f"ranges: '{name}' has more than 10,000 values; use a larger step", "ranges")
 
 
 def parse_slip(check: Checker, slip: Any, number: int, fields: dict, inputs: dict, computable: bool) -> dict:
     """Return one slip rule (a common mistake and its feedback), refusing it in the author's words."""
-    slip = check.mapping(slip, {"factor", "inputs", "feedback"}, {"feedback"}, f"slip {number}")
-    feedback = check.soft(check.text, slip, "feedback", markup=True, default="")
-    if ("factor" in slip) == ("inputs" in slip):
-        check.fail(f"slip {number} needs exactly one of a factor or changed inputs", "slips")
-    if "factor" in slip:
-        factor = check.number(slip, "factor")
-        if not factor or factor <= 0:
-            check.fail(f"slip {number}: its factor must be above zero", "slips")
-        return {"factor": factor, "feedback": feedback}
-    if not isinstance(slip["inputs"], dict):
-        check.fail(f"slip {number}: its inputs must map parameter names to numbers", "slips")
-    if computable:
-        expected_value(check, fields, {**inputs, **slip["inputs"]}, "slips")
-    return {"inputs": slip["inputs"], "feedback": feedback}
+    with check.part(f"slip {number}", "slips"):
+        slip = check.mapping(slip, {"factor", "inputs", "feedback"}, {"feedback"}, "the slip")
+        feedback = check.soft(check.text, slip, "feedback", markup=True, default="")
+        if ("factor" in slip) == ("inputs" in slip):
+            check.fail("needs exactly one of a factor or changed inputs")
+        if "factor" in slip:
+            factor = check.number(slip, "factor")
+            if not factor or factor <= 0:
+                check.fail("factor must be above zero")
+            return {"factor": factor, "feedback": feedback}
+        if not isinstance(slip["inputs"], dict):
+            check.fail("inputs must map parameter names to numbers")
+        if computable:
+            expected_value(check, fields, {**inputs, **slip["inputs"]}, "slips")
+        return {"inputs": slip["inputs"], "feedback": feedback}
 
 
 def expected_value(check: Checker, fields: dict, inputs: dict, field: str = "inputs") -> float:
@@ -318,14 +398,14 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
     lesson_fields = {"format", "slug", "track", "order", "title", "kind", "summary", "published", "sections"}
     data = check.mapping(data, lesson_fields, lesson_fields - {"published"}, "the lesson")
     if data["format"] != FORMAT_VERSION:
-        check.fail(f"'format' must be {FORMAT_VERSION}")
+        check.fail(f"format must be {FORMAT_VERSION}, not {written(data['format'])}")
     slug = check.key(data, "slug")
     track = data["track"]
     if track not in track_slugs:
-        check.fail(f"unknown track '{track}' (tracks: {', '.join(sorted(track_slugs)) or 'none'})")
+        check.fail(f"track {written(track)} is not one of the tracks ({', '.join(sorted(track_slugs)) or 'none'})")
     published = data.get("published", True)
     if not isinstance(published, bool):
-        check.fail("'published' must be true or false")
+        check.fail("published must be true or false")
     spec = LessonSpec(
         file,
         {
@@ -340,7 +420,7 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
     )
     sections = data["sections"]
     if not isinstance(sections, list) or not sections:
-        check.fail("'sections' must be a non-empty list")
+        check.fail("sections must list at least one section")
     section_keys: set[str] = set()
     item_keys: set[str] = set()
     deep_dives: dict[str, dict] = {}
@@ -354,10 +434,11 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
         spec.sections.append(parsed)
     if not errors:  # a follow-up naming an item refused above would be reported twice
         try:
-            check_follow_ups(
-                check,
-                {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()},
-            )
+            with check.gather():
+                check_follow_ups(
+                    check,
+                    {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()},
+                )
         except ContentError as error:
             errors.append(error)
     if errors:
@@ -372,12 +453,12 @@ def parse_section(
     """Validate one section; a refused item is added to ``errors`` and the next item is still checked."""
     check.item = "a section"
     section = check.mapping(
-        section, {"key", "layer", "title", "minutes", "body", "items"}, {"key", "layer", "title"}, "section"
+        section, {"key", "layer", "title", "minutes", "body", "items"}, {"key", "layer", "title"}, "the section"
     )
     key = check.key(section)
     check.item = f"section '{key}'"
     if key in section_keys:
-        check.fail("section keys must be unique in the lesson")
+        check.fail(f"another section of this lesson already has the key '{key}'")
     section_keys.add(key)
     parsed = {
         "key": key,
@@ -389,7 +470,7 @@ def parse_section(
     }
     items = section.get("items") or []
     if not isinstance(items, list):
-        check.fail("'items' must be a list")
+        check.fail("items must be a list")
     for number, item in enumerate(items, start=1):
         check.item = f"item {number} of section '{key}'"
         try:
@@ -404,11 +485,11 @@ def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[
         check.fail("each item must be exactly one of deep_dive, walkthrough, challenge or open_question")
     ((kind, body),) = item.items()
     if kind not in PARSERS:
-        check.fail(f"unknown item type '{kind}'")
+        check.fail(f"{written(kind)} is not an item type (deep_dive, walkthrough, challenge or open_question)")
     item_key = check.key(body if isinstance(body, dict) else {})
     check.item = f"{kind} '{item_key}'"
     if item_key in item_keys:
-        check.fail("item keys must be unique in the lesson")
+        check.fail(f"another item of this lesson already has the key '{item_key}'")
     item_keys.add(item_key)
     with check.gather():  # every problem of the item, not only its first
         fields = PARSERS[kind](check, body)
@@ -421,10 +502,10 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
     data = check.mapping(
         data, {"key", "topic", "prompt", "context", "points", "keep_choice_order", "hints", "choices"},
         {"key", "topic", "prompt", "choices"},
-        "deep_dive",
+        "the deep dive",
     )  # fmt: skip
     fields = {
-        "key": data["key"],
+        "key": data.get("key"),
         "topic": check.soft(check.topic, data),
         "prompt": check.soft(check.text, data, "prompt", markup=True),
         "context": check.soft(check.text, data, "context", required=False, markup=True),
@@ -434,44 +515,43 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
         "choices": [],
     }
     if not isinstance(fields["keep_choice_order"], bool):
-        check.soft(check.fail, "keeping the choice order ('keep_choice_order') must be true or false")
-    choices = data["choices"]
-    if not isinstance(choices, list) or len(choices) < 3:
-        check.soft(check.fail, "a deep dive needs at least three choices")
-    choices = choices if isinstance(choices, list) else []
-    for number, choice in enumerate(choices, start=1):
+        check.soft(check.fail, "keep_choice_order must be true or false", "keep_choice_order")
+    choices = data.get("choices")
+    if "choices" in data and (not isinstance(choices, list) or len(choices) < 3):
+        check.soft(check.fail, "a deep dive needs at least three choices", "choices")
+    for number, choice in enumerate(choices if isinstance(choices, list) else [], start=1):
         fields["choices"].append(check.soft(parse_choice, check, choice, number))
-    if all(fields["choices"]):  # a refused choice would miscount the best ones
+    if fields["choices"] and all(fields["choices"]):  # a refused choice would miscount the best ones
         best = sum(1 for c in fields["choices"] if c["verdict"] == "best")
         if best != 1:
-            check.fail(f"a deep dive needs exactly one best choice (found {best})")
+            check.soft(check.fail, f"a deep dive needs exactly one best choice (found {best})", "choices")
     return fields
 
 
 def parse_choice(check: Checker, choice: Any, number: int) -> dict | None:
     """Return one choice of a deep dive, or None when it has problems (each one gathered)."""
     before = check.found()
-    if isinstance(choice, dict) and "points" in choice:
-        check.soft(
-            check.fail,
-            f"choice {number} has points, which choices no longer take: a choice earns by its verdict "
-            "(best: the deep dive's points, acceptable: half, weak: none); remove the line",
-            "points",
+    with check.part(f"choice {number}", "choices"):
+        if isinstance(choice, dict) and "points" in choice:
+            check.soft(
+                check.fail,
+                "points are no longer given per choice: a choice earns by its verdict (best: the deep dive's "
+                "points, acceptable: half, weak: none); remove the line",
+            )
+            choice = {k: v for k, v in choice.items() if k != "points"}
+        choice = check.mapping(
+            choice, {"text", "verdict", "feedback", "follow_up"}, {"text", "verdict", "feedback"}, "the choice"
         )
-        choice = {k: v for k, v in choice.items() if k != "points"}
-    choice = check.mapping(
-        choice, {"text", "verdict", "feedback", "follow_up"}, {"text", "verdict", "feedback"}, f"choice {number}"
-    )
-    verdict = check.soft(check.choice, choice, "verdict", Verdict.values)
-    follow_up = choice.get("follow_up")
-    if follow_up is not None and (not isinstance(follow_up, str) or not KEY_RE.match(follow_up)):
-        check.soft(check.fail, f"choice {number}: its follow-up must be the key of a deep dive")
-    parsed = {
-        "text": check.soft(check.text, choice, "text", markup=True),
-        "verdict": verdict,
-        "feedback": check.soft(check.text, choice, "feedback", markup=True),
-        "follow_up": follow_up,
-    }
+        verdict = check.soft(check.choice, choice, "verdict", Verdict.values)
+        follow_up = choice.get("follow_up")
+        if follow_up is not None and (not isinstance(follow_up, str) or not KEY_RE.match(follow_up)):
+            check.soft(check.fail, "follow_up must be the key of a deep dive")
+        parsed = {
+            "text": check.soft(check.text, choice, "text", markup=True),
+            "verdict": verdict,
+            "feedback": check.soft(check.text, choice, "feedback", markup=True),
+            "follow_up": follow_up,
+        }
     return None if check.found() != before else parsed
 
 
@@ -484,14 +564,14 @@ def check_follow_ups(check: Checker, graph: dict[str, set[str]]) -> None:
     for key, targets in graph.items():
         check.item = f"deep_dive '{key}'"
         for target in sorted(targets):
-            if target not in graph:
-                check.fail(f"follow_up '{target}' is not a deep dive in this lesson", "follow_up")
             if target == key:
-                check.fail("a follow-up cannot lead back to its own deep dive", "follow_up")
+                check.soft(check.fail, "a follow-up cannot lead back to its own deep dive", "follow_up")
+            elif target not in graph:
+                check.soft(check.fail, f"follow_up '{target}' is not a deep dive of this lesson", "follow_up")
     for start in graph:
-        if start in reachable(start, graph):
+        if start not in graph[start] and start in reachable(start, graph):  # a follow-up to itself is told above
             check.item = f"deep_dive '{start}'"
-            check.fail("its follow-ups lead back to it in a loop", "follow_up")
+            check.soft(check.fail, "its follow-ups lead back to it in a loop", "follow_up")
 
 
 def reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
@@ -506,100 +586,126 @@ def reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
     return seen
 
 
+def step_part(number: int) -> str:
+    """Return how a problem names a walkthrough's step after the walkthrough (the admin finds the step's form by it)."""
+    return f"step {number}"
+
+
 def parse_walkthrough(check: Checker, data: Any) -> dict:
     data = check.mapping(
-        data, {"key", "kind", "title", "intro", "topic", "steps"}, {"key", "kind", "title", "steps"}, "walkthrough"
+        data, {"key", "kind", "title", "intro", "topic", "steps"}, {"key", "kind", "title", "steps"}, "the walkthrough"
     )
-    kind = check.choice(data, "kind", Walkthrough.Kind.values)
+    kind = check.soft(check.choice, data, "kind", Walkthrough.Kind.values)
     topic = check.soft(check.topic, data, required=False, default="")
-    if kind == "envelope" and not topic:
-        check.soft(check.fail, "an envelope walkthrough needs a topic for its graded steps")
+    if kind == "envelope" and not data.get("topic"):
+        check.soft(check.fail, "an envelope walkthrough needs a topic for its graded steps", "topic")
     fields = {
-        "key": data["key"], "kind": kind, "title": check.soft(check.text, data, "title"),
+        "key": data.get("key"), "kind": kind, "title": check.soft(check.text, data, "title"),
         "intro": check.soft(check.text, data, "intro", required=False, markup=True), "topic": topic, "steps": [],
     }  # fmt: skip
-    steps = data["steps"]
-    if not isinstance(steps, list) or not steps:
-        check.fail("a walkthrough needs at least one step")
+    steps = data.get("steps")
+    if "steps" in data and (not isinstance(steps, list) or not steps):
+        check.soft(check.fail, "a walkthrough needs at least one step", "steps")
     components: set[str] = set()
-    base_item = check.item
-    for number, step in enumerate(steps, start=1):
-        check.item = f"{base_item}, step {number}"
-        parsed = check.soft(parse_step, check, step, kind, components)
+    for number, step in enumerate(steps if isinstance(steps, list) else [], start=1):
+        parsed = check.soft(parse_step, check, step, number, kind, components)
         if parsed:
             fields["steps"].append(parsed)
-    check.item = base_item
     return fields
 
 
-def parse_step(check: Checker, step: Any, kind: str, components: set[str]) -> dict:
-    """Return one walkthrough step; ``components`` holds the diagram's parts added by the steps before."""
-    step = check.mapping(
-        step, {"title", "body", "ask", "hints", "explanation", "components", "connections"}, {"title"}, "step"
-    )
-    parsed = {
-        "title": check.soft(check.text, step, "title"),
-        "body": check.soft(check.text, step, "body", required=False, markup=True),
-        "hints": check.soft(hint_list, check, step),
-        "explanation": check.soft(check.text, step, "explanation", required=False, markup=True),
-        "components": [],
-        "connections": [],
-        "ask": None,
-    }
-    if kind == "envelope":
-        if "ask" not in step:
-            check.fail("an envelope step must ask for a number ('ask')")
-        parsed["ask"] = validate_ask(check, step["ask"], allow_ranges=False)
-    elif "ask" in step:
-        check.fail("only envelope steps ask for a number")
-    if kind != "envelope":
-        for comp in step.get("components") or []:
-            comp = check.mapping(comp, {"key", "label", "col", "row"}, {"key", "label", "col", "row"}, "component")
-            key = check.key(comp)
-            if key in components:
-                check.fail(f"component '{key}' was already added")
-            components.add(key)
-            parsed["components"].append(
-                {
-                    "key": key,
-                    "label": check.text(comp, "label"),
-                    "col": check.integer(comp, "col", 0, 0, 9),
-                    "row": check.integer(comp, "row", 0, 0, 9),
-                }
-            )
-        for conn in step.get("connections") or []:
-            conn = check.mapping(conn, {"from", "to", "label"}, {"from", "to"}, "connection")
-            for end in ("from", "to"):
-                if conn[end] not in components:
-                    check.fail(f"connection {end} '{conn[end]}' is not a component added so far")
-            parsed["connections"].append(
-                {"from": conn["from"], "to": conn["to"], "label": check.text(conn, "label", required=False)}
-            )
-    elif step.get("components") or step.get("connections"):
-        check.fail("envelope steps have no diagram")
+def parse_step(check: Checker, step: Any, number: int, kind: str | None, components: set[str]) -> dict:
+    """Return one walkthrough step; ``components`` holds the diagram's parts added by the steps before.
+
+    ``kind`` is the walkthrough's, None when it is refused: the checks that depend on it are then left out.
+    """
+    with check.part(step_part(number)):
+        step = check.mapping(
+            step, {"title", "body", "ask", "hints", "explanation", "components", "connections"}, {"title"}, "the step"
+        )
+        parsed = {
+            "title": check.soft(check.text, step, "title"),
+            "body": check.soft(check.text, step, "body", required=False, markup=True),
+            "hints": check.soft(hint_list, check, step),
+            "explanation": check.soft(check.text, step, "explanation", required=False, markup=True),
+            "components": [],
+            "connections": [],
+            "ask": None,
+        }
+        if "ask" in step and kind in ("envelope", None):
+            parsed["ask"] = check.soft(validate_ask, check, step["ask"], allow_ranges=False)
+        elif "ask" in step:
+            check.soft(check.fail, "only envelope steps ask for a number", "calculator")
+        elif kind == "envelope":
+            check.soft(check.fail, "an envelope step must ask for a number (ask)", "calculator")
+        if kind == "envelope":
+            if step.get("components") or step.get("connections"):
+                check.soft(check.fail, "envelope steps have no diagram", "components")
+            return parsed
+        for name, parse in (("components", parse_component), ("connections", parse_connection)):
+            entries = step.get(name) or []
+            if not isinstance(entries, list):
+                check.soft(check.fail, f"{name} must be a list", name)
+                entries = []
+            for entry_number, entry in enumerate(entries, start=1):
+                found = check.soft(parse, check, entry, entry_number, components)
+                if found:
+                    parsed[name].append(found)
     return parsed
+
+
+def parse_component(check: Checker, component: Any, number: int, components: set[str]) -> dict:
+    """Return one diagram part a step adds, noting its key in ``components``."""
+    with check.part(f"component {number}", "components"):
+        component = check.mapping(
+            component, {"key", "label", "col", "row"}, {"key", "label", "col", "row"}, "the component"
+        )
+        key = check.soft(check.key, component, default="")
+        if key in components:
+            check.soft(check.fail, f"key '{key}' is already used by an earlier component")
+        elif key:
+            components.add(key)
+        return {
+            "key": key,
+            "label": check.soft(check.text, component, "label", default=""),
+            "col": check.soft(check.integer, component, "col", 0, 0, 9, default=0),
+            "row": check.soft(check.integer, component, "row", 0, 0, 9, default=0),
+        }
+
+
+def parse_connection(check: Checker, connection: Any, number: int, components: set[str]) -> dict:
+    """Return one diagram connection a step adds; both ends must be parts added so far."""
+    with check.part(f"connection {number}", "connections"):
+        connection = check.mapping(connection, {"from", "to", "label"}, {"from", "to"}, "the connection")
+        for end in ("from", "to"):
+            if end in connection and (not isinstance(connection[end], str) or connection[end] not in components):
+                check.soft(check.fail, f"{end} {written(connection[end])} is not a component added so far")
+        return {
+            "from": connection.get("from"),
+            "to": connection.get("to"),
+            "label": check.soft(check.text, connection, "label", required=False, default=""),
+        }
 
 
 def parse_challenge(check: Checker, data: Any) -> dict:
     data = check.mapping(
         data, {"key", "topic", "title", "prompt", "ask", "hints", "explanation"},
-        {"key", "topic", "title", "prompt", "ask"}, "challenge",
+        {"key", "topic", "title", "prompt", "ask"}, "the challenge",
     )  # fmt: skip
     fields = {
-        "key": data["key"],
+        "key": data.get("key"),
         "topic": check.soft(check.topic, data),
         "title": check.soft(check.text, data, "title"),
         "prompt": check.soft(check.text, data, "prompt", markup=True),
         "hints": check.soft(hint_list, check, data),
         "explanation": check.soft(check.text, data, "explanation", required=False, markup=True),
-        "ask": validate_ask(check, data["ask"], allow_ranges=True),
+        "ask": check.soft(validate_ask, check, data["ask"], allow_ranges=True) if "ask" in data else None,
     }
-    if fields["prompt"] is None:
-        return fields
-    try:
-        check_prompt(fields["prompt"], Challenge.prompt_names(fields["ask"]["inputs"], fields["ask"]["ranges"]))
-    except MarkupError as error:
-        check.fail(f"'prompt': {error}", "prompt")
+    if fields["prompt"] and fields["ask"] is not None:
+        try:
+            check_prompt(fields["prompt"], Challenge.prompt_names(fields["ask"]["inputs"], fields["ask"]["ranges"]))
+        except MarkupError as error:
+            check.soft(check.fail, f"prompt: {error}", "prompt")
     return fields
 
 
@@ -607,7 +713,7 @@ def hint_list(check: Checker, data: dict) -> list[str]:
     """Return an item's hints: at most MAX_HINTS Markdown texts (one taken before answering costs points)."""
     hints = check.markdown_list(data, "hints")
     if len(hints) > MAX_HINTS:
-        check.fail(f"'hints' may hold at most {MAX_HINTS} hints (found {len(hints)})", "hints")
+        check.fail(f"hints may hold at most {MAX_HINTS} hints, not {len(hints)}", "hints")
     return hints
 
 
@@ -619,25 +725,28 @@ def parse_open_question(check: Checker, data: Any) -> dict:
         data,
         {"key", "topic", "prompt", "points", "checklist"},
         {"key", "topic", "prompt", "checklist"},
-        "open_question",
+        "the open question",
     )
     fields = {
-        "key": data["key"],
+        "key": data.get("key"),
         "topic": check.soft(check.topic, data),
         "prompt": check.soft(check.text, data, "prompt", markup=True),
         "points": check.soft(check.integer, data, "points", DEFAULT_POINTS, 1, 100),
         "checklist": [],
     }
-    checklist = data["checklist"]
-    if not isinstance(checklist, list) or not MIN_CHECKLIST <= len(checklist) <= MAX_CHECKLIST:
+    checklist = data.get("checklist")
+    if "checklist" in data and (
+        not isinstance(checklist, list) or not MIN_CHECKLIST <= len(checklist) <= MAX_CHECKLIST
+    ):
         check.soft(
             check.fail,
-            f"'checklist' must list {MIN_CHECKLIST} to {MAX_CHECKLIST} points a strong answer covers",
+            f"checklist must list {MIN_CHECKLIST} to {MAX_CHECKLIST} points a strong answer covers",
             "checklist",
         )
-    fields["checklist"] = check.markdown_list(data, "checklist")
+    if isinstance(checklist, list):
+        fields["checklist"] = check.soft(check.markdown_list, data, "checklist", default=[])
     if len(set(fields["checklist"])) != len(fields["checklist"]):
-        check.fail("'checklist' repeats a point", "checklist")
+        check.soft(check.fail, "checklist repeats a point", "checklist")
     return fields
 
 
@@ -767,10 +876,10 @@ def parse_tracks(path: Path) -> list[dict]:
     check = Checker(path.name, "tracks")
     data = check.mapping(read_yaml(path), {"format", "tracks"}, {"format", "tracks"}, "tracks.yaml")
     if data["format"] != FORMAT_VERSION:
-        check.fail(f"'format' must be {FORMAT_VERSION}")
+        check.fail(f"format must be {FORMAT_VERSION}, not {written(data['format'])}")
     tracks = []
     for order, track in enumerate(data["tracks"] or [], start=1):
-        track = check.mapping(track, {"slug", "title", "summary"}, {"slug", "title"}, "track")
+        track = check.mapping(track, {"slug", "title", "summary"}, {"slug", "title"}, "the track")
         check.item = f"track '{track.get('slug')}'"
         tracks.append(
             {
@@ -811,6 +920,8 @@ def parse_directory(directory: Path) -> tuple[list[dict], list[LessonSpec]]:
         seen[slug] = spec.file
         place = (spec.lesson["track"], spec.lesson["order"])
         if place in orders:
-            raise ContentError(spec.file, "lesson", f"order {place[1]} in track '{place[0]}' is also {orders[place]}")
+            raise ContentError(
+                spec.file, "lesson", f"order {place[1]} in track '{place[0]}' is also used by {orders[place]}"
+            )
         orders[place] = spec.file
     return tracks, specs

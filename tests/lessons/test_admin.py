@@ -1,6 +1,7 @@
 """Authoring in the admin: instructors edit content, never users; validation with clear messages."""
 
 import re
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -166,7 +167,7 @@ def walkthrough_post(wt, steps):
 @pytest.mark.parametrize(
     ("steps", "message"),
     [
-        ([{"order": 1, "title": "A", "components": '[{"key": "fe", "label": "Front end"}]'}], "missing field(s) col, row"),
+        ([{"order": 1, "title": "A", "components": '[{"key": "fe", "label": "Front end"}]'}], "Component 1: col is missing from the component."),
         (
             [{"order": 1, "title": "A", "components": '[{"key": "fe", "label": "FE", "col": 0, "row": 0}]',
               "connections": '[{"from": "fe", "to": "nowhere"}]'}],
@@ -195,7 +196,7 @@ def test_malformed_slips_are_refused(instructor_client, db):
     response = instructor_client.post(
         reverse("admin:lessons_walkthrough_change", args=[wt.pk]), walkthrough_post(wt, [step])
     )
-    assert "Slip 1 needs exactly one of a factor or changed inputs" in response.content.decode()
+    assert "Slip 1: needs exactly one of a factor or changed inputs." in response.content.decode()
 
 
 def challenge_post(challenge, **changes):
@@ -212,7 +213,11 @@ def challenge_post(challenge, **changes):
     [
         ({"ranges": '{"cache_gb": [1, 5, "x"]}'}, "ranges", "must be [min, max, step]"),
         ({"ranges": '{"cache_gb": [0, 40, 4]}'}, "ranges", "refuses the inputs"),
-        ({"output": "nothing"}, "output", "has no output 'nothing' (it has bytes_per_token,"),
+        (
+            {"output": "nothing"},
+            "output",
+            "Output 'nothing' is not one of the outputs of calculator 'kv-cache' (bytes_per_token,",
+        ),
         ({"prompt": "A cache of {cards[x]} GB"}, "prompt", "is not a parameter"),
         ({"prompt": "A cache of {cache_gb:>3000000} GB"}, "prompt", "{cache_gb:>3000000} has the format '>3000000'"),
         ({"prompt": "A cache of {cache_gb:{cache_gb}} GB"}, "prompt", "has the format '{cache_gb}'"),
@@ -469,7 +474,7 @@ def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
     page = instructor_client.get(url).content.decode()
     assert 'name="slips__1__inputs" id="id_slips__1__inputs" value="bytes_per_value=1"' in page
     refused = instructor_client.post(url, {**data, "slips__1__inputs": "bytes_per_value"}).content.decode()
-    assert "Slip 2: its inputs must map parameter names to numbers" in refused
+    assert "Slip 2: inputs must map parameter names to numbers." in refused
 
 
 def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client, db):
@@ -569,4 +574,105 @@ def test_diagram_parts_and_connections_are_rows_laid_out_on_save(instructor_clie
     form = instructor_client.get(url).content.decode()
     assert 'name="steps-0-components__1__label" id="id_steps-0-components__1__label" value="GPU worker"' in form
     refused = instructor_client.post(url, {**data, "steps-0-connections__0__to": "db"}).content.decode()
-    assert "connection to &#x27;db&#x27; is not a component added so far" in refused
+    assert "Connection 1: to &#x27;db&#x27; is not a component added so far." in refused
+
+
+def shown(response) -> str:
+    """Return the page's text as a user reads it (entities such as &#x27; turned back into characters)."""
+    return unescape(response.content.decode())
+
+
+def test_one_save_of_a_challenge_shows_every_problem_beside_its_field_and_saves_nothing(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    data = challenge_post(
+        challenge, title="", tolerance="0", partial_band="0.5", ranges='{"cache_gb": [1, 5, "x"]}',
+        hints__0__text="One.", hints__1__text="Two.", hints__2__text="Three.", hints__3__text="Four.",
+    )  # fmt: skip
+    response = instructor_client.post(url, data)
+    assert response.status_code == 200
+    every = {
+        "title": ["This field is required."],  # Django's own; the validator's "title is missing" is not repeated
+        "tolerance": ["Tolerance must be above zero: 0.01 means within 1% of the answer."],
+        "partial_band": ["Half-credit factor must be above 1, such as 2 (half credit between half and twice the answer)."],
+        "ranges": ["Ranges: 'cache_gb' must be [min, max, step]."],
+        "hints": ["Hints may hold at most 3 hints, not 4."],
+    }  # fmt: skip
+    assert {name: list(errors) for name, errors in response.context["adminform"].form.errors.items()} == every
+    page = shown(response)
+    for (message,) in every.values():
+        assert page.count(message) == 1
+    saved = Challenge.objects.get(pk=challenge.pk)
+    assert (saved.title, saved.tolerance, saved.hints) == (challenge.title, challenge.tolerance, challenge.hints)
+
+
+def test_one_save_of_an_envelope_walkthrough_shows_every_problem_in_its_step_and_saves_nothing(instructor_client, db):
+    wt = make_lesson().sections.get().walkthroughs.get(key="size")
+    wt.steps.all().delete()
+    steps = [
+        {"order": 1, "title": "", "calculator": "replica", "output": "requests_per_replica", "unit": "requests",
+         "tolerance": "0", "partial_band": "0.5", "slips": '[{"feedback": "Count both."}]'},
+        {"order": 2, "title": "No number asked"},
+    ]  # fmt: skip
+    data = {**walkthrough_post(wt, steps), "topic": "", "title": "Renamed"}
+    response = instructor_client.post(reverse("admin:lessons_walkthrough_change", args=[wt.pk]), data)
+    assert response.status_code == 200
+    formset = response.context["inline_admin_formsets"][0].formset
+    first = {
+        "title": ["This field is required."],
+        "tolerance": ["Tolerance must be above zero: 0.01 means within 1% of the answer."],
+        "partial_band": ["Half-credit factor must be above 1, such as 2 (half credit between half and twice the answer)."],
+        "slips": ["Slip 1: needs exactly one of a factor or changed inputs."],
+    }  # fmt: skip
+    second = {"calculator": ["An envelope step must ask for a number (ask)."]}
+    assert [{name: list(e) for name, e in form.errors.items()} for form in formset.forms] == [first, second]
+    walkthrough = "walkthrough 'size': an envelope walkthrough needs a topic for its graded steps."
+    assert list(formset.non_form_errors()) == [walkthrough]
+    page = shown(response)
+    for message in [*(m for (m,) in first.values()), *second["calculator"], walkthrough]:
+        assert message in page
+    wt.refresh_from_db()
+    assert (wt.title, wt.topic_id, wt.steps.count()) == ("Size it", "capacity_planning", 0)
+
+
+def test_a_challenge_without_a_calculator_is_told_what_it_needs_beside_each_field(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    data = challenge_post(challenge, calculator="", output="", unit="", tolerance="", inputs="{}",
+                          partial_band="0.5")  # fmt: skip
+    response = instructor_client.post(reverse("admin:lessons_challenge_change", args=[challenge.pk]), data)
+    errors = {name: list(e) for name, e in response.context["adminform"].form.errors.items()}
+    assert errors == {
+        "calculator": ["A challenge asks for a number: choose the calculator that computes it."],
+        "output": ["Choose the number the learner is asked for."],
+        "unit": ["Choose the unit the learner answers in."],
+        "tolerance": ["Give a tolerance above zero: 0.01 means answers within 1% are right."],
+        "partial_band": ["Half-credit factor must be above 1, such as 2 (half credit between half and twice the answer)."],
+    }  # fmt: skip
+    assert "is missing from ask" not in shown(response)
+
+
+@pytest.mark.parametrize(
+    ("rows", "problems"),
+    [
+        (
+            [row(1, "weak"), row(1, "acceptable")],
+            ["Please correct the duplicate data for order.",  # Django's, from the model's unique order
+             "A deep dive needs at least three choices.", "A deep dive needs exactly one best choice; this one has 0."],
+        ),
+        (
+            [row(1, "best", follow_up="self"), row(2, "acceptable"), row(2, "weak")],
+            ["Please correct the duplicate data for order.",
+             "deep_dive 'new': a follow-up cannot lead back to its own deep dive."],
+        ),
+    ],
+)  # fmt: skip
+def test_one_save_reports_the_choices_positions_and_follow_ups_together(instructor_client, fresh_dive, rows, problems):
+    for choice in rows:
+        if choice["follow_up"] == "self":
+            choice["follow_up"] = fresh_dive.pk
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    response = instructor_client.post(url, choice_formset(fresh_dive, rows))
+    assert list(response.context["inline_admin_formsets"][0].formset.non_form_errors()) == problems
+    page = shown(response)
+    assert all(problem in page for problem in problems)
+    assert not Choice.objects.exists()

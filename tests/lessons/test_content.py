@@ -6,6 +6,7 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
+from calculators.registry import CALCULATORS
 from lessons.content.validate import FORMAT_VERSION
 from lessons.models import Choice, DeepDive, Lesson, Step
 
@@ -112,7 +113,7 @@ BAD_EDITS = [
     (
         "choice points",
         lambda d: d["sections"][0]["items"][0]["deep_dive"]["choices"][1].update(points=3),
-        "choice 2 has points, which choices no longer take",
+        "choice 2: points are no longer given per choice",
     ),
     (
         "self follow-up",
@@ -127,16 +128,24 @@ BAD_EDITS = [
     (
         "bad topic",
         lambda d: d["sections"][0]["items"][0]["deep_dive"].update(topic="vibes"),
-        "'topic' 'vibes' is not a topic; the topics are kv_allocation, batching",
+        "topic 'vibes' is not one of the topics (kv_allocation, batching,",
     ),
-    ("bad layer", lambda d: d["sections"][0].update(layer=4), "'layer' must be between 1 and 3"),
-    ("unknown field", lambda d: d.update(colour="blue"), "unknown field(s) colour"),
+    (
+        "bad layer",
+        lambda d: d["sections"][0].update(layer=4),
+        "section 'skim-one-token': layer must be between 1 and 3, not 4",
+    ),
+    (
+        "unknown field",
+        lambda d: d.update(colour="blue"),
+        "unknown field colour in the lesson (its fields are format, kind, order,",
+    ),
     ("bad calc ref", lambda d: d["sections"][0].update(body="{{calc nope.thing | int}}"), "unknown calculator 'nope'"),
     ("bad format", lambda d: d["sections"][0].update(body="{{calc kv-cache.copy_bytes | furlongs}}"), "unknown format"),
     (
         "keep_choice_order not a boolean",
         lambda d: d["sections"][0]["items"][0]["deep_dive"].update(keep_choice_order="yes"),
-        "keeping the choice order ('keep_choice_order') must be true or false",
+        "deep_dive 'kv-heads': keep_choice_order must be true or false",
     ),
 ]
 
@@ -173,7 +182,7 @@ def test_numeric_step_without_tolerance_is_refused(content_copy, db):
                         return
 
     edit(content_copy, SAMPLE, change)
-    with pytest.raises(CommandError, match="Tolerance must be above zero: 0.01 means within 1%"):
+    with pytest.raises(CommandError, match="tolerance must be above zero: 0.01 means within 1%"):
         load(content_copy)
 
 
@@ -190,7 +199,7 @@ def test_empty_folder_loads_nothing_and_says_so(tmp_path, db, capsys):
 
 def test_format_version_is_checked(content_copy, db):
     edit(content_copy, SAMPLE, lambda d: d.update(format=FORMAT_VERSION + 1))
-    with pytest.raises(CommandError, match="'format' must be 1"):
+    with pytest.raises(CommandError, match="format must be 1, not 2"):
         load(content_copy)
 
 
@@ -328,7 +337,7 @@ def test_a_challenge_prompt_with_an_unsafe_field_is_refused_and_nothing_is_writt
     for options in ({"check": True}, {}):
         with pytest.raises(CommandError) as error:
             call_command("load_content", dir=content_copy, verbosity=0, **options)
-        assert f"{SAMPLE}.yaml: challenge 'requests-at-your-context': 'prompt'" in str(error.value)
+        assert f"{SAMPLE}.yaml: challenge 'requests-at-your-context': prompt: " in str(error.value)
         assert message in str(error.value)
     assert dict(Lesson.objects.values_list("slug", "title")) == prompts
 
@@ -388,8 +397,8 @@ def test_every_problem_of_every_file_is_reported_at_once(content_copy, db):
     message = str(refused.value)
     assert message.startswith("Refused: 3 problems, nothing was written.")
     assert "a deep dive needs at least three choices" in message
-    assert "'topic' 'vibes' is not a topic" in message
-    assert f"{other}.yaml: lesson: 'title' must not be empty" in message
+    assert "topic 'vibes' is not one of the topics" in message
+    assert f"{other}.yaml: lesson: title must not be empty" in message
     assert not Lesson.objects.exists()
 
 
@@ -412,9 +421,9 @@ def test_every_problem_of_one_item_is_reported_in_one_run_and_nothing_is_written
         load(content_copy)
     message = str(refused.value)
     assert message.startswith("Refused: 3 problems, nothing was written.")
-    assert "'title' must not be empty" in message
-    assert "Tolerance must be above zero: 0.01 means within 1% of the answer" in message
-    assert "Half-credit factor must be above 1" in message
+    assert "title must not be empty" in message
+    assert "tolerance must be above zero: 0.01 means within 1% of the answer" in message
+    assert "partial_band must be above 1, such as 2" in message
     assert message.count(", step ") == 3  # each names the step it is in
     assert snapshot() == before
 
@@ -432,6 +441,61 @@ def test_every_problem_of_one_deep_dive_choice_and_hint_is_reported(content_copy
         load(content_copy)
     message = str(refused.value)
     assert message.startswith("Refused: 4 problems, nothing was written.")
-    for part in ("'prompt' must not be empty", "at most 3 hints", "'verdict' must be one of", "'feedback' must not"):
+    for part in (
+        "deep_dive 'kv-heads': prompt must not be empty",
+        "deep_dive 'kv-heads': hints may hold at most 3 hints, not 4",
+        "deep_dive 'kv-heads', choice 1: verdict must be one of best, acceptable, weak, not 'great'",
+        "deep_dive 'kv-heads', choice 2: feedback must not be empty",
+    ):
         assert part in message
     assert not Lesson.objects.exists()
+
+
+def check_run(directory) -> list[str]:
+    """Return the lines of a refused ``load_content --check`` run, as an author reads them (it exits with 1)."""
+    with pytest.raises(CommandError) as refused:
+        call_command("load_content", dir=directory, check=True, verbosity=0)
+    assert refused.value.returncode == 1
+    return str(refused.value).splitlines()
+
+
+def test_a_missing_field_and_an_unknown_calculator_do_not_hide_the_item_s_other_problems(content_copy, db):
+    def three_problems(data):
+        challenge = sample_challenge(data)
+        del challenge["title"]
+        challenge["ask"].update(calculator="gpu-magic", partial_band=0.5)
+
+    edit(content_copy, SAMPLE, three_problems)
+    item = f"{SAMPLE}.yaml: challenge 'requests-at-your-context'"
+    # Nothing about the output, the ranges or the expected value: those need a known calculator.
+    assert check_run(content_copy) == [
+        "Refused: 3 problems, nothing was written.",
+        f"  {item}: title is missing from the challenge.",
+        f"  {item}: calculator 'gpu-magic' is not one of the calculators ({', '.join(CALCULATORS)}).",
+        f"  {item}: partial_band must be above 1, such as 2 (half credit between half and twice the answer).",
+    ]
+    assert not Lesson.objects.exists()
+
+
+def test_an_envelope_step_with_an_unknown_calculator_is_still_checked_for_all_else(content_copy, db):
+    def four_problems(data):
+        walkthrough = next(
+            i["walkthrough"] for s in data["sections"] for i in s.get("items", []) if "walkthrough" in i
+            and i["walkthrough"]["kind"] == "envelope"
+        )  # fmt: skip
+        step = walkthrough["steps"][0]
+        step["hints"] = ["One.", "Two.", "Three.", "Four."]
+        del step["ask"]["unit"]
+        step["ask"].update(calculator="kv-cash", tolerance=0)
+        step["ask"]["slips"][1]["factor"] = -1
+
+    edit(content_copy, SAMPLE, four_problems)
+    step = f"{SAMPLE}.yaml: walkthrough 'size-the-cache', step 1"
+    assert check_run(content_copy) == [
+        "Refused: 5 problems, nothing was written.",
+        f"  {step}: hints may hold at most 3 hints, not 4.",
+        f"  {step}: unit is missing from ask (a numeric question).",
+        f"  {step}: calculator 'kv-cash' is not one of the calculators ({', '.join(CALCULATORS)}).",
+        f"  {step}: tolerance must be above zero: 0.01 means within 1% of the answer.",
+        f"  {step}, slip 2: factor must be above zero.",
+    ]

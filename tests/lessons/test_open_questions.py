@@ -25,7 +25,7 @@ def test_a_checklist_of_one_point_is_refused_naming_the_item(content_copy, db):
         item["checklist"] = item["checklist"][:1]
 
     edit(content_copy, SAMPLE, shrink)
-    with pytest.raises(CommandError, match=r"open_question 'explain-kv-bytes': 'checklist' must list 2 to 12"):
+    with pytest.raises(CommandError, match=r"open_question 'explain-kv-bytes': checklist must list 2 to 12"):
         load(content_copy)
     assert not OpenQuestion.objects.exists()
 
@@ -97,6 +97,22 @@ def test_an_instructor_authors_an_open_question_with_its_checklist(instructor_cl
     assert [p.text_html for p in question.checklist.all()] == ["Drain it.", "Retry <strong>elsewhere</strong>."]
 
 
+def test_one_save_reports_a_shared_position_and_too_many_checklist_points_together(instructor_client, db):
+    from django.urls import reverse
+
+    from tests.lessons.factories import make_lesson
+
+    section = make_lesson(deep_dives=0).sections.get()
+    data = open_question_form(section, [f"Point {n}." for n in range(1, 14)])
+    data["checklist-12-order"] = 1  # the thirteenth point in the first one's position
+    response = instructor_client.post(reverse("admin:lessons_openquestion_add"), data)
+    assert list(response.context["inline_admin_formsets"][0].formset.non_form_errors()) == [
+        "Please correct the duplicate data for order.",
+        "An open question needs 2 to 12 checklist points; this one has 13.",
+    ]
+    assert not OpenQuestion.objects.exists()
+
+
 def test_the_admin_refuses_a_fourth_hint_on_a_deep_dive(instructor_client, db):
     from django.urls import reverse
 
@@ -109,4 +125,4 @@ def test_the_admin_refuses_a_fourth_hint_on_a_deep_dive(instructor_client, db):
         "choices-MIN_NUM_FORMS": 0, "choices-MAX_NUM_FORMS": 1000,
     }  # fmt: skip
     response = instructor_client.post(reverse("admin:lessons_deepdive_change", args=[dd.pk]), data)
-    assert "at most 3 hints (found 4)" in response.content.decode()
+    assert "Hints may hold at most 3 hints, not 4." in response.content.decode()
