@@ -637,7 +637,11 @@ def parse_step(check: Checker, step: Any, number: int, kind: str | None, compone
         elif "ask" in step:
             check.soft(check.fail, "only envelope steps ask for a number", "calculator")
         elif kind == "envelope":
-            check.soft(check.fail, "an envelope step must ask for a number (ask)", "calculator")
+            check.soft(
+                check.fail,
+                "an envelope step must ask for a number: a calculator, an output, a unit and a tolerance (its ask, in a file)",
+                "calculator",
+            )
         if kind == "envelope":
             if step.get("components") or step.get("connections"):
                 check.soft(check.fail, "envelope steps have no diagram", "components")

@@ -624,7 +624,11 @@ def test_one_save_of_an_envelope_walkthrough_shows_every_problem_in_its_step_and
         "partial_band": ["Half-credit factor must be above 1, such as 2 (half credit between half and twice the answer)."],
         "slips": ["Slip 1: needs exactly one of a factor or changed inputs."],
     }  # fmt: skip
-    second = {"calculator": ["An envelope step must ask for a number (ask)."]}
+    second = {
+        "calculator": [
+            "An envelope step must ask for a number: a calculator, an output, a unit and a tolerance (its ask, in a file)."
+        ]
+    }
     assert [{name: list(e) for name, e in form.errors.items()} for form in formset.forms] == [first, second]
     walkthrough = "walkthrough 'size': an envelope walkthrough needs a topic for its graded steps."
     assert list(formset.non_form_errors()) == [walkthrough]
