@@ -1035,7 +1035,10 @@ class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, 
         except (ValueError, RecursionError):  # not JSON, or nested too deeply (the field says so)
             return HttpResponse("The inputs are not valid JSON.")
         output, unit = data.get(f"{prefix}output", ""), data.get(f"{prefix}unit", "")
-        scale = (answer_units(slug, output) or {}).get(unit)
+        units = answer_units(slug, output)
+        if units is None:
+            return HttpResponse("Choose an output, then the unit to ask for.")
+        scale = units.get(unit)
         if scale is None:
             return HttpResponse("Choose the unit to ask for.")
         return HttpResponse(expected_text(slug, output, inputs, scale, unit))
@@ -1079,7 +1082,11 @@ class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, 
         slug = next((v for k, v in get.items() if k.endswith("calculator")), "")
         name = name.removesuffix("output") + "unit"
         widget = unit_widget(answer_units(slug, get.get(name.removesuffix("unit") + "output")))
-        return HttpResponse(widget.render(name, get.get(name, ""), attrs={"id": f"id_{name}"}))
+        # The expected answer was asked on the same change, with the old unit field: ask it again.
+        return HttpResponse(
+            widget.render(name, get.get(name, ""), attrs={"id": f"id_{name}"}),
+            headers={"HX-Trigger-After-Settle": "calculator-changed"},
+        )
 
     list_display = ("title", "topic", "calculator", "output", "section")
     list_filter = ("topic", "calculator", "section__lesson")
