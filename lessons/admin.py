@@ -139,7 +139,8 @@ class CalculatorSelect(forms.Select):
 
     def get_context(self, name, value, attrs):
         url = reverse("admin:lessons_calculator_outputs") + "?" + urlencode({"tables": ",".join(self.tables)})
-        attrs = {**(attrs or {}), "hx-get": url, "hx-trigger": "change", "hx-target": "next select",
+        # A short pause first: arrowing through the select (each arrow key is a change) asks once, at the end.
+        attrs = {**(attrs or {}), "hx-get": url, "hx-trigger": "change delay:400ms", "hx-target": "next select",
                  "hx-swap": "outerHTML", "hx-include": "closest fieldset"}  # fmt: skip
         return super().get_context(name, value, attrs)
 
@@ -194,7 +195,11 @@ class ParameterTable(forms.Widget):
         else:
             inner = self.table(name, value)
         oob = mark_safe(' hx-swap-oob="true"') if self.oob else ""
-        return format_html('<div id="id_{}-params" class="parameter-field"{}>{}</div>', name, oob, inner)
+        return format_html(
+            '<div id="id_{}-params" class="parameter-field" role="region" tabindex="0" aria-label="{}"{}>{}</div>',
+            name, "Calculator parameters: drawn ranges" if self.mode == "ranges" else "Calculator parameters: values",
+            oob, inner,
+        )  # fmt: skip
 
     def table(self, name, value) -> str:
         try:
@@ -350,6 +355,12 @@ class ConnectionRows(DiagramRows):
     labels = (("from", "Connection {n}: from (key)"), ("to", "to (key)"), ("label", "Label"))
 
 
+PARAMETER_HELP = {
+    "inputs": "The calculator's parameters once it is chosen: a value fixes one; empty keeps its default.",
+    "ranges": "Numbers drawn per learner: give a parameter from, to and a step; leave its row empty to keep it fixed.",
+}
+
+
 class NumberQuestionFormMixin:
     """A numeric question's calculator and output are chosen from selects, not typed."""
 
@@ -387,6 +398,11 @@ class NumberQuestionFormMixin:
         for name in ("inputs", "ranges"):
             if name in self.fields:
                 self.fields[name].widget = ParameterTable(CALCULATORS.get(slug), name)
+                self.fields[name].help_text = PARAMETER_HELP[name]
+        self.fields["slips"].help_text = (
+            "Predictable wrong answers, one a row: a factor off the answer (0.001 for MB given as GB) or changed "
+            "inputs, with the feedback a learner who made that slip sees."
+        )
         self.fields["tolerance"].help_text = "How close counts as right: 0.01 is within 1% (relative)."
         self.fields["tolerance_kind"].label = "Tolerance measured"
         self.fields["partial_band"].label = "Half-credit factor"
@@ -514,6 +530,10 @@ class StepForm(NumberQuestionFormMixin, MarkdownCheckMixin, forms.ModelForm):
         if "components" in self.fields:
             self.fields["components"].widget = ComponentRows()
             self.fields["connections"].widget = ConnectionRows()
+            self.fields["components"].help_text = "Build-up steps only: the diagram's boxes this step adds, one a row."
+            self.fields[
+                "connections"
+            ].help_text = "Build-up steps only: the arrows this step adds, between boxes so far."
 
     def clean(self):
         """Check the number asked as a content file's is, even beside fields Django refused: all in one save."""
@@ -656,7 +676,8 @@ class ExpectedAnswerMixin:
     @admin.display(description="Expected answer")
     def expected_answer(self, obj) -> str:
         """Return the expected answer, recomputed as the author edits the question (htmx; without it, on save)."""
-        text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit) if obj else ""
+        drawn = getattr(obj, "ranges", None)
+        text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit, drawn) if obj else ""
         return format_html(
             '<output class="expected-answer" aria-live="polite" hx-get="{}" '
             'hx-trigger="change from:closest fieldset, calculator-changed from:closest fieldset" '
@@ -731,8 +752,9 @@ def lesson_outline(lesson: Lesson) -> str:
         rows = sorted(items[section.pk])
         following = (rows[-1][0] + 1) if rows else 1
         adds = format_html_join(
-            " · ", '<a href="{}?section={}&amp;order={}">Add a {}</a>',
-            ((reverse(f"admin:lessons_{name}_add"), section.pk, following, label.lower())
+            " · ", '<a href="{}?section={}&amp;order={}">Add {} {}</a>',
+            ((reverse(f"admin:lessons_{name}_add"), section.pk, following,
+              "an" if label[0].lower() in "aeiou" else "a", label.lower())
              for name, _model, label in ITEM_MODELS),
         )  # fmt: skip
         entries = format_html_join(
@@ -827,8 +849,12 @@ class GiveawayWarningsMixin:
         )
 
 
-def expected_text(slug: str, output: str, inputs, scale: float, unit: str) -> str:
-    """Return the expected answer for these inputs (others at the calculator's defaults), or why there is none."""
+def expected_text(slug: str, output: str, inputs, scale: float, unit: str, drawn=None) -> str:
+    """Return the expected answer for these inputs (others at the calculator's defaults), or why there is none.
+
+    ``drawn`` (a challenge's ranges) names the parameters drawn per learner: the answer shown is then only
+    the one for the defaults, and says so.
+    """
     if slug not in CALCULATORS or not output:
         return "Choose a calculator and an output."
     if not isinstance(inputs, dict):
@@ -841,7 +867,11 @@ def expected_text(slug: str, output: str, inputs, scale: float, unit: str) -> st
         )
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return "The output is not a number for these inputs."
-    return f"{number(value * scale)} {unit}".strip() + " (parameters left empty at their defaults)"
+    answer = f"{number(value * scale)} {unit}".strip() + " (parameters left empty at their defaults)"
+    names = sorted(drawn) if isinstance(drawn, dict) else []
+    if names:
+        answer += f"; each learner draws their own {', '.join(names)}, so their answers differ"
+    return answer
 
 
 class CalculatorFieldsMedia:
@@ -1041,7 +1071,13 @@ class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, 
         scale = units.get(unit)
         if scale is None:
             return HttpResponse("Choose the unit to ask for.")
-        return HttpResponse(expected_text(slug, output, inputs, scale, unit))
+        try:
+            ranges = json.loads(
+                ParameterTable(CALCULATORS[slug], "ranges").value_from_datadict(data, {}, f"{prefix}ranges")
+            )
+        except (ValueError, RecursionError):  # the ranges field says what is wrong with them
+            ranges = {}
+        return HttpResponse(expected_text(slug, output, inputs, scale, unit, drawn=ranges))
 
     def get_urls(self):
         return [
@@ -1070,8 +1106,11 @@ class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, 
             unit_widget(None).render(f"{prefix}unit", "", attrs={"id": f"id_{prefix}unit", "hx-swap-oob": "true"})
         )
         for table in request.GET.get("tables", "").split(","):
-            if table in ("inputs", "ranges"):  # the parameter tables of this calculator, empty (htmx swaps them in)
-                parts.append(ParameterTable(CALCULATORS.get(slug), table, oob=True).render(f"{prefix}{table}", ""))
+            if table in ("inputs", "ranges"):  # the parameter tables of this calculator (htmx swaps them in)
+                widget = ParameterTable(CALCULATORS.get(slug), table, oob=True)
+                # What the author typed for a parameter the new calculator has too (same name) is kept.
+                kept = widget.value_from_datadict(request.GET, {}, f"{prefix}{table}") if slug else ""
+                parts.append(widget.render(f"{prefix}{table}", kept))
         # The expected answer was asked on the same change, with the old selects: ask it again.
         return HttpResponse("".join(parts), headers={"HX-Trigger-After-Settle": "calculator-changed"})
 

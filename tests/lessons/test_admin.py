@@ -309,15 +309,43 @@ def test_a_numeric_question_is_set_up_by_choosing_a_calculator_then_its_output(i
 
 def test_choosing_a_calculator_shows_its_parameter_tables_at_once(instructor_client, db):
     page = instructor_client.get(reverse("admin:lessons_challenge_add")).content.decode()
-    assert '<div id="id_ranges-params" class="parameter-field"><textarea' in page  # no calculator yet: JSON
+    assert 'aria-label="Calculator parameters: drawn ranges"><textarea' in page  # no calculator yet: JSON
     assert "tables=inputs%2Cranges" in page
     url = reverse("admin:lessons_calculator_outputs")
     swapped = instructor_client.get(url, {"tables": "inputs,ranges", "calculator": "kv-cache"}).content.decode()
-    assert '<div id="id_ranges-params" class="parameter-field" hx-swap-oob="true"><table' in swapped
+    assert 'aria-label="Calculator parameters: drawn ranges" hx-swap-oob="true"><table' in swapped
     assert 'name="ranges__cache_gb__min"' in swapped and 'name="inputs__cache_gb"' in swapped
     assert '<input type="text" name="unit" class="answer-unit" id="id_unit" hx-swap-oob="true">' in swapped
     step = instructor_client.get(url, {"tables": "inputs", "steps-2-calculator": "replica"}).content.decode()
     assert 'id="id_steps-2-inputs-params"' in step and "ranges" not in step
+
+
+def test_switching_calculators_keeps_what_was_typed_for_a_parameter_both_have(instructor_client, db):
+    """kv-cache and decode-step both take the tensor-parallel degree ``tp``: typed once, it survives the switch."""
+    url = reverse("admin:lessons_calculator_outputs")
+    typed = {"tables": "inputs,ranges", "calculator": "decode-step", "output-of": "kv-cache", "inputs__tp": "4",
+             "inputs__tokens": "2000", "ranges__tp__min": "2", "ranges__tp__max": "8", "ranges__tp__step": "2"}  # fmt: skip
+    html = instructor_client.get(url, typed).content.decode()
+    assert 'name="inputs__tp" id="id_inputs__tp" value="4"' in html
+    assert 'name="ranges__tp__max" id="id_ranges__tp__max" value="8"' in html
+    assert "inputs__tokens" not in html  # decode-step has no such parameter
+    page = instructor_client.get(reverse("admin:lessons_challenge_add")).content.decode()
+    assert 'hx-trigger="change delay:400ms"' in page  # arrowing through the select asks once, at the end
+
+
+def test_the_expected_answer_says_which_numbers_each_learner_draws(instructor_client, db):
+    url = reverse("admin:lessons_challenge_expected")
+    fields = {"calculator": "kv-cache", "output": "copies_per_cache", "unit": "copies"}
+    assert instructor_client.get(url, fields).content.decode().endswith("(parameters left empty at their defaults)")
+    drawn = instructor_client.get(url, {**fields, "ranges__cache_gb__min": "4", "ranges__cache_gb__max": "40",
+                                        "ranges__cache_gb__step": "4"}).content.decode()  # fmt: skip
+    assert drawn.endswith("; each learner draws their own cache_gb, so their answers differ")
+    no_output = instructor_client.get(url, {"calculator": "kv-cache"}).content.decode()
+    assert no_output == "Choose an output, then the unit to ask for."
+    units = instructor_client.get(
+        reverse("admin:lessons_answer_units"), {"calculator": "kv-cache", "output": "copy_bytes"}
+    )
+    assert units.headers["HX-Trigger-After-Settle"] == "calculator-changed"  # the expected answer asks again
 
 
 def test_choosing_the_same_calculator_again_keeps_the_output_unit_and_tables(instructor_client, db):
@@ -381,6 +409,7 @@ def test_the_lesson_form_shows_its_outline_linking_into_each_item_and_back(instr
     assert f'Deep dive <a href="{reverse("admin:lessons_deepdive_change", args=[dd.pk])}">dd-2</a>' in outline
     assert outline.index(">dd-1<") < outline.index(">dd-2<") < outline.index(">build<") < outline.index(">copies<")
     section = lesson.sections.get()
+    assert ">Add an open question</a>" in outline and "Add a open" not in outline
     add = re.search(r'href="([^"]+)">Add a deep dive', outline).group(1).replace("&amp;", "&")
     assert add == f"{reverse('admin:lessons_deepdive_add')}?section={section.pk}&order=103"
     form = instructor_client.get(add).content.decode()
@@ -394,6 +423,9 @@ def test_a_challenge_sets_its_parameters_in_a_table_generated_from_the_calculato
     url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
     page = instructor_client.get(url).content.decode()
     assert '<table class="parameter-table">' in page
+    # A phone scrolls the wide table inside its own labelled region; the help speaks of the table, not JSON.
+    assert 'class="parameter-field" role="region" tabindex="0" aria-label="Calculator parameters: values"' in page
+    assert "leave its row empty to keep it fixed" in page and '{"cards": [8, 64, 8]}' not in page
     assert "Prefix tokens <code>tokens</code></th><td>tokens</td><td>1,200</td><td>1 to 10,000,000</td>" in page
     assert 'name="ranges__cache_gb__min" id="id_ranges__cache_gb__min" value="4"' in page
     # The table's fields stand in for the JSON "inputs" and "ranges" of challenge_post.
