@@ -623,15 +623,21 @@ class ChoiceFormSet(RowsFormSet):
     """A deep dive needs at least three choices and exactly one best; follow-ups may not loop back."""
 
     def problems(self, rows_valid: bool) -> list[str]:
-        if not rows_valid:  # a choice Django refused would miscount
-            return []
+        # A row Django refused keeps the fields it accepted: its verdict still counts, so two best choices are
+        # told in the same save as an empty feedback. None best is only certain when every verdict was accepted.
         live = kept_rows(self)
         problems = []
         if len(live) < 3:
             problems.append("A deep dive needs at least three choices.")
-        best = sum(1 for data in live if data.get("verdict") == "best")
-        if best != 1:
-            problems.append(f"A deep dive needs exactly one best choice; this one has {best}.")
+        verdicts = [data.get("verdict") for data in live]
+        best = [number for number, verdict in enumerate(verdicts, start=1) if verdict == "best"]
+        if len(best) > 1:
+            listed = ", ".join(map(str, best[:-1])) + f" and {best[-1]}"
+            problems.append(f"A deep dive needs exactly one best choice; this one has {len(best)} (choices {listed}).")
+        elif not best and all(verdicts):
+            problems.append("A deep dive needs exactly one best choice; this one has 0.")
+        if not rows_valid:  # the follow-ups need every row as accepted
+            return problems
         follow_ups = [data["follow_up"] for data in live if data.get("follow_up") is not None]
         if follow_ups and self.instance.section_id:
             lesson_id = self.instance.section.lesson_id

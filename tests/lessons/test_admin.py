@@ -294,6 +294,15 @@ def test_one_save_reports_every_problem_of_the_choices(instructor_client, fresh_
     assert not Choice.objects.exists()
 
 
+def test_two_best_choices_are_told_in_the_same_save_as_an_empty_feedback(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best"), row(2, "best") | {"feedback": ""}, row(3, "weak")]
+    html = instructor_client.post(url, choice_formset(fresh_dive, rows)).content.decode()
+    assert "This field is required." in html
+    assert "A deep dive needs exactly one best choice; this one has 2 (choices 1 and 2)." in html
+    assert not Choice.objects.exists()
+
+
 def test_a_numeric_question_is_set_up_by_choosing_a_calculator_then_its_output(instructor_client, db):
     challenge = make_lesson().sections.get().challenges.first()
     page = instructor_client.get(reverse("admin:lessons_challenge_change", args=[challenge.pk])).content.decode()
