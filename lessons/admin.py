@@ -562,6 +562,14 @@ class RowsFormSet(BaseInlineFormSet):
         """Return the rows' problems as a whole (``rows_valid``: no row shows a problem of its own)."""
         return []
 
+    def _construct_form(self, i, **kwargs):
+        """Number the empty rows shown after the saved ones (1, 2, 3 after none), as static/js/admin_rows.js
+        numbers a row added with "Add another": they would all start at 0 and clash on save."""
+        if i >= self.initial_form_count() and not self.is_bound:
+            highest = max((row.order for row in self.get_queryset()), default=0)  # the rows already read
+            kwargs.setdefault("initial", {"order": highest + i - self.initial_form_count() + 1})
+        return super()._construct_form(i, **kwargs)
+
     def clean(self):
         rows_valid = not any(self.errors)  # read before Django marks the rows that share a position
         try:

@@ -45,7 +45,7 @@ def test_instructor_authors_previews_and_publishes_a_lesson_that_a_learner_answe
     page.locator("#id_summary").fill("How big a prefix copy is, and how many fit.")
     page.locator("#id_order").fill("1")
     page.get_by_role("button", name="Add another Section").click()
-    page.locator("#id_sections-0-order").fill("1")
+    expect(page.locator("#id_sections-0-order")).to_have_value("1")
     page.locator("#id_sections-0-key").fill("core")
     page.locator("#id_sections-0-title").fill("Core")
     save_and_continue(page)
@@ -60,7 +60,7 @@ def test_instructor_authors_previews_and_publishes_a_lesson_that_a_learner_answe
     choices = [("best", "Once per replica, reused by every request"), ("weak", "Recomputed on every request"),
                ("acceptable", "On the CPU, copied in per batch")]  # fmt: skip
     for n, (verdict, text) in enumerate(choices):
-        page.locator(f"#id_choices-{n}-order").fill(str(n + 1))
+        expect(page.locator(f"#id_choices-{n}-order")).to_have_value(str(n + 1))  # the empty rows come numbered
         page.locator(f"#id_choices-{n}-text").fill(text)
         page.locator(f"#id_choices-{n}-verdict").select_option(verdict)
         page.locator(f"#id_choices-{n}-feedback").fill(f"Feedback for {verdict}.")
@@ -74,7 +74,7 @@ def test_instructor_authors_previews_and_publishes_a_lesson_that_a_learner_answe
     page.locator("#id_title").fill("Size it")
     page.locator("#id_topic").select_option(label="Prefix caching")
     page.get_by_role("button", name="Add another Step").click()
-    page.locator("#id_steps-0-order").fill("1")
+    expect(page.locator("#id_steps-0-order")).to_have_value("1")  # numbered as it is added (admin_rows.js)
     page.locator("#id_steps-0-title").fill("How big is one copy of the prefix?")
     page.locator("#id_steps-0-calculator").select_option("kv-cache")
     expect(page.locator("#id_steps-0-output optgroup")).to_have_count(0)  # narrowed to kv-cache's outputs

@@ -294,6 +294,12 @@ def test_one_save_reports_every_problem_of_the_choices(instructor_client, fresh_
     assert not Choice.objects.exists()
 
 
+def test_the_empty_rows_shown_after_the_saved_ones_are_numbered_in_order(instructor_client, fresh_dive):
+    page = instructor_client.get(reverse("admin:lessons_deepdive_add")).content.decode()
+    for n in range(3):  # a new deep dive shows its three choices to fill: 1, 2, 3, not 0, 0, 0
+        assert f'name="choices-{n}-order" value="{n + 1}"' in page
+
+
 def test_two_best_choices_are_told_in_the_same_save_as_an_empty_feedback(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
     rows = [row(1, "best"), row(2, "best") | {"feedback": ""}, row(3, "weak")]
