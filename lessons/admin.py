@@ -785,7 +785,9 @@ def lesson_outline(lesson: Lesson) -> str:
     if not parts:
         return "Add a section below, save, and its items can be added from here."
     return format_html(
-        '<ol class="lesson-outline" id="outline">{}</ol>', format_html_join("", "{}", ((p,) for p in parts))
+        '<ol class="lesson-outline" id="outline">{}</ol><p class="help">↑ and ↓ move an item at once and reload '
+        "this page: save the lesson's other edits first.</p>",
+        format_html_join("", "{}", ((p,) for p in parts)),
     )
 
 

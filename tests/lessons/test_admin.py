@@ -425,6 +425,7 @@ def test_the_lesson_form_shows_its_outline_linking_into_each_item_and_back(instr
     assert outline.index(">dd-1<") < outline.index(">dd-2<") < outline.index(">build<") < outline.index(">copies<")
     section = lesson.sections.get()
     assert ">Add an open question</a>" in outline and "Add a open" not in outline
+    assert "↑ and ↓ move an item at once and reload this page: save the lesson's other edits first." in outline
     add = re.search(r'href="([^"]+)">Add a deep dive', outline).group(1).replace("&amp;", "&")
     assert add == f"{reverse('admin:lessons_deepdive_add')}?section={section.pk}&order=103"
     form = instructor_client.get(add).content.decode()
