@@ -1020,6 +1020,11 @@ class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
         model = DeepDive
         fields = "__all__"
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "hints" in self.fields:  # rows, as a challenge's and a step's hints are; not JSON
+            self.fields["hints"].widget = HintRows()
+
     def clean_hints(self):
         hints = self.cleaned_data.get("hints")
         try:

@@ -498,6 +498,17 @@ def test_outline_arrows_move_an_item_among_its_section_s_items(instructor_client
     assert outline.index(">dd-2<") < outline.index(">build<") < outline.index(">dd-1<") < outline.index(">size<")
 
 
+def test_a_deep_dive_s_hints_are_edited_as_rows(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    assert '<label for="id_hints__0__text">Hint 1</label>' in instructor_client.get(url).content.decode()
+    rows = [row(1, "best"), row(2, "weak"), row(3, "acceptable")]
+    data = choice_formset(fresh_dive, rows) | {"hints__0__text": "Where does the time go?", "hints__1__text": ""}
+    data.pop("hints", None)
+    assert instructor_client.post(url, data).status_code == 302
+    fresh_dive.refresh_from_db()
+    assert fresh_dive.hints == ["Where does the time go?"]
+
+
 def test_hints_and_slips_are_edited_as_rows(instructor_client, db):
     challenge = make_lesson().sections.get().challenges.first()
     url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
