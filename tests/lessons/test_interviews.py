@@ -246,6 +246,22 @@ def test_an_envelope_step_in_an_interview_shows_its_examples_setup(rf, scenario)
         assert all(f"<li>{s.title}</li>" in view.body_html for s in earlier)
 
 
+def test_an_envelope_steps_line_is_a_question_even_when_its_title_is_not(rf, scenario):
+    """A step titled as a question is asked as written; a step titled by what it works out ("Requests per
+    replica") is asked as a question about that, in the step's unit, after the walkthrough's setup."""
+    Step.objects.filter(walkthrough__key="size", order=2).update(title="How big is one copy of the prefix?")
+    lines = {}
+    for seed in range(8):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        for view in interviews.load(interviews.start(request, "case", seed=seed)):
+            if view.item.kind == "number" and view.item.step_id:
+                lines[view.item.step.order] = view.heading_html
+    assert lines[1] == "Requests per replica: what is your estimate, in requests?"
+    assert lines[2] == "How big is one copy of the prefix?"
+    assert all(line.endswith("?") for line in lines.values())
+
+
 def test_the_interviewers_line_is_each_items_question_never_a_title(rf, scenario):
     """A challenge's title names it for authors ("Copies in a cache"); the interviewer asks its prompt."""
     fixed = Challenge.objects.get(key="copies-2")
