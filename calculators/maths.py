@@ -223,26 +223,27 @@ class RoutingResult(NamedTuple):
 
 
 def routing(cards: int, hot_share: float, family_fleet_share: float, shards: int) -> RoutingResult:
-    """Return per-card shares of one prefix family under round robin and hashing.
+    """Return per-replica shares of one prefix family under round robin and hashing.
 
-    F5, reading A (share of the family), with other keys hashed uniformly over
-    all cards and the hot key split evenly over `shards` cards:
-    round robin = 1/N; busiest card under hash = h/k + (1 - h)/N;
+    `cards` are the replicas the router chooses between (the API's name; a replica may
+    span several GPUs). F5, reading A (share of the family), with other keys hashed
+    uniformly over all replicas and the hot key split evenly over `shards` replicas:
+    round robin = 1/N; busiest replica under hash = h/k + (1 - h)/N;
     fleet points = 100 x f x busiest; duplicate copies = k - 1.
-    64 cards, h = 0.8: 0.015625 (S7) and 0.803125 (S8; the seed's 80 + 20/63
+    64 replicas, h = 0.8: 0.015625 (S7) and 0.803125 (S8; the seed's 80 + 20/63
     mixes two models); f = 0.3 gives 24.09 points (S9); k = 2 gives 0.403125 (S10).
     """
-    _require(cards >= 1, "Needs at least one card.", "cards")
+    _require(cards >= 1, "Needs at least one replica.", "cards")
     _require(0.0 <= hot_share <= 1.0, "The hot share is a fraction in [0, 1].", "hot_share")
     _require(
         0.0 <= family_fleet_share <= 1.0,
         "The family's share of the fleet is a fraction in [0, 1].",
         "family_fleet_share",
     )
-    _require(shards >= 1, "The hot key needs at least one card.", "shards")
+    _require(shards >= 1, "The hot key needs at least one replica.", "shards")
     _require(
         shards <= cards,
-        f"The hot key cannot be split over more cards than the fleet has ({shards} shards > {cards} cards).",
+        f"The hot key cannot be split over more replicas than the fleet has ({shards} shards > {cards} replicas).",
         "shards",
     )
     busiest = hot_share / shards + (1.0 - hot_share) / cards

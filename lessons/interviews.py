@@ -516,7 +516,7 @@ def number_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
         view.lesson_url = item.challenge.get_absolute_url()
     else:
         earlier = [s.title for s in steps if s.order < item.step.order]
-        view = ItemView(item, escape(item.step.title), services.step_setup_html(item.step, earlier), unit=number.unit)
+        view = ItemView(item, step_question(item.step), services.step_setup_html(item.step, earlier), unit=number.unit)
         view.lesson_url = item.step.walkthrough.get_absolute_url()
     if reveal:
         expected = services.expected_for(number, item.drawn_inputs)
@@ -524,6 +524,18 @@ def number_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
         # A drawn challenge's explanation speaks of its default numbers; the derivation has this draw's.
         view.worked_html = "" if item.challenge_id and item.challenge.ranges else number.explanation_html
     return view
+
+
+def step_question(step: Step) -> str:
+    """Return the interviewer's line for an envelope step (escaped): its title when that is a question.
+
+    On the lesson page a title may name what the step works out ("Bytes per token"), under the
+    walkthrough's intro; the interview shows that intro below the line, so the line asks for the number.
+    """
+    title = step.title.strip()
+    if title.endswith("?"):
+        return escape(title)
+    return escape(f"{title}: what is your estimate, in {step.unit}?")
 
 
 def challenge_question(challenge: Challenge, drawn: dict) -> tuple[str, str]:

@@ -261,13 +261,12 @@ def announcement(answer) -> str:
     if not answer.is_first:
         return f"{answer.get_outcome_display()}, on a retry: not scored; your first answer keeps its score. {answer.message}"
     taken = answer.hints_taken
-    hints = ""
-    if taken:
+    hints = f" You took {taken} {plural(taken, 'hint')} before answering" if taken else ""
+    if taken and answer.points:
         cost = hint_cost(answer.max_points, taken)
-        them = "it" if taken == 1 else "they"
-        hints = (
-            f" You took {taken} {plural(taken, 'hint')} before answering: {them} cost {cost} {plural(cost, 'point')}."
-        )
+        hints += f": {'it' if taken == 1 else 'they'} cost {cost} {plural(cost, 'point')}."
+    elif taken:  # the answer earned nothing, so the hints took nothing off
+        hints += "."
     return f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points.{hints} {answer.message}"
 
 

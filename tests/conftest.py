@@ -2,6 +2,7 @@
 
 import importlib
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,19 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
 settings.register_profile("explore", database=None, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+STOPPED_AT = datetime(2026, 11, 30, 12, 0, 15, tzinfo=UTC)
+
+
+@pytest.fixture
+def stopped_clock(time_machine):
+    """Stop the wall clock at STOPPED_AT; tests move it on with ``stopped_clock.shift(...)``.
+
+    15 s into a minute: a rate-limit window that ended mid-test would reset its counts.
+    """
+    time_machine.move_to(STOPPED_AT, tick=False)
+    return time_machine
 
 
 @pytest.fixture(autouse=True)

@@ -12,8 +12,8 @@ from calculators.definitions import kv_cache
 from calculators.definitions.assumptions import LLAMA_3_70B
 from calculators.formatting import number, percent, plural
 
-# The source's case: 64 cards; the hot key carries 80% of a family that is 30% of the fleet.
-CARDS = 64
+# The source's case: 64 replicas; the hot key carries 80% of a family that is 30% of the fleet.
+REPLICAS = 64
 HOT_SHARE = 0.8
 FAMILY_FLEET_SHARE = 0.3
 
@@ -26,38 +26,38 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     fair_points = 100 / cards
     steps = [
         step(
-            "Round robin: share of the family on each card",
-            f"1 ÷ {number(cards)} {plural(cards, 'card')}",
+            "Round robin: share of the family on each replica",
+            f"1 ÷ {number(cards)} {plural(cards, 'replica')}",
             o["round_robin_share"],
             "fraction",
         ),
         step(
-            "Hash: the hot key's share on each card that holds it",
+            "Hash: the hot key's share on each replica that holds it",
             f"{number(hot)} ÷ {number(shards)} {plural(shards, 'shard')}",
             hot_part,
             "fraction",
         ),
         step(
-            "Other keys, hashed evenly over all cards",
-            f"(1 − {number(hot)}) ÷ {number(cards)} {plural(cards, 'card')}",
+            "Other keys, hashed evenly over all replicas",
+            f"(1 − {number(hot)}) ÷ {number(cards)} {plural(cards, 'replica')}",
             rest,
             "fraction",
         ),
         step(
-            "Hash: busiest card's share of the family",
+            "Hash: busiest replica's share of the family",
             f"{number(hot_part)} + {number(rest)}",
             o["hash_busiest_share"],
             "fraction",
         ),
         step(
-            "Busiest card's load from this family, in fleet points",
+            "Busiest replica's load from this family, in fleet points",
             f"100 × {number(i['family_fleet_share'])} (family's share of the fleet) × {number(o['hash_busiest_share'])}",
             o["fleet_points"],
             "percentage points",
         ),
         step(
-            "A card's fair share of the fleet",
-            f"100 ÷ {number(cards)} {plural(cards, 'card')}",
+            "A replica's fair share of the fleet",
+            f"100 ÷ {number(cards)} {plural(cards, 'replica')}",
             fair_points,
             "percentage points",
         ),
@@ -65,7 +65,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     if fair_points > 0:
         steps.append(
             step(
-                "Busiest card's load against its fair share",
+                "Busiest replica's load against its fair share",
                 f"{number(o['fleet_points'])} ÷ {number(fair_points)}",
                 o["fleet_points"] / fair_points,
                 "×",
@@ -86,17 +86,17 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     """Return the chart of a result, with its table."""
     cards, hot = i["cards"], i["hot_share"]
     shard_counts = sorted({k for k in (1, 2, 4, 8, i["shards"]) if k <= cards})
-    bars = [Bar("Round robin: every card", o["round_robin_share"], percent(o["round_robin_share"], 4))]
+    bars = [Bar("Round robin: every replica", o["round_robin_share"], percent(o["round_robin_share"], 4))]
     rows = [
         (
-            "Round robin, every card",
+            "Round robin, every replica",
             percent(o["round_robin_share"]),
             number(100 * i["family_fleet_share"] * o["round_robin_share"], 4),
         )
     ]
     for k in shard_counts:
         share = maths.routing(cards, hot, i["family_fleet_share"], k).hash_busiest_share
-        name = "Hash: busiest card" if k == 1 else f"Hash, hot key over {k} cards: busiest"
+        name = "Hash: busiest replica" if k == 1 else f"Hash, hot key over {k} replicas: busiest"
         yours = k == i["shards"]
         bars.append(
             Bar(
@@ -114,13 +114,15 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
             )
         )
     quiet = (1 - hot) / cards
-    bars.append(Bar("Hash: any card without the hot key", quiet, percent(quiet, 4), "chart-bar chart-bar-muted"))
-    rows.append(("Hash, a card without the hot key", percent(quiet), number(100 * i["family_fleet_share"] * quiet, 4)))
-    title = "Share of one family's traffic on a single card"
+    bars.append(Bar("Hash: any replica without the hot key", quiet, percent(quiet, 4), "chart-bar chart-bar-muted"))
+    rows.append(
+        ("Hash, a replica without the hot key", percent(quiet), number(100 * i["family_fleet_share"] * quiet, 4))
+    )
+    title = "Share of one family's traffic on a single replica"
     description = (
-        f"With {cards} cards, round robin gives every card {percent(o['round_robin_share'])} of the family; "
-        f"hashing puts {percent(o['hash_busiest_share'])} on the busiest card"
-        + (f" with the hot key over {i['shards']} cards." if i["shards"] > 1 else ".")
+        f"With {cards} replicas, round robin gives every replica {percent(o['round_robin_share'])} of the family; "
+        f"hashing puts {percent(o['hash_busiest_share'])} on the busiest replica"
+        + (f" with the hot key over {i['shards']} replicas." if i["shards"] > 1 else ".")
     )
     svg = bar_chart(
         "routing",
@@ -128,11 +130,11 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         description,
         bars,
         max(b.value for b in bars),
-        "Share of the family's traffic on that card",
+        "Share of the family's traffic on that replica",
         lambda t: percent(t, 3),
     )
     table = DataTable(
-        "Per-card load by routing policy",
+        "Per-replica load by routing policy",
         ("Policy", "Share of the family", "Fleet points"),
         tuple(rows),
     )
@@ -141,35 +143,35 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
 
 def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
-    case = maths.routing(CARDS, HOT_SHARE, FAMILY_FLEET_SHARE, 1)
+    case = maths.routing(REPLICAS, HOT_SHARE, FAMILY_FLEET_SHARE, 1)
     hot, rest = 100 * HOT_SHARE, 100 * (1 - HOT_SHARE)
-    source = hot + rest / (CARDS - 1)  # the source divides the rest by N − 1
-    fair = 100 / CARDS
-    whole_family = 100 * FAMILY_FLEET_SHARE + 100 * (1 - FAMILY_FLEET_SHARE) / CARDS
+    source = hot + rest / (REPLICAS - 1)  # the source divides the rest by N − 1
+    fair = 100 / REPLICAS
+    whole_family = 100 * FAMILY_FLEET_SHARE + 100 * (1 - FAMILY_FLEET_SHARE) / REPLICAS
     copy = maths.kv_cache(**LLAMA_3_70B, tokens=kv_cache.PREFIX_TOKENS, cache_gb=kv_cache.CACHE_GB).copy_bytes
     return (
         "**The model.** Shares are of one prompt family's traffic. Round robin spreads "
-        "every request evenly, so each card sees 1/N of the family and its cached prefix "
-        "is needed everywhere. Hash affinity sends a key to one card: the hot key's "
-        "traffic is split over `shards` cards and the other keys hash evenly over all "
-        "N cards, so the busiest card carries h/k + (1 − h)/N.",
-        "**Where the course notes' figure slips.** The course notes give the busiest card "
-        f"{number(hot)} + {number(rest)}/{CARDS - 1} = {number(source, 4)}%. That mixes two models: "
-        f"if the other {number(rest)}% hashes over all {CARDS} cards, the busiest card gets "
-        f"{number(hot)} + {number(rest)}/{CARDS} = **{percent(case.hash_busiest_share)}**; if it avoids "
-        f"the hot card, it stays at {hot:.2f}%. Dividing by {CARDS - 1} matches neither. The gap is under a "
+        "every request evenly, so each replica sees 1/N of the family and its cached prefix "
+        "is needed everywhere. Hash affinity sends a key to one replica: the hot key's "
+        "traffic is split over `shards` replicas and the other keys hash evenly over all "
+        "N replicas, so the busiest replica carries h/k + (1 − h)/N.",
+        "**Where the course notes' figure slips.** The course notes give the busiest replica "
+        f"{number(hot)} + {number(rest)}/{REPLICAS - 1} = {number(source, 4)}%. That mixes two models: "
+        f"if the other {number(rest)}% hashes over all {REPLICAS} replicas, the busiest replica gets "
+        f"{number(hot)} + {number(rest)}/{REPLICAS} = **{percent(case.hash_busiest_share)}**; if it avoids "
+        f"the hot replica, it stays at {hot:.2f}%. Dividing by {REPLICAS - 1} matches neither. The gap is under a "
         f"third of a point, and the fleet figure rounds to {number(case.fleet_points, 3)} points either way.",
-        "**Fleet points** multiply the busiest card's share of the family by the "
+        "**Fleet points** multiply the busiest replica's share of the family by the "
         f"family's share of the fleet: {number(FAMILY_FLEET_SHARE)} × {number(100 * case.hash_busiest_share)} = "
-        f"{number(case.fleet_points, 4)} points, against a fair share of 100/{CARDS} = {number(fair)} points "
-        f"per card ({number(case.fleet_points / fair, 3)}×). Reading the {number(hot)}% as a share of "
+        f"{number(case.fleet_points, 4)} points, against a fair share of 100/{REPLICAS} = {number(fair)} points "
+        f"per replica ({number(case.fleet_points / fair, 3)}×). Reading the {number(hot)}% as a share of "
         f"the whole fleet instead would give {number(whole_family, 4)} points, not the course notes' "
         f"{number(case.fleet_points, 3)}.",
-        "**Sharding** the hot key over k cards divides its load by k at the cost of "
+        "**Sharding** the hot key over k replicas divides its load by k at the cost of "
         f"k − 1 duplicate copies of its prefix ({number(copy / 1e6, 4)} MB each for a "
         f"{number(kv_cache.PREFIX_TOKENS)}-token 70B "
         "preamble; see the KV-cache calculator). Consistent hashing with bounded loads "
-        "(Mirrokni, Thorup and Zadimoghaddam) caps each card at ⌈(1 + ε) × average⌉ "
+        "(Mirrokni, Thorup and Zadimoghaddam) caps each replica at ⌈(1 + ε) × average⌉ "
         "instead and spills the rest clockwise round the ring.",
     )
 
@@ -178,19 +180,19 @@ CALCULATOR = Calculator(
     slug="routing",
     title="Routing: round robin against hash affinity",
     purpose=(
-        "How much of one prompt family's traffic the busiest card takes under round "
+        "How much of one prompt family's traffic the busiest replica takes under round "
         "robin, under hash affinity, and with the hot key sharded."
     ),
     parameters=(
         Parameter(
             name="cards",
             type="int",
-            default=CARDS,
+            default=REPLICAS,
             min=1,
             max=100_000,
-            unit="cards",
-            help="Cards (replicas) the router chooses between.",
-            label="Cards",
+            unit="replicas",
+            help="Replicas the router chooses between (a replica may span several GPUs).",
+            label="Replicas",
         ),
         Parameter(
             name="hot_share",
@@ -200,7 +202,7 @@ CALCULATOR = Calculator(
             max=1.0,
             unit="fraction",
             help="Share of the family's traffic carried by its hottest key (0.8 = 80%); "
-            "hashing sends all of it to the same card.",
+            "hashing sends all of it to the same replica.",
             label="Hot key's share of the family",
         ),
         Parameter(
@@ -219,15 +221,15 @@ CALCULATOR = Calculator(
             default=1,
             min=1,
             max=100_000,
-            unit="cards",
-            help="Cards the hot key is split over evenly (1 = no sharding); at most the number of cards.",
+            unit="replicas",
+            help="Replicas the hot key is split over evenly (1 = no sharding); at most the number of replicas.",
             label="Shards for the hot key",
         ),
     ),
     outputs=(
-        Output(name="round_robin_share", unit="fraction", label="Round robin: share of the family per card"),
-        Output(name="hash_busiest_share", unit="fraction", label="Hash: busiest card's share of the family"),
-        Output(name="fleet_points", unit="percentage points", label="Busiest card's load from the family"),
+        Output(name="round_robin_share", unit="fraction", label="Round robin: share of the family per replica"),
+        Output(name="hash_busiest_share", unit="fraction", label="Hash: busiest replica's share of the family"),
+        Output(name="fleet_points", unit="percentage points", label="Busiest replica's load from the family"),
         Output(name="duplicate_copies", unit="copies", label="Duplicate copies of the hot prefix"),
     ),
     compute=maths.routing,
@@ -235,12 +237,12 @@ CALCULATOR = Calculator(
     headline="hash_busiest_share",
     presets=(
         Preset(
-            label=f"Course notes' case: {CARDS} cards, hot key {percent(HOT_SHARE)}, family {percent(FAMILY_FLEET_SHARE)}",
-            values={"cards": CARDS, "hot_share": HOT_SHARE, "family_fleet_share": FAMILY_FLEET_SHARE, "shards": 1},
+            label=f"Course notes' case: {REPLICAS} replicas, hot key {percent(HOT_SHARE)}, family {percent(FAMILY_FLEET_SHARE)}",
+            values={"cards": REPLICAS, "hot_share": HOT_SHARE, "family_fleet_share": FAMILY_FLEET_SHARE, "shards": 1},
         ),
-        Preset(label="Shard the hot key over 2 cards", values={"shards": 2}),
-        Preset(label="Shard the hot key over 4 cards", values={"shards": 4}),
-        Preset(label="Shard the hot key over 8 cards", values={"shards": 8}),
+        Preset(label="Shard the hot key over 2 replicas", values={"shards": 2}),
+        Preset(label="Shard the hot key over 4 replicas", values={"shards": 4}),
+        Preset(label="Shard the hot key over 8 replicas", values={"shards": 8}),
     ),
     chart=chart,
     notes=notes(),

@@ -48,9 +48,9 @@ def test_chart_text_is_escaped():
 def test_routing_chart_compares_round_robin_hash_and_sharding():
     chart = _chart("routing")
     rows = {row[0]: row[1] for row in chart.table.rows}
-    assert rows["Round robin, every card"] == "1.6%"
-    assert rows["Hash: busiest card (your setting)"] == "80.3%"
-    assert rows["Hash, hot key over 2 cards: busiest"] == "40.3%"
+    assert rows["Round robin, every replica"] == "1.6%"
+    assert rows["Hash: busiest replica (your setting)"] == "80.3%"
+    assert rows["Hash, hot key over 2 replicas: busiest"] == "40.3%"
     assert "80.3%" in chart.description
 
 

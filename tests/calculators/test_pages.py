@@ -107,7 +107,22 @@ def test_bad_input_over_htmx_swaps_the_field_errors_out_of_band(client):
 
 def test_domain_error_shows_beside_the_field(client):
     html = _page(client, "routing", {"cards": "4", "shards": "8"}).content.decode()
-    assert "more cards than the fleet has" in html
+    assert "more replicas than the fleet has" in html
+
+
+def test_the_routing_calculator_speaks_of_replicas_as_the_lessons_do(client):
+    """In the lessons a card is one GPU and a router picks among replicas, which may span several GPUs;
+    only the API's parameter name keeps "cards" (a fixed contract)."""
+    from django.utils.html import strip_tags
+
+    html = _page(client, "routing", {"shards": "2"}).content.decode()
+    assert re.search(r'<label for="id_cards"[^>]*>Replicas', html)
+    assert re.findall(r"\bcards?\b", strip_tags(html), re.IGNORECASE) == []
+    listed = next(c for c in client.get("/api/v1/calculators/").json() if c["slug"] == "routing")
+    described = [f"{p['help']} {p['unit']}" for p in listed["parameters"]] + [o["unit"] for o in listed["outputs"]]
+    steps = client.get("/api/v1/calculators/routing/", {"shards": "2"}).json()["steps"]
+    described += [f"{s['label']} {s['expression']} {s['unit']}" for s in steps]
+    assert [text for text in described if re.search(r"\bcards?\b", text, re.IGNORECASE)] == []
 
 
 def test_unknown_query_parameters_are_ignored_by_the_page(client):

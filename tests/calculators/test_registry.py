@@ -306,7 +306,7 @@ def test_domain_error_becomes_an_input_error_on_the_parameter():
     with pytest.raises(CalculatorInputError) as error:
         get_calculator("routing").evaluate({"cards": "4", "shards": "5"})
     assert list(error.value.errors) == ["shards"]
-    assert "more cards than the fleet has" in error.value.errors["shards"][0]
+    assert "more replicas than the fleet has" in error.value.errors["shards"][0]
 
 
 def test_weights_that_do_not_fit_are_reported_on_weights():

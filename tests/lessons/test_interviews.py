@@ -2,7 +2,7 @@
 
 import random
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from html import unescape
 
 import pytest
@@ -26,10 +26,11 @@ from lessons.models import (
     Step,
     Walkthrough,
 )
+from tests.conftest import STOPPED_AT
 from tests.lessons.factories import make_deep_dive, make_lesson
 from tests.lessons.test_api import walk
 
-START = datetime(2026, 11, 30, 12, 0, 15, tzinfo=UTC)
+START = STOPPED_AT  # the shared stopped_clock fixture stops the wall clock here
 LEAKS = {"verdict", "feedback", "feedback_html", "points", "score", "expected", "outcome", "worked_html"}
 
 
@@ -51,12 +52,6 @@ def scenario(db):
         ChecklistPoint.objects.create(question=question, order=n, text=text)
     make_lesson("other", deep_dives=2)
     return Lesson.objects.get(pk=lesson.pk)
-
-
-@pytest.fixture
-def clock(time_machine):
-    time_machine.move_to(START, tick=False)
-    return time_machine
 
 
 def start(api, slug="case"):
@@ -137,7 +132,7 @@ def test_after_logging_out_an_interview_page_says_whose_it_is_and_links_to_log_i
 # --- The draw ---------------------------------------------------------------------------------
 
 
-def test_an_interview_is_drawn_in_phases_and_stored(api, scenario, clock):
+def test_an_interview_is_drawn_in_phases_and_stored(api, scenario, stopped_clock):
     data = start(api)
     assert [p["key"] for p in data["phases"]] == ["requirements", "estimate", "design", "deep_dives", "wrap_up"]
     rows = list(InterviewItem.objects.filter(interview_id=data["id"]).order_by("position"))
@@ -168,12 +163,12 @@ def test_an_interview_is_drawn_in_phases_and_stored(api, scenario, clock):
     assert interview.deadline == START + timedelta(minutes=45)
 
 
-def test_without_open_questions_the_wrap_up_is_left_out_and_communication_not_assessed(api, scenario, clock):
+def test_without_open_questions_the_wrap_up_is_left_out_and_communication_not_assessed(api, scenario, stopped_clock):
     OpenQuestion.objects.all().delete()
     data = start(api)
     assert [p["key"] for p in data["phases"]] == ["requirements", "estimate", "design", "deep_dives"]
     assert Interview.objects.get().deadline == START + timedelta(minutes=40)
-    answer_all(api, data["id"], right_answer, clock, step_seconds=5)
+    answer_all(api, data["id"], right_answer, stopped_clock, step_seconds=5)
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     assert card["dimensions"]["communication"] is None and card["overall"] == 1.0
     assert card["explanations"]["communication"].startswith("Not assessed")
@@ -246,6 +241,22 @@ def test_an_envelope_step_in_an_interview_shows_its_examples_setup(rf, scenario)
         assert all(f"<li>{s.title}</li>" in view.body_html for s in earlier)
 
 
+def test_an_envelope_steps_line_is_a_question_even_when_its_title_is_not(rf, scenario):
+    """A step titled as a question is asked as written; a step titled by what it works out ("Requests per
+    replica") is asked as a question about that, in the step's unit, after the walkthrough's setup."""
+    Step.objects.filter(walkthrough__key="size", order=2).update(title="How big is one copy of the prefix?")
+    lines = {}
+    for seed in range(8):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        for view in interviews.load(interviews.start(request, "case", seed=seed)):
+            if view.item.kind == "number" and view.item.step_id:
+                lines[view.item.step.order] = view.heading_html
+    assert lines[1] == "Requests per replica: what is your estimate, in requests?"
+    assert lines[2] == "How big is one copy of the prefix?"
+    assert all(line.endswith("?") for line in lines.values())
+
+
 def test_the_interviewers_line_is_each_items_question_never_a_title(rf, scenario):
     """A challenge's title names it for authors ("Copies in a cache"); the interviewer asks its prompt."""
     fixed = Challenge.objects.get(key="copies-2")
@@ -275,7 +286,7 @@ def test_the_interviewers_line_is_each_items_question_never_a_title(rf, scenario
 # --- The API contract ------------------------------------------------------------------------
 
 
-def test_starting_gives_the_first_item_without_any_verdict(api, scenario, clock):
+def test_starting_gives_the_first_item_without_any_verdict(api, scenario, stopped_clock):
     data = start(api)
     assert {"id", "deadline", "phases", "current"} <= set(data)
     current = data["current"]
@@ -285,7 +296,7 @@ def test_starting_gives_the_first_item_without_any_verdict(api, scenario, clock)
     assert not {"Best", "Weak", "Holds up.", "Wastes 60-80%."} & set(walk(data))
 
 
-def test_answers_are_recorded_silently_until_the_last_then_current_is_null(api, scenario, clock):
+def test_answers_are_recorded_silently_until_the_last_then_current_is_null(api, scenario, stopped_clock):
     data = start(api)
     interview_id = data["id"]
     while data["current"] is not None:
@@ -308,7 +319,7 @@ def test_answers_are_recorded_silently_until_the_last_then_current_is_null(api, 
     assert again.status_code == 409 and "finish the interview" in again.json()["detail"]
 
 
-def test_a_finished_interview_refuses_answers_and_keeps_its_scorecard(api, scenario, clock):
+def test_a_finished_interview_refuses_answers_and_keeps_its_scorecard(api, scenario, stopped_clock):
     data = start(api)
     first = api.post(f"/api/v1/interviews/{data['id']}/finish/")
     assert first.status_code == 200 and first.json()["dimensions"]["requirements"] == 0.0
@@ -342,7 +353,7 @@ def test_a_draft_scenario_cannot_be_chosen(api, scenario):
     assert response.status_code == 400 and "scenario" in response.json()["errors"]
 
 
-def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, clock):
+def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, stopped_clock):
     data = start(api)
     url = f"/api/v1/interviews/{data['id']}/answer/"
     cases = [
@@ -371,7 +382,7 @@ def test_bad_answers_are_400s_and_leave_the_item_unanswered(api, scenario, clock
     assert stale.status_code == 409 and InterviewItem.objects.get(pk=row.pk).answered_at is None
 
 
-def test_the_open_question_is_written_then_ticked_and_bad_ticks_are_400s(api, scenario, clock):
+def test_the_open_question_is_written_then_ticked_and_bad_ticks_are_400s(api, scenario, stopped_clock):
     data = start(api)
     url = f"/api/v1/interviews/{data['id']}/answer/"
     while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
@@ -395,7 +406,7 @@ def test_the_open_question_is_written_then_ticked_and_bad_ticks_are_400s(api, sc
     assert wrap["answer"]["text"] == "Detect it, drain it." and "2 of the 3 points" in wrap["feedback"]
 
 
-def test_another_learners_interview_is_not_found(api, scenario, clock):
+def test_another_learners_interview_is_not_found(api, scenario, stopped_clock):
     data = start(api)
     other = APIClient()
     assert other.post(f"/api/v1/interviews/{data['id']}/answer/", {"choice": 1}, format="json").status_code == 404
@@ -404,7 +415,7 @@ def test_another_learners_interview_is_not_found(api, scenario, clock):
     assert Client().get(reverse("interview", args=[data["id"]])).status_code == 404
 
 
-def test_numbers_take_an_optional_unit_through_the_one_parser(api, scenario, clock):
+def test_numbers_take_an_optional_unit_through_the_one_parser(api, scenario, stopped_clock):
     data = start(api)
     while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
            .first()).kind != "number":  # fmt: skip
@@ -426,9 +437,9 @@ def test_numbers_take_an_optional_unit_through_the_one_parser(api, scenario, clo
     assert row.score == 1.0 and row.answer["number"] == pytest.approx(value)
 
 
-def test_the_scorecard_recomputes_from_stored_answers(api, scenario, clock):
+def test_the_scorecard_recomputes_from_stored_answers(api, scenario, stopped_clock):
     data = start(api)
-    answer_all(api, data["id"], right_answer, clock, step_seconds=5)
+    answer_all(api, data["id"], right_answer, stopped_clock, step_seconds=5)
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     assert card["dimensions"] == {"requirements": 1.0, "estimation": 1.0, "design": 1.0, "trade_offs": 1.0,
                                   "communication": 1.0, "time_management": 1.0}  # fmt: skip
@@ -448,9 +459,9 @@ def test_the_scorecard_recomputes_from_stored_answers(api, scenario, clock):
         assert score == view.item.score
 
 
-def test_weak_answers_score_low_with_plain_explanations(api, scenario, clock):
+def test_weak_answers_score_low_with_plain_explanations(api, scenario, stopped_clock):
     data = start(api)
-    answer_all(api, data["id"], wrong_answer, clock, step_seconds=5)
+    answer_all(api, data["id"], wrong_answer, stopped_clock, step_seconds=5)
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     dims = card["dimensions"]
     assert dims["requirements"] == dims["trade_offs"] == dims["design"] == dims["estimation"] == 0.0
@@ -461,14 +472,14 @@ def test_weak_answers_score_low_with_plain_explanations(api, scenario, clock):
     assert "Practise this" not in card and card["practise"][-1]["url"].endswith("/review/")
 
 
-def test_time_over_a_phase_budget_lowers_time_management(api, scenario, clock):
+def test_time_over_a_phase_budget_lowers_time_management(api, scenario, stopped_clock):
     data = start(api)
     budgets = {p["key"]: p["seconds"] for p in data["phases"]}
     while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
            .first()) is not None:  # fmt: skip
         # The estimate phase takes twice its budget in all; the others are quick.
         count = InterviewItem.objects.filter(interview_id=data["id"], phase=row.phase).count()
-        clock.shift(2 * budgets["estimate"] / count if row.phase == "estimate" else 1)
+        stopped_clock.shift(2 * budgets["estimate"] / count if row.phase == "estimate" else 1)
         api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     phases = len(data["phases"])
@@ -477,13 +488,13 @@ def test_time_over_a_phase_budget_lowers_time_management(api, scenario, clock):
     assert estimate["spent_seconds"] == pytest.approx(2 * budgets["estimate"])
 
 
-def test_unanswered_questions_count_against_time_management(api, scenario, clock):
+def test_unanswered_questions_count_against_time_management(api, scenario, stopped_clock):
     """Finishing early is not managing time: a phase counts only when all its questions are answered in time."""
     data = start(api)
     rows = list(InterviewItem.objects.filter(interview_id=data["id"]).order_by("position"))
     requirements = sum(1 for r in rows if r.phase == "requirements")
     for row in rows[: requirements + 1]:  # the requirements, and one estimate of several
-        clock.shift(5)
+        stopped_clock.shift(5)
         api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     phases = len(data["phases"])
@@ -508,7 +519,7 @@ def test_the_scoring_rules_are_written_in_plain_words(client, db):
 # --- The server's clock -------------------------------------------------------------------------
 
 
-def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client, scenario, clock):
+def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client, scenario, stopped_clock):
     started = client.post(reverse("interview-start"), {"scenario": "case"})
     assert started.status_code == 303
     url = started["Location"]
@@ -516,7 +527,7 @@ def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client,
     deadline = interview.deadline
     first = client.get(url).content.decode()
     assert "Time left: <strong>45:00</strong>" in first and "Total budget: 45 minutes, in 5 phases" in first
-    clock.shift(timedelta(minutes=35))
+    stopped_clock.shift(timedelta(minutes=35))
     page = client.get(url).content.decode()  # a reload
     assert "Time left: <strong>10:00</strong>" in page and deadline.strftime("%H:%M:%S") in page
     interview.refresh_from_db()
@@ -527,7 +538,7 @@ def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client,
     assert interview.deadline == deadline
 
     # Past the deadline: the answer is kept, marked late, and scores nothing.
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     page = client.get(url).content.decode()
     assert "Time is up" in page
     row = interview.items.order_by("position").first()
@@ -540,7 +551,7 @@ def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client,
     assert card["items"][0]["outcome"] == "late" and card["dimensions"]["requirements"] == 0.0
 
 
-def test_the_timer_announces_five_minutes_and_one_minute_left_once(client, scenario, clock):
+def test_the_timer_announces_five_minutes_and_one_minute_left_once(client, scenario, stopped_clock):
     client.post(reverse("interview-start"), {"scenario": "case"})
     interview = Interview.objects.get()
     timer = reverse("interview-timer", args=[interview.pk])
@@ -552,13 +563,13 @@ def test_the_timer_announces_five_minutes_and_one_minute_left_once(client, scena
         return (alert.group(1) if alert else ""), (mark.group(1) if mark else None)
 
     assert poll() == ("", "")
-    clock.move_to(interview.deadline - timedelta(minutes=4, seconds=50))
+    stopped_clock.move_to(interview.deadline - timedelta(minutes=4, seconds=50))
     assert poll() == ("Five minutes left.", "5")
     assert poll("5") == ("", "5")
-    clock.move_to(interview.deadline - timedelta(seconds=50))
+    stopped_clock.move_to(interview.deadline - timedelta(seconds=50))
     assert poll("5") == ("One minute left.", "1")
     assert poll("1") == ("", "1")
-    clock.move_to(interview.deadline + timedelta(seconds=1))
+    stopped_clock.move_to(interview.deadline + timedelta(seconds=1))
     alert, mark = poll("1")
     assert alert.startswith("Time is up") and mark is None  # the clock stops polling
     assert interviews.announcement(200, None) == ("Five minutes left.", 5)
@@ -583,7 +594,7 @@ def form_answer(html: str, row: InterviewItem) -> dict:
     return {"item": row.pk, "choice": choice}
 
 
-def test_a_whole_interview_through_the_pages(client, scenario, clock):
+def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
     page = client.get(reverse("interviews"))
     assert page.status_code == 200 and 'name="scenario"' in page.content.decode()
     assert '<option value="case">' in page.content.decode()
@@ -594,7 +605,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, clock):
         html = client.get(url).content.decode()
         assert f"question {row.position} of" in html and "Best" not in html
         assert ("Drain the replica" in html) == (row.kind == "open" and row.answer is not None)
-        clock.shift(3)
+        stopped_clock.shift(3)
         response = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
         assert response.status_code == 303
         answered += 1
@@ -621,7 +632,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, clock):
     assert "Practise this" in history and reverse("review") in history
 
 
-def test_finishing_with_questions_left_asks_to_confirm_first(client, scenario, clock):
+def test_finishing_with_questions_left_asks_to_confirm_first(client, scenario, stopped_clock):
     url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
     interview = Interview.objects.get()
     finish = reverse("interview-finish", args=[interview.pk])
@@ -653,7 +664,7 @@ def test_a_bad_scenario_on_the_page_is_a_400_with_the_message(client, scenario):
     assert "No published case study or simulation has that slug" in response.content.decode()
 
 
-def test_a_bad_number_on_the_page_is_a_400_beside_the_field(client, scenario, clock):
+def test_a_bad_number_on_the_page_is_a_400_beside_the_field(client, scenario, stopped_clock):
     url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
     interview = Interview.objects.get()
     while (row := interview.items.filter(answered_at=None).order_by("position").first()).kind != "number":
@@ -664,7 +675,7 @@ def test_a_bad_number_on_the_page_is_a_400_beside_the_field(client, scenario, cl
     assert client.get(url).status_code == 200
 
 
-def test_non_ascii_digits_on_the_page_are_a_400_not_a_crash(client, scenario, clock):
+def test_non_ascii_digits_on_the_page_are_a_400_not_a_crash(client, scenario, stopped_clock):
     """ "²" passes str.isdigit() but is no integer: a choice or a tick of "²" gets a message, not a 500."""
     url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
     interview = Interview.objects.get()
@@ -682,7 +693,7 @@ def test_non_ascii_digits_on_the_page_are_a_400_not_a_crash(client, scenario, cl
     assert seen == {"deep_dive", "design", "open"}
 
 
-def test_choices_go_out_as_handles_that_do_not_give_the_answer_away(api, scenario, clock):
+def test_choices_go_out_as_handles_that_do_not_give_the_answer_away(api, scenario, stopped_clock):
     """Across many draws, the right design option and the best approach sit at every position, and
     the ids sent are positions (1, 2, ...), not the content's keys (ordered as authored)."""
     right_positions = {"design": [], "deep_dive": []}
@@ -704,7 +715,7 @@ def test_choices_go_out_as_handles_that_do_not_give_the_answer_away(api, scenari
         assert positions.count(0) < 0.75 * len(positions), (kind, positions)
 
 
-def test_an_answer_cannot_land_after_the_interview_is_finished(api, scenario, clock):
+def test_an_answer_cannot_land_after_the_interview_is_finished(api, scenario, stopped_clock):
     data = start(api)
     stale = Interview.objects.get(pk=data["id"])  # read by an answer request before another one finished it
     assert api.post(f"/api/v1/interviews/{data['id']}/finish/").status_code == 200
@@ -716,7 +727,7 @@ def test_an_answer_cannot_land_after_the_interview_is_finished(api, scenario, cl
     assert row.answered_at is None and row.answer is None
 
 
-def test_an_api_answer_names_its_item_so_a_retry_cannot_answer_the_next_question(api, scenario, clock):
+def test_an_api_answer_names_its_item_so_a_retry_cannot_answer_the_next_question(api, scenario, stopped_clock):
     data = start(api)
     url = f"/api/v1/interviews/{data['id']}/answer/"
     row = InterviewItem.objects.get(pk=data["current"]["id"])
@@ -765,14 +776,16 @@ def finished_interviews(api, count, clock):
         api.post(f"/api/v1/interviews/{data['id']}/finish/")
 
 
-def test_the_history_page_reads_a_constant_number_of_queries(client, scenario, clock, django_assert_num_queries):
+def test_the_history_page_reads_a_constant_number_of_queries(
+    client, scenario, stopped_clock, django_assert_num_queries
+):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     api = APIClient()
     counts = []
     for more in (1, 3):  # one attempt, then four
-        finished_interviews(api, more, clock)
+        finished_interviews(api, more, stopped_clock)
         client.cookies = api.cookies
         with CaptureQueriesContext(connection) as queries:
             assert client.get(reverse("interviews")).status_code == 200
@@ -785,7 +798,7 @@ def test_the_history_page_reads_a_constant_number_of_queries(client, scenario, c
         client.get(Interview.objects.last().get_absolute_url())
 
 
-def test_staff_can_audit_an_interviews_draw_and_answers_in_the_admin(client, api, scenario, clock, admin_user):
+def test_staff_can_audit_an_interviews_draw_and_answers_in_the_admin(client, api, scenario, stopped_clock, admin_user):
     data = start(api)
     row = InterviewItem.objects.filter(interview_id=data["id"]).order_by("position").first()
     api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")

@@ -264,13 +264,24 @@ def test_after_a_hinted_answer_the_wording_is_plain(client, lesson):
     dd.save()
     client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX)
     html = pick(client, "weak", **HTMX).content.decode()
-    assert "You took 1 hint before answering: it cost 2 points." in html  # the announcer
+    # The announcer: a weak answer earned nothing, so the hint took nothing off.
+    assert ": 0 of 10 points. You took 1 hint before answering. " in html
+    assert "before answering: it cost" not in html
     html = page(client, lesson)
     assert "Hints (shown free after your answer)" in html
     assert '<p class="eyebrow">Hint 1</p>' in html and '<p class="eyebrow">Hint 2</p>' in html
     assert "Hint 2 of 2" not in html
     html = pick(client, "best", **HTMX).content.decode()
     assert "Best</span> on a retry (not scored). Your score stays 0 of 10.</p>" in html
+
+
+def test_a_hinted_answer_that_earned_points_says_what_the_hint_cost(client, lesson):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation."]
+    dd.save()
+    client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX)
+    html = pick(client, "best", **HTMX).content.decode()
+    assert "Correct: 8 of 10 points. You took 1 hint before answering: it cost 2 points." in html
 
 
 def test_the_unit_line_offers_conversion_only_for_a_physical_unit(client, lesson):

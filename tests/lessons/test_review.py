@@ -1,29 +1,23 @@
 """Spaced review: answers schedule their items; misses come back sooner than right answers."""
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 
 from lessons.models import Answer, DeepDive, Learner, ReviewCard, Step
 from lessons.review import due_items, schedule
+from tests.conftest import STOPPED_AT
 from tests.lessons.factories import answer_deep_dive as answer
 from tests.lessons.factories import make_lesson
 
-START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+START = STOPPED_AT  # the shared stopped_clock fixture stops the wall clock here
 
 
 @pytest.fixture
 def lesson(db):
     return make_lesson(deep_dives=2)
-
-
-@pytest.fixture
-def clock(time_machine):
-    """The wall clock, stopped at START; tests move it on with ``clock.shift(...)``."""
-    time_machine.move_to(START, tick=False)
-    return time_machine
 
 
 @pytest.fixture
@@ -36,7 +30,7 @@ def token_api(api, learner_user):
     return api
 
 
-def test_a_miss_comes_back_sooner_than_a_right_answer(client, lesson, clock):
+def test_a_miss_comes_back_sooner_than_a_right_answer(client, lesson, stopped_clock):
     answer(client, lesson, "dd-1", "weak")
     answer(client, lesson, "dd-2", "best")
     missed = ReviewCard.objects.get(deep_dive__key="dd-1")
@@ -46,7 +40,7 @@ def test_a_miss_comes_back_sooner_than_a_right_answer(client, lesson, clock):
     assert missed.last_outcome == "incorrect"
 
 
-def test_the_review_page_says_when_answers_come_back_as_the_scheduler_does(client, lesson, clock):
+def test_the_review_page_says_when_answers_come_back_as_the_scheduler_does(client, lesson, stopped_clock):
     answer(client, lesson, "dd-1", "weak")
     answer(client, lesson, "dd-2", "best")
     assert ReviewCard.objects.get(deep_dive__key="dd-1").due == START + timedelta(minutes=10)
@@ -57,21 +51,21 @@ def test_the_review_page_says_when_answers_come_back_as_the_scheduler_does(clien
     assert "a recall after days" not in html
 
 
-def test_retries_reschedule_the_same_card(client, lesson, clock):
+def test_retries_reschedule_the_same_card(client, lesson, stopped_clock):
     answer(client, lesson, "dd-1", "weak")
     first_due = ReviewCard.objects.get().due
-    clock.shift(timedelta(minutes=1))
+    stopped_clock.shift(timedelta(minutes=1))
     answer(client, lesson, "dd-1", "best")
     card = ReviewCard.objects.get()
     assert card.reviews == 2
     assert card.due > first_due
 
 
-def test_review_page_quizzes_a_due_item_afresh(client, lesson, clock):
+def test_review_page_quizzes_a_due_item_afresh(client, lesson, stopped_clock):
     answer(client, lesson, "dd-1", "weak")
-    clock.shift(timedelta(minutes=9))
+    stopped_clock.shift(timedelta(minutes=9))
     assert "Nothing is due right now" in client.get(reverse("review")).content.decode()
-    clock.shift(timedelta(minutes=2))  # the miss comes back ten minutes after the answer
+    stopped_clock.shift(timedelta(minutes=2))  # the miss comes back ten minutes after the answer
     html = client.get(reverse("review")).content.decode()
     assert "How? (dd-1)" in html and "Pick an approach:" in html
     for choice in DeepDive.objects.get(key="dd-1").choices.all():
@@ -82,9 +76,9 @@ def test_review_page_quizzes_a_due_item_afresh(client, lesson, clock):
     assert "1 item due for review" in results
 
 
-def test_a_review_session_grades_a_recall_reschedules_it_and_never_changes_the_score(client, lesson, clock):
+def test_a_review_session_grades_a_recall_reschedules_it_and_never_changes_the_score(client, lesson, stopped_clock):
     answer(client, lesson, "dd-1", "weak")
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     dd = DeepDive.objects.get(key="dd-1")
     card_before = ReviewCard.objects.get()
     response = client.post(
@@ -107,7 +101,7 @@ def test_a_review_session_grades_a_recall_reschedules_it_and_never_changes_the_s
     assert "This session" not in client.get(reverse("review")).content.decode()
 
 
-def test_a_review_miss_comes_back_in_minutes_and_a_hint_makes_a_recall_hard(client, lesson, clock):
+def test_a_review_miss_comes_back_in_minutes_and_a_hint_makes_a_recall_hard(client, lesson, stopped_clock):
     from fsrs import Rating
 
     from lessons.review import review_rating
@@ -116,7 +110,7 @@ def test_a_review_miss_comes_back_in_minutes_and_a_hint_makes_a_recall_hard(clie
     assert review_rating("correct", 1) == Rating.Hard
     assert review_rating("incorrect", 0) == Rating.Again
     answer(client, lesson, "dd-1", "best")
-    clock.shift(timedelta(hours=5))  # a first right answer comes back after four hours
+    stopped_clock.shift(timedelta(hours=5))  # a first right answer comes back after four hours
     dd = DeepDive.objects.get(key="dd-1")
     client.post(
         reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="weak").pk}
@@ -126,14 +120,14 @@ def test_a_review_miss_comes_back_in_minutes_and_a_hint_makes_a_recall_hard(clie
     assert card.last_outcome == "incorrect"
 
 
-def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson, clock):
+def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson, stopped_clock):
     import re
 
     from calculators.registry import get_calculator
 
     challenge = lesson.sections.get().challenges.get(key="copies")
     client.post(reverse("answer-challenge", args=[lesson.slug, challenge.pk]), {"value": "1"})
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     html = client.get(reverse("review")).content.decode()
     shown = int(re.search(r"A cache of (\d+) GB", html).group(1))
     expected = get_calculator("kv-cache").evaluate({"cache_gb": shown}).outputs["copies_per_cache"]
@@ -143,10 +137,10 @@ def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson
     assert ReviewCard.objects.get().last_outcome == "correct"
 
 
-def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, clock):
+def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, stopped_clock):
     step = Step.objects.get(title="Preamble size")  # asks for MB
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     refused = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "393 ms"})
     assert (
         refused.status_code == 400 and "is a time, but this question asks for a size in MB" in refused.content.decode()
@@ -156,7 +150,7 @@ def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, clock):
     assert ReviewCard.objects.get().last_outcome == "correct"
 
 
-def test_a_walkthrough_step_in_review_shows_the_examples_setup_and_earlier_steps_titles(client, lesson, clock):
+def test_a_walkthrough_step_in_review_shows_the_examples_setup_and_earlier_steps_titles(client, lesson, stopped_clock):
     """Asked away from its walkthrough, a step still shows the numbers it needs: the intro, the titles before it."""
     from lessons.models import Walkthrough
 
@@ -166,16 +160,16 @@ def test_a_walkthrough_step_in_review_shows_the_examples_setup_and_earlier_steps
     Step.objects.filter(title="Requests per replica").update(explanation_html="<p>SECRET WORKING</p>")
     step = Step.objects.get(title="Preamble size")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     html = client.get(reverse("review")).content.decode()
     assert "Size it: Preamble size" in html
     assert "64 cards; the hot template takes 80% of its family; the family is 30% of fleet traffic." in html
     assert "<li>Requests per replica</li>" in html and "SECRET WORKING" not in html
 
 
-def test_a_second_submit_of_a_review_is_refused_and_does_not_reschedule_again(client, lesson, clock):
+def test_a_second_submit_of_a_review_is_refused_and_does_not_reschedule_again(client, lesson, stopped_clock):
     answer(client, lesson, "dd-1", "weak")
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     dd = DeepDive.objects.get(key="dd-1")
     post = {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk}
     assert client.post(reverse("review-answer"), post).status_code == 303
@@ -203,13 +197,13 @@ def test_an_item_not_in_the_queue_is_refused(client, lesson):
     assert client.post(reverse("review-answer"), {"kind": "lesson", "id": "x"}).status_code == 404
 
 
-def test_an_open_question_in_review_is_written_then_ticked(client, lesson, clock):
+def test_an_open_question_in_review_is_written_then_ticked(client, lesson, stopped_clock):
     from tests.lessons.factories import make_open_question
 
     question = make_open_question(lesson.sections.get())
     client.post(reverse("write-open-question", args=[lesson.slug, question.pk]), {"text": "First go."})
     client.post(reverse("answer-open-question", args=[lesson.slug, question.pk]), {"point": []})
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     html = client.get(reverse("review")).content.decode()
     assert "Walk me through a replica dying." in html and "Point 1 a strong" not in html
     html = client.post(reverse("review-answer"), {"kind": "open_question", "id": question.pk, "text": "Retry it."})
@@ -241,22 +235,22 @@ def test_reset_and_merge_carry_the_cards(client, lesson, learner_user):
     assert not ReviewCard.objects.exists()
 
 
-def test_review_api(lesson, token_api, clock):
+def test_review_api(lesson, token_api, stopped_clock):
     api = token_api
     dd = DeepDive.objects.get(key="dd-1")
     api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
     assert api.get("/api/v1/review/").json() == []
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     [item] = api.get("/api/v1/review/").json()
     assert item["title"] == "How? (dd-1)"
     assert item["url"].endswith("/lessons/sample/?layer=2#dd-dd-1")
 
 
-def test_due_count_and_review_list_agree_when_a_lesson_is_unpublished(client, lesson, clock):
+def test_due_count_and_review_list_agree_when_a_lesson_is_unpublished(client, lesson, stopped_clock):
     other = make_lesson(slug="other", deep_dives=1)
     answer(client, lesson, "dd-1", "weak")
     answer(client, other, "dd-1", "weak")
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     Lesson = type(lesson)
     Lesson.objects.filter(pk=other.pk).update(published=False)
     assert "1 item due for review" in client.get(reverse("results")).content.decode()
@@ -264,19 +258,19 @@ def test_due_count_and_review_list_agree_when_a_lesson_is_unpublished(client, le
     assert "Lesson sample · 1 due" in html and "Lesson other" not in html
 
 
-def test_home_page_points_a_returning_learner_at_what_is_due(client, lesson, clock):
+def test_home_page_points_a_returning_learner_at_what_is_due(client, lesson, stopped_clock):
     answer(client, lesson, "dd-1", "weak")
     assert "due for review" not in client.get("/").content.decode()
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     assert "1 due for review" in client.get("/").content.decode()
 
 
-def test_a_review_session_through_the_api(lesson, token_api, clock):
+def test_a_review_session_through_the_api(lesson, token_api, stopped_clock):
     api = token_api
     dd = DeepDive.objects.get(key="dd-1")
     api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
     assert api.get("/api/v1/review/next/").json() == {"due": 0, "item": None}
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     body = api.get("/api/v1/review/next/").json()
     item = body["item"]
     assert (body["due"], item["type"], item["id"]) == (1, "deep_dive", dd.pk)
@@ -294,13 +288,13 @@ def test_a_review_session_through_the_api(lesson, token_api, clock):
     assert missing.status_code == 404
 
 
-def test_a_hint_taken_in_review_makes_the_recall_come_back_sooner(client, lesson, clock):
+def test_a_hint_taken_in_review_makes_the_recall_come_back_sooner(client, lesson, stopped_clock):
     dd = DeepDive.objects.get(key="dd-1")
     dd.hints = ["Think of virtual memory."]
     dd.save()
     for key in ("dd-1", "dd-2"):
         answer(client, lesson, key, "weak")
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     html = client.get(reverse("review") + "?hints=1").content.decode()
     assert "Think of virtual memory." in html and 'name="hints" value="1"' in html
     best = {key: DeepDive.objects.get(key=key).choices.get(verdict="best").pk for key in ("dd-1", "dd-2")}
@@ -312,10 +306,10 @@ def test_a_hint_taken_in_review_makes_the_recall_come_back_sooner(client, lesson
     assert helped.due < unaided.due
 
 
-def test_a_step_that_no_longer_asks_a_number_leaves_the_review(client, lesson, clock):
+def test_a_step_that_no_longer_asks_a_number_leaves_the_review(client, lesson, stopped_clock):
     step = Step.objects.get(title="Requests per replica")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     assert "Requests per replica" in client.get(reverse("review")).content.decode()
     Step.objects.filter(pk=step.pk).update(calculator="", unit="", output="", tolerance=None)
     assert "Nothing is due right now" in client.get(reverse("review")).content.decode()
@@ -323,7 +317,7 @@ def test_a_step_that_no_longer_asks_a_number_leaves_the_review(client, lesson, c
     assert response.status_code == 404
 
 
-def test_hints_shown_in_review_count_however_many_the_answer_says(client, lesson, clock):
+def test_hints_shown_in_review_count_however_many_the_answer_says(client, lesson, stopped_clock):
     """The server remembers the hints it showed: posting hints=0 does not turn a hinted recall into a Good."""
     from fsrs import Card
 
@@ -331,7 +325,7 @@ def test_hints_shown_in_review_count_however_many_the_answer_says(client, lesson
 
     DeepDive.objects.filter(key="dd-1").update(hints=["Think of the cache."], hints_html=["<p>Think of the cache.</p>"])
     answer(client, lesson, "dd-1", "weak")
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     assert "Think of the cache." in client.get(reverse("review"), {"hints": "1"}).content.decode()
     card = ReviewCard.objects.get()
     hard, good = (
@@ -351,12 +345,12 @@ def choice_order(html: str) -> list[str]:
     return re.findall(r'name="choice" value="(\d+)"', html)
 
 
-def test_showing_a_review_hint_keeps_the_item_as_it_was_and_lands_at_the_hints(client, lesson, clock):
+def test_showing_a_review_hint_keeps_the_item_as_it_was_and_lands_at_the_hints(client, lesson, stopped_clock):
     DeepDive.objects.filter(key="dd-1").update(
         hints=["Think of the cache.", "Pages."], hints_html=["<p>Think of the cache.</p>", "<p>Pages.</p>"]
     )
     answer(client, lesson, "dd-1", "weak")
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     html = client.get(reverse("review")).content.decode()
     order = choice_order(html)
     assert 'action="/review/#review-item"' in html  # without JS the page comes back at the item
@@ -370,12 +364,12 @@ def test_showing_a_review_hint_keeps_the_item_as_it_was_and_lands_at_the_hints(c
     assert 'name="hints" value="2" form="review-answer"' in fragment  # the answer says how many it saw
 
 
-def test_the_review_pages_due_count_is_the_results_pages(client, lesson, clock):
+def test_the_review_pages_due_count_is_the_results_pages(client, lesson, stopped_clock):
     """Both pages count the items due as results does (an item no longer graded is not due)."""
     step = Step.objects.get(title="Requests per replica")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
     answer(client, lesson, "dd-1", "weak")
-    clock.shift(timedelta(minutes=11))
+    stopped_clock.shift(timedelta(minutes=11))
     Step.objects.filter(pk=step.pk).update(calculator="", unit="", output="", tolerance=None)
     assert "1 item due for review" in client.get(reverse("results")).content.decode()
     html = client.get(reverse("review")).content.decode()
