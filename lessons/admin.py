@@ -38,6 +38,7 @@ from lessons.content.validate import (
     parse_challenge,
     parse_walkthrough,
     step_part,
+    too_large,
     validate_ask,
 )
 from lessons.markup import MarkupError, check_markup
@@ -833,6 +834,8 @@ def expected_text(slug: str, output: str, inputs, scale: float, unit: str) -> st
         return "Choose a calculator and an output."
     if not isinstance(inputs, dict):
         return "The inputs must name parameters."
+    if too_large(inputs):
+        return f"The calculator refuses these inputs: {too_large(inputs)}"
     try:
         value = CALCULATORS[slug].evaluate(inputs).outputs.get(output)
     except CalculatorInputError as error:

@@ -73,6 +73,16 @@ def missing(data: Any, name: str) -> bool:
     return name in getattr(data, "missing", ())
 
 
+def finite(value: Any) -> bool:
+    """Return whether ``value`` is a number a float can hold (not a boolean, not an int too large for a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int of more than about 308 digits
+        return False
+
+
 def written(value: Any) -> str:
     """Return a value as an author reads it in a message: a scalar as written, a list or mapping by its kind."""
     if value is None:
@@ -81,6 +91,8 @@ def written(value: Any) -> str:
         return "a list"
     if isinstance(value, dict):
         return "a mapping"
+    if isinstance(value, int) and not isinstance(value, bool) and not finite(value):
+        return f"a number of {len(str(abs(value)))} digits"
     return repr(value)
 
 
@@ -221,7 +233,7 @@ class Checker:
         value = None if missing(data, name) else data.get(name)
         if value is None:
             return default
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if not finite(value):
             self.fail(f"{name} must be a finite number, not {written(value)}", name)
         return float(value)
 
@@ -341,7 +353,7 @@ def check_range(check: Checker, slug: str, params: dict, name: str, spec: Any) -
     ):
         check.fail(f"ranges: '{name}' must be [min, max, step]", "ranges")
     low, high, step = spec
-    if not all(math.isfinite(v) for v in spec) or not (low <= high and step > 0):
+    if not all(finite(v) for v in spec) or not (low <= high and step > 0):
         check.fail(f"ranges: '{name}' needs finite numbers, a min no larger than its max and a step above zero",
                    "ranges")  # fmt: skip
     if params[name].type == "int" and not all(isinstance(v, int) for v in spec):
@@ -369,9 +381,18 @@ def parse_slip(check: Checker, slip: Any, number: int, fields: dict, inputs: dic
         return {"inputs": slip["inputs"], "feedback": feedback}
 
 
+def too_large(inputs: dict) -> str:
+    """Return why whole numbers among ``inputs`` are too large for the calculators' floating-point maths ("" if none)."""
+    return "; ".join(
+        f"{name}: must be a finite number" for name, v in inputs.items() if isinstance(v, int) and not finite(v)
+    )
+
+
 def expected_value(check: Checker, fields: dict, inputs: dict, field: str = "inputs") -> float:
     """Compute the expected answer for ``inputs``, failing clearly if the calculator refuses them."""
     calculator = get_calculator(fields["calculator"])
+    if too_large(inputs):
+        check.fail(f"calculator '{fields['calculator']}' refuses the inputs: {too_large(inputs)}", field)
     try:
         result = calculator.evaluate(inputs)
     except CalculatorInputError as error:
@@ -401,7 +422,7 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
         check.fail(f"format must be {FORMAT_VERSION}, not {written(data['format'])}")
     slug = check.key(data, "slug")
     track = data["track"]
-    if track not in track_slugs:
+    if not isinstance(track, str) or track not in track_slugs:
         check.fail(f"track {written(track)} is not one of the tracks ({', '.join(sorted(track_slugs)) or 'none'})")
     published = data.get("published", True)
     if not isinstance(published, bool):
@@ -881,13 +902,19 @@ def parse_tracks(path: Path) -> list[dict]:
     data = check.mapping(read_yaml(path), {"format", "tracks"}, {"format", "tracks"}, "tracks.yaml")
     if data["format"] != FORMAT_VERSION:
         check.fail(f"format must be {FORMAT_VERSION}, not {written(data['format'])}")
+    listed = data["tracks"] or []
+    if not isinstance(listed, list):
+        check.fail(f"tracks must list the tracks (each with a slug and a title), not {written(listed)}")
     tracks = []
-    for order, track in enumerate(data["tracks"] or [], start=1):
+    for order, track in enumerate(listed, start=1):
         track = check.mapping(track, {"slug", "title", "summary"}, {"slug", "title"}, "the track")
         check.item = f"track '{track.get('slug')}'"
+        slug = check.key(track, "slug")
+        if slug in {t["slug"] for t in tracks}:
+            check.fail(f"slug '{slug}' is also used by an earlier track")
         tracks.append(
             {
-                "slug": check.key(track, "slug"),
+                "slug": slug,
                 "title": check.text(track, "title"),
                 "summary": check.text(track, "summary", required=False),
                 "order": order,

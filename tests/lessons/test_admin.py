@@ -680,3 +680,40 @@ def test_one_save_reports_the_choices_positions_and_follow_ups_together(instruct
     page = shown(response)
     assert all(problem in page for problem in problems)
     assert not Choice.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        (
+            {"ranges": '{"cache_gb": [1, 1%s, 1]}' % ("0" * 400)},
+            "ranges",
+            "Ranges: 'cache_gb' needs finite numbers, a min no larger than its max and a step above zero.",
+        ),
+        (
+            {"slips__0__factor": "1" + "0" * 400, "slips__0__feedback": "Too big."},
+            "slips",
+            "Slip 1: factor must be a finite number, not a number of 401 digits.",
+        ),
+        (
+            {"ranges": "{}", "inputs__cache_gb": "1" + "0" * 400},
+            "inputs",
+            "Calculator 'kv-cache' refuses the inputs: cache_gb: must be a finite number.",
+        ),
+    ],
+)
+def test_a_number_too_large_for_a_float_is_refused_beside_its_field(instructor_client, db, changes, field, message):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    response = instructor_client.post(url, challenge_post(challenge, **changes))
+    assert response.status_code == 200
+    assert list(response.context["adminform"].form.errors[field]) == [message]
+    assert shown(response).count(message) == 1
+    assert Challenge.objects.get(pk=challenge.pk).ranges == challenge.ranges
+
+
+def test_the_expected_answer_of_a_number_too_large_for_a_float_says_so(instructor_client, db):
+    form = {"calculator": "kv-cache", "output": "copy_bytes", "unit": "MB", "inputs__cache_gb": "1" + "0" * 400}
+    answer = instructor_client.get(reverse("admin:lessons_challenge_expected"), form)
+    assert answer.status_code == 200
+    assert answer.content.decode() == "The calculator refuses these inputs: cache_gb: must be a finite number"

@@ -499,3 +499,53 @@ def test_an_envelope_step_with_an_unknown_calculator_is_still_checked_for_all_el
         f"  {step}: tolerance must be above zero: 0.01 means within 1% of the answer.",
         f"  {step}, slip 2: factor must be above zero.",
     ]
+
+
+def test_a_track_that_is_not_a_name_is_refused_not_a_crash(content_copy, db):
+    edit(content_copy, SAMPLE, lambda d: d.update(track=["deep-dives"]))
+    with pytest.raises(CommandError) as refused:
+        call_command("load_content", dir=content_copy, check=True, verbosity=0)
+    assert f"Refused {SAMPLE}.yaml: lesson: track a list is not one of the tracks (deep-dives, serving, tour)" in str(
+        refused.value
+    )
+
+
+@pytest.mark.parametrize(
+    ("tracks", "message"),
+    [
+        ("tracks: 5\n", "tracks.yaml: tracks: tracks must list the tracks (each with a slug and a title), not 5"),
+        (
+            "tracks:\n- {slug: tour, title: Start here}\n- {slug: tour, title: Again}\n",
+            "tracks.yaml: track 'tour': slug 'tour' is also used by an earlier track",
+        ),
+    ],
+)
+def test_tracks_that_are_not_a_list_of_distinct_tracks_are_refused(content_copy, db, tracks, message):
+    (content_copy / "tracks.yaml").write_text("format: 1\n" + tracks)
+    with pytest.raises(CommandError) as refused:
+        call_command("load_content", dir=content_copy, check=True, verbosity=0)
+    assert f"Refused {message}. Nothing was written." == str(refused.value)
+
+
+HUGE = 10**400  # a whole number no float holds
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda ask: ask.update(tolerance=HUGE), "tolerance must be a finite number, not a number of 401 digits"),
+        (
+            lambda ask: ask["ranges"].update(context_tokens=[1, HUGE, 1]),
+            "ranges: 'context_tokens' needs finite numbers, a min no larger than its max and a step above zero",
+        ),
+        (
+            lambda ask: ask["inputs"].update(weights_gb=HUGE),
+            "calculator 'replica' refuses the inputs: weights_gb: must be a finite number",
+        ),
+        (lambda ask: ask.update(slips=[{"factor": HUGE, "feedback": "Too big."}]), "slip 1: factor must be a finite"),
+    ],
+)
+def test_a_number_too_large_for_a_float_is_refused_not_a_crash(content_copy, db, change, message):
+    edit(content_copy, SAMPLE, lambda d: change(sample_challenge(d)["ask"]))
+    lines = check_run(content_copy)
+    assert any(message in line for line in lines), lines
