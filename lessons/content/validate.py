@@ -269,22 +269,23 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
     """Return the validated fields of a graded number, computing its expected value to prove it works.
 
     Without a known calculator, the checks that need one (the output, the ranges, the expected values) are left
-    out and the others still run.
+    out and the others still run; so are the expected values without a known output or with inputs refused.
     """
-    before = check.found()
     ask = check.mapping(ask, ASK_FIELDS, {"calculator", "output", "unit", "tolerance"}, "ask (a numeric question)")
     slug = check.soft(check.text, ask, "calculator", default="")
     calculator = check.soft(known_calculator, check, slug) if slug else None
     inputs = ask.get("inputs") or {}
+    computable = calculator is not None  # whether the expected values can be computed: refused pieces say not
     if not isinstance(inputs, dict):
         check.soft(check.fail, "inputs must map parameter names to numbers", "inputs")
-        inputs = {}
+        inputs, computable = {}, False
     output = check.soft(check.text, ask, "output", default="")
     if calculator is not None and output and output not in {o.name for o in calculator.outputs}:
         names = ", ".join(o.name for o in calculator.outputs)
         check.soft(
             check.fail, f"output '{output}' is not one of the outputs of calculator '{slug}' ({names})", "output"
         )
+    computable = computable and output in {o.name for o in calculator.outputs}
     ranges = ask.get("ranges") or {}
     if ranges and not allow_ranges:
         check.soft(check.fail, "ranges are only for challenges", "ranges")
@@ -292,10 +293,12 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
     if not isinstance(ranges, dict):
         check.soft(check.fail, "ranges must map parameter names to [min, max, step]", "ranges")
         ranges = {}
+    drawn = {}  # the ranges the calculator takes, whose corners are computed
     if calculator is not None:
         params = {p.name: p for p in calculator.parameters}
-        for name, spec in ranges.items():
-            check.soft(check_range, check, slug, params, name, spec)
+        drawn = {
+            name: spec for name, spec in ranges.items() if check.soft(check_range, check, slug, params, name, spec)
+        }
     unit = check.soft(check.text, ask, "unit", default="")
     tolerance = check.soft(check.number, ask, "tolerance")
     if "tolerance" in ask and (ask["tolerance"] is None or (tolerance is not None and tolerance <= 0)):
@@ -314,14 +317,21 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
         "tolerance": tolerance, "tolerance_kind": kind, "partial_band": band, "points": points,
         "slips": [],
     }  # fmt: skip
-    # The calculator is asked only about a question that reads well.
-    computable = calculator is not None and check.found() == before
+    # The calculator is asked only what its refused pieces leave it able to answer; the fixed inputs are checked
+    # alone first, so a bad one is told once, beside them, and not again for every corner of the ranges or slip.
+    computable = computable and check.soft(check_inputs, check, slug, calculator, inputs, default=False)
     if computable:
         corners = [dict(inputs)]
-        for name, (low, high, _step) in ranges.items():
+        for name, (low, high, _step) in drawn.items():
             corners = [dict(c, **{name: v}) for c in corners for v in (low, high)]
+        refusals = {}
         for corner in corners:
-            check.soft(expected_value, check, fields, corner, "ranges" if ranges else "inputs")
+            try:
+                expected_value(check, fields, corner, "ranges" if drawn else "inputs")
+            except ContentError as error:
+                refusals.setdefault(error.problem, error.field)
+        for problem, field_name in refusals.items():
+            check.soft(check.fail, problem, field_name)
     slips = ask.get("slips") or []
     if not isinstance(slips, list):
         check.soft(check.fail, "slips must be a list", "slips")
@@ -342,7 +352,25 @@ def known_calculator(check: Checker, slug: str) -> Calculator:
         check.fail(f"calculator '{slug}' is not one of the calculators ({', '.join(CALCULATORS)})", "calculator")
 
 
-def check_range(check: Checker, slug: str, params: dict, name: str, spec: Any) -> None:
+def refusal(error: CalculatorInputError) -> str:
+    """Return a calculator's refusal of inputs as one line: each parameter with its problems."""
+    return "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
+
+
+def check_inputs(check: Checker, slug: str, calculator: Calculator, inputs: dict) -> bool:
+    """Refuse fixed inputs the calculator does not take (unknown names, values out of bounds); True if it takes them."""
+    problems = too_large(inputs)
+    if not problems:
+        try:
+            calculator.parse(inputs)
+        except CalculatorInputError as error:
+            problems = refusal(error)
+    if problems:
+        check.fail(f"calculator '{slug}' refuses the inputs: {problems}", "inputs")
+    return True
+
+
+def check_range(check: Checker, slug: str, params: dict, name: str, spec: Any) -> bool:
     """Refuse a challenge's range for one parameter unless it is [min, max, step] the calculator takes."""
     if name not in params:
         check.fail(f"ranges: '{name}' is not a parameter of calculator '{slug}' ({', '.join(params)})", "ranges")
@@ -360,6 +388,7 @@ def check_range(check: Checker, slug: str, params: dict, name: str, spec: Any) -
         check.fail(f"ranges: '{name}' takes whole numbers, so its min, max and step must be whole", "ranges")
     if (high - low) / step > 10000:
         check.fail(f"ranges: '{name}' has more than 10,000 values; use a larger step", "ranges")
+    return True
 
 
 def parse_slip(check: Checker, slip: Any, number: int, fields: dict, inputs: dict, computable: bool) -> dict:
@@ -396,8 +425,7 @@ def expected_value(check: Checker, fields: dict, inputs: dict, field: str = "inp
     try:
         result = calculator.evaluate(inputs)
     except CalculatorInputError as error:
-        problems = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
-        check.fail(f"calculator '{fields['calculator']}' refuses the inputs: {problems}", field)
+        check.fail(f"calculator '{fields['calculator']}' refuses the inputs: {refusal(error)}", field)
     value = result.outputs.get(fields["output"])
     if isinstance(value, bool) or value is None or not math.isfinite(value):
         check.fail(f"output '{fields['output']}' is not a finite number for these inputs", "output")
@@ -726,7 +754,10 @@ def parse_challenge(check: Checker, data: Any) -> dict:
         "explanation": check.soft(check.text, data, "explanation", required=False, markup=True),
         "ask": check.soft(validate_ask, check, data["ask"], allow_ranges=True) if "ask" in data else None,
     }
-    if fields["prompt"] and fields["ask"] is not None:
+    ask = data.get("ask")
+    # Inputs or ranges refused as a whole name no parameters: the prompt's fields are not told again.
+    named = isinstance(ask, dict) and all(isinstance(ask.get(name) or {}, dict) for name in ("inputs", "ranges"))
+    if fields["prompt"] and fields["ask"] is not None and named:
         try:
             check_prompt(fields["prompt"], Challenge.prompt_names(fields["ask"]["inputs"], fields["ask"]["ranges"]))
         except MarkupError as error:

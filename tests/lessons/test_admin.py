@@ -717,3 +717,15 @@ def test_the_expected_answer_of_a_number_too_large_for_a_float_says_so(instructo
     answer = instructor_client.get(reverse("admin:lessons_challenge_expected"), form)
     assert answer.status_code == 200
     assert answer.content.decode() == "The calculator refuses these inputs: cache_gb: must be a finite number"
+
+
+def test_refused_inputs_of_a_challenge_with_ranges_are_told_once_beside_the_inputs(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    data = challenge_post(challenge, inputs__tokens="0", slips__0__inputs="bytes_per_value=1", slips__0__feedback="F")
+    response = instructor_client.post(url, data)
+    errors = {name: list(e) for name, e in response.context["adminform"].form.errors.items()}
+    assert list(errors) == ["inputs"]
+    assert len(errors["inputs"]) == 1
+    assert errors["inputs"][0].startswith("Calculator 'kv-cache' refuses the inputs: tokens: Must be at least 1")
+    assert shown(response).count("refuses the inputs") == 1

@@ -549,3 +549,56 @@ def test_a_number_too_large_for_a_float_is_refused_not_a_crash(content_copy, db,
     edit(content_copy, SAMPLE, lambda d: change(sample_challenge(d)["ask"]))
     lines = check_run(content_copy)
     assert any(message in line for line in lines), lines
+
+
+CHALLENGE = f"{SAMPLE}.yaml: challenge 'requests-at-your-context'"
+
+
+def test_a_refused_tolerance_does_not_hide_refused_inputs(content_copy, db):
+    def two_problems(data):
+        sample_challenge(data)["ask"].update(tolerance=0)
+        sample_challenge(data)["ask"]["inputs"]["gpus"] = "four"
+
+    edit(content_copy, SAMPLE, two_problems)
+    lines = check_run(content_copy)
+    assert lines[0] == "Refused: 2 problems, nothing was written."
+    assert lines[1] == f"  {CHALLENGE}: tolerance must be above zero: 0.01 means within 1% of the answer."
+    assert lines[2].startswith(f"  {CHALLENGE}: calculator 'replica' refuses the inputs: gpus: “four” is not a number")
+
+
+def test_refused_inputs_are_told_once_not_again_for_each_range_corner_or_slip(content_copy, db):
+    def two_problems(data):
+        ask = sample_challenge(data)["ask"]
+        ask["inputs"]["gpus"] = 0
+        ask["ranges"]["gpu_memory_gb"] = [40, 80, 40]
+        ask["slips"] = [{"inputs": {"weights_gb": 70}, "feedback": "Count the weights once."}]
+        sample_challenge(data)["title"] = ""
+
+    edit(content_copy, SAMPLE, two_problems)
+    lines = check_run(content_copy)
+    assert lines[0] == "Refused: 2 problems, nothing was written."
+    assert lines[1] == f"  {CHALLENGE}: title must not be empty."
+    assert lines[2].startswith(f"  {CHALLENGE}: calculator 'replica' refuses the inputs: gpus: Must be at least 1 GPU")
+
+
+def test_inputs_that_are_not_a_mapping_are_told_once_not_again_in_the_prompt(content_copy, db):
+    def one_problem(data):
+        sample_challenge(data)["prompt"] = "On {gpus} GPUs, at {context_tokens} tokens, how many fit?"
+        sample_challenge(data)["ask"]["inputs"] = [4]
+
+    edit(content_copy, SAMPLE, one_problem)
+    assert check_run(content_copy) == [
+        f"Refused {CHALLENGE}: inputs must map parameter names to numbers. Nothing was written."
+    ]
+
+
+def test_ranges_whose_corners_the_calculator_refuses_are_told_once(content_copy, db):
+    def one_problem(data):
+        ask = sample_challenge(data)["ask"]
+        del ask["inputs"]["gpus"]
+        ask["ranges"]["gpus"] = [1, 2, 1]  # one GPU does not hold the weights, at either context length
+
+    edit(content_copy, SAMPLE, one_problem)
+    lines = check_run(content_copy)
+    assert len(lines) == 1
+    assert lines[0].startswith(f"Refused {CHALLENGE}: calculator 'replica' refuses the inputs: weights_gb: The weights")
