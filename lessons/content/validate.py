@@ -472,24 +472,33 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
         check.fail("sections must list at least one section")
     section_keys: set[str] = set()
     item_keys: set[str] = set()
-    deep_dives: dict[str, dict] = {}
+    deep_dives: dict[str, dict | None] = {}  # by key; None: refused
     errors: list[ContentError] = []
+    unread = False
     for section in sections:
         try:
             parsed = parse_section(check, section, section_keys, item_keys, deep_dives, errors)
         except ContentError as error:
             errors.append(error)
+            unread = True  # its items were not all read: a follow-up may name one of them
             continue
         spec.sections.append(parsed)
-    if not errors:  # a follow-up naming an item refused above would be reported twice
-        try:
-            with check.gather():
-                check_follow_ups(
-                    check,
-                    {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()},
-                )
-        except ContentError as error:
-            errors.append(error)
+
+    # A deep dive refused above (None) is told there: follow-ups to it are not checked, nor its own; nor
+    # follow-ups to keys not found when a section's items were not all read.
+    def told(target: str) -> bool:
+        return deep_dives.get(target, {}) is None or (unread and target not in deep_dives)
+
+    graph = {
+        key: {c["follow_up"] for c in dd["choices"] if c["follow_up"] and not told(c["follow_up"])}
+        for key, dd in deep_dives.items()
+        if dd is not None
+    }
+    try:
+        with check.gather():
+            check_follow_ups(check, graph)
+    except ContentError as error:
+        errors.append(error)
     if errors:
         raise ContentErrors(errors)
     spec.warnings = giveaway_warnings(data)
@@ -529,7 +538,7 @@ def parse_section(
     return parsed
 
 
-def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[str, dict]) -> tuple[str, dict]:
+def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[str, dict | None]) -> tuple[str, dict]:
     if not isinstance(item, dict) or len(item) != 1:
         check.fail("each item must be exactly one of deep_dive, walkthrough, challenge or open_question")
     ((kind, body),) = item.items()
@@ -540,6 +549,8 @@ def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[
     if item_key in item_keys:
         check.fail(f"another item of this lesson already has the key '{item_key}'")
     item_keys.add(item_key)
+    if kind == "deep_dive":
+        deep_dives[item_key] = None  # refused, until its fields pass
     with check.gather():  # every problem of the item, not only its first
         fields = PARSERS[kind](check, body)
     if kind == "deep_dive":

@@ -602,3 +602,29 @@ def test_ranges_whose_corners_the_calculator_refuses_are_told_once(content_copy,
     lines = check_run(content_copy)
     assert len(lines) == 1
     assert lines[0].startswith(f"Refused {CHALLENGE}: calculator 'replica' refuses the inputs: weights_gb: The weights")
+
+
+def deep_dive(data, key) -> dict:
+    return next(
+        i["deep_dive"] for s in data["sections"] for i in s.get("items", []) if i.get("deep_dive", {}).get("key") == key
+    )
+
+
+def test_a_problem_elsewhere_does_not_hide_a_follow_up_to_nowhere(content_copy, db):
+    def two_problems(data):
+        sample_challenge(data)["title"] = ""
+        deep_dive(data, "kv-heads")["choices"][1]["follow_up"] = "nope"
+
+    edit(content_copy, SAMPLE, two_problems)
+    assert check_run(content_copy) == [
+        "Refused: 2 problems, nothing was written.",
+        f"  {CHALLENGE}: title must not be empty.",
+        f"  {SAMPLE}.yaml: deep_dive 'kv-heads': follow_up 'nope' is not a deep dive of this lesson.",
+    ]
+
+
+def test_a_follow_up_to_a_refused_deep_dive_is_not_told_again(content_copy, db):
+    edit(content_copy, SAMPLE, lambda d: deep_dive(d, "kv-heads-sanity").update(prompt=""))
+    assert check_run(content_copy) == [
+        f"Refused {SAMPLE}.yaml: deep_dive 'kv-heads-sanity': prompt must not be empty. Nothing was written."
+    ]
