@@ -37,6 +37,7 @@ from lessons.content.validate import (
     hint_list,
     parse_challenge,
     parse_walkthrough,
+    sentence,
     step_part,
     too_large,
     validate_ask,
@@ -426,7 +427,7 @@ class MarkdownCheckMixin:
                 try:
                     check_markup(value)
                 except MarkupError as error:
-                    self.add_error(name, f"{error}.")
+                    self.add_error(name, sentence(str(error)))
         return cleaned
 
 
@@ -472,7 +473,7 @@ def show_problems(form: forms.Form, problems: list[ContentError], item: str, *, 
             if rest[:1] in (" ", ":"):
                 problem = str(form.fields[field].label or pretty_name(field)) + rest
         part = error.item.removeprefix(item).removeprefix(", ")
-        message = capfirst(f"{part}: {problem}" if part else problem) + "."
+        message = sentence(capfirst(f"{part}: {problem}" if part else problem))
         if message not in form.errors.get(field or NON_FIELD_ERRORS, []):
             form.add_error(field, message)
 
@@ -578,7 +579,9 @@ class StepFormSet(RowsFormSet):
         in_steps = {f"{check.item}, {step_part(number)}": form for number, form in enumerate(rows, start=1)}
         for item, form in in_steps.items():
             show_problems(form, [e for e in problems if in_part(e.item, item)], item)
-        return [f"{e.item}: {e.problem}." for e in problems if not any(in_part(e.item, item) for item in in_steps)]
+        return [
+            sentence(f"{e.item}: {e.problem}") for e in problems if not any(in_part(e.item, item) for item in in_steps)
+        ]
 
 
 class ChallengeForm(NumberQuestionFormMixin, UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
@@ -622,7 +625,8 @@ class ChoiceFormSet(RowsFormSet):
                 check = Checker("admin", f"deep_dive '{self.instance.key}'")
                 graph = self.follow_up_graph(lesson_id, follow_ups)
                 problems += [
-                    f"{e.item}: {e.problem}." for e in validator_problems(check, lambda: check_follow_ups(check, graph))
+                    sentence(f"{e.item}: {e.problem}")
+                    for e in validator_problems(check, lambda: check_follow_ups(check, graph))
                 ]
         return problems
 
@@ -982,7 +986,7 @@ class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
         try:
             return hint_list(Checker("admin", "deep dive"), {"hints": hints if hints is not None else []})
         except ContentError as error:
-            raise ValidationError(f"{capfirst(error.problem)}.") from None
+            raise ValidationError(sentence(capfirst(error.problem))) from None
 
 
 @admin.register(DeepDive)

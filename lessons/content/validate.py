@@ -57,6 +57,11 @@ class ContentErrors(ContentError):
         ValueError.__init__(self, "\n".join(str(e) for e in self.errors))
 
 
+def sentence(text: str) -> str:
+    """Return a problem as a sentence: with a final period, unless it already ends with one (a calculator's)."""
+    return text if text.endswith(".") else f"{text}."
+
+
 def all_problems(error: ContentError) -> list[ContentError]:
     """Return the problems an error carries: several for ContentErrors, else itself."""
     return getattr(error, "errors", [error])

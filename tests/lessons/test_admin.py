@@ -729,3 +729,13 @@ def test_refused_inputs_of_a_challenge_with_ranges_are_told_once_beside_the_inpu
     assert len(errors["inputs"]) == 1
     assert errors["inputs"][0].startswith("Calculator 'kv-cache' refuses the inputs: tokens: Must be at least 1")
     assert shown(response).count("refuses the inputs") == 1
+
+
+def test_a_problem_that_ends_a_sentence_gets_one_period(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    response = instructor_client.post(url, challenge_post(challenge, inputs__tokens="eighty"))
+    assert list(response.context["adminform"].form.errors["inputs"]) == [
+        "Calculator 'kv-cache' refuses the inputs: tokens: “eighty” is not a number."
+    ]
+    assert "number.." not in shown(response)
