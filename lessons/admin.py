@@ -566,9 +566,17 @@ class StepFormSet(RowsFormSet):
     def problems(self, rows_valid: bool) -> list[str]:
         walkthrough = self.instance
         rows = sorted(kept_forms(self), key=lambda f: f.cleaned_data.get("order") or 0)
+        orders = [f.cleaned_data.get("order") for f in rows]
+        # Without every step's own position (Django refuses a missing or repeated one and drops it), the steps'
+        # order is unknown: connections, which name parts added by earlier steps, are checked once it is.
+        ordered = None not in orders and len(set(orders)) == len(orders)
         steps = []
         for form in rows:
             step = filled(form.cleaned_data, ("title", "body", "hints", "explanation", "components", "connections"))
+            if "components" in form.errors:  # refused by Django: its connections are not told again
+                step["components"] = "refused"
+            if not ordered:
+                step.pop("connections", None)
             if form.cleaned_data.get("calculator"):
                 step["ask"] = ask_data(form.cleaned_data)
             steps.append(step)

@@ -671,16 +671,30 @@ def parse_walkthrough(check: Checker, data: Any) -> dict:
     steps = data.get("steps")
     if "steps" in data and (not isinstance(steps, list) or not steps):
         check.soft(check.fail, "a walkthrough needs at least one step", "steps")
-    components: set[str] = set()
+    parts = Parts()
     for number, step in enumerate(steps if isinstance(steps, list) else [], start=1):
-        parsed = check.soft(parse_step, check, step, number, kind, components)
+        parsed = check.soft(parse_step, check, step, number, kind, parts)
         if parsed:
             fields["steps"].append(parsed)
     return fields
 
 
-def parse_step(check: Checker, step: Any, number: int, kind: str | None, components: set[str]) -> dict:
-    """Return one walkthrough step; ``components`` holds the diagram's parts added by the steps before.
+@dataclass
+class Parts:
+    """The diagram's parts added by the steps so far: their keys, and the keys of parts refused (None: one unread)."""
+
+    keys: set[str] = field(default_factory=set)
+    refused: set[str | None] = field(default_factory=set)
+
+    def unknown(self, key: Any) -> bool:
+        """Return whether ``key`` names no part added so far, nor a part refused (its problem is told already)."""
+        if not isinstance(key, str):
+            return True
+        return key not in self.keys and key not in self.refused and None not in self.refused
+
+
+def parse_step(check: Checker, step: Any, number: int, kind: str | None, parts: Parts) -> dict:
+    """Return one walkthrough step; ``parts`` holds the diagram's parts added by the steps before.
 
     ``kind`` is the walkthrough's, None when it is refused: the checks that depend on it are then left out.
     """
@@ -716,24 +730,29 @@ def parse_step(check: Checker, step: Any, number: int, kind: str | None, compone
             if not isinstance(entries, list):
                 check.soft(check.fail, f"{name} must be a list", name)
                 entries = []
+                if name == "components":
+                    parts.refused.add(None)
             for entry_number, entry in enumerate(entries, start=1):
-                found = check.soft(parse, check, entry, entry_number, components)
+                found = check.soft(parse, check, entry, entry_number, parts)
                 if found:
                     parsed[name].append(found)
     return parsed
 
 
-def parse_component(check: Checker, component: Any, number: int, components: set[str]) -> dict:
-    """Return one diagram part a step adds, noting its key in ``components``."""
+def parse_component(check: Checker, component: Any, number: int, parts: Parts) -> dict:
+    """Return one diagram part a step adds, noting its key in ``parts`` (in ``parts.refused`` until it passes)."""
+    written_key = component.get("key") if isinstance(component, dict) else None
+    parts.refused.add(written_key if isinstance(written_key, str) else None)
     with check.part(f"component {number}", "components"):
         component = check.mapping(
             component, {"key", "label", "col", "row"}, {"key", "label", "col", "row"}, "the component"
         )
         key = check.soft(check.key, component, default="")
-        if key in components:
+        if key in parts.keys:
             check.soft(check.fail, f"key '{key}' is already used by an earlier component")
         elif key:
-            components.add(key)
+            parts.keys.add(key)
+            parts.refused.discard(key)
         return {
             "key": key,
             "label": check.soft(check.text, component, "label", default=""),
@@ -742,12 +761,12 @@ def parse_component(check: Checker, component: Any, number: int, components: set
         }
 
 
-def parse_connection(check: Checker, connection: Any, number: int, components: set[str]) -> dict:
+def parse_connection(check: Checker, connection: Any, number: int, parts: Parts) -> dict:
     """Return one diagram connection a step adds; both ends must be parts added so far."""
     with check.part(f"connection {number}", "connections"):
         connection = check.mapping(connection, {"from", "to", "label"}, {"from", "to"}, "the connection")
         for end in ("from", "to"):
-            if end in connection and (not isinstance(connection[end], str) or connection[end] not in components):
+            if end in connection and parts.unknown(connection[end]):
                 check.soft(check.fail, f"{end} {written(connection[end])} is not a component added so far")
         return {
             "from": connection.get("from"),

@@ -739,3 +739,31 @@ def test_a_problem_that_ends_a_sentence_gets_one_period(instructor_client, db):
         "Calculator 'kv-cache' refuses the inputs: tokens: “eighty” is not a number."
     ]
     assert "number.." not in shown(response)
+
+
+def test_a_refused_diagram_part_is_told_once_not_again_in_its_connections(instructor_client, db):
+    wt = make_lesson().sections.get().walkthroughs.get(key="build")
+    wt.steps.all().delete()
+    step = {"order": 1, "title": "Front to back", "components": "[]", "connections": '[{"from": "fe", "to": "fe"}]'}
+    refused = {**walkthrough_post(wt, [step]), "steps-0-components": "[not json"}
+    response = instructor_client.post(reverse("admin:lessons_walkthrough_change", args=[wt.pk]), refused)
+    form = response.context["inline_admin_formsets"][0].formset.forms[0]
+    assert list(form.errors) == ["components"]
+    assert "is not a component added so far" not in shown(response)
+
+
+def test_steps_in_one_position_are_told_by_django_alone_not_as_connections_out_of_order(instructor_client, db):
+    wt = make_lesson().sections.get().walkthroughs.get(key="build")
+    wt.steps.all().delete()
+    steps = [
+        {"order": 1, "title": "Front", "components": '[{"key": "fe", "label": "FE", "col": 0, "row": 0}]'},
+        {"order": 1, "title": "Back", "components": '[{"key": "db", "label": "DB", "col": 0, "row": 0}]',
+         "connections": '[{"from": "db", "to": "fe"}]'},
+    ]  # fmt: skip
+    response = instructor_client.post(
+        reverse("admin:lessons_walkthrough_change", args=[wt.pk]), walkthrough_post(wt, steps)
+    )
+    formset = response.context["inline_admin_formsets"][0].formset
+    assert list(formset.non_form_errors()) == ["Please correct the duplicate data for order."]
+    assert "is not a component added so far" not in shown(response)
+    assert not wt.steps.exists()

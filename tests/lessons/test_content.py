@@ -629,3 +629,35 @@ def test_a_follow_up_to_a_refused_deep_dive_is_not_told_again(content_copy, db):
     assert check_run(content_copy) == [
         f"Refused {SAMPLE}.yaml: deep_dive 'kv-heads-sanity': prompt must not be empty. Nothing was written."
     ]
+
+
+def walkthrough(data, key) -> dict:
+    return next(
+        i["walkthrough"]
+        for s in data["sections"]
+        for i in s.get("items", [])
+        if i.get("walkthrough", {}).get("key") == key
+    )
+
+
+@pytest.mark.parametrize(
+    ("component", "message"),
+    [
+        ({"key": "Client", "label": "Client", "col": 0, "row": 0}, "key must be lowercase letters, digits and hyphens"),
+        ("client", "the component must be a mapping of fields"),
+    ],
+)
+def test_a_refused_diagram_part_is_told_once_not_again_in_each_connection(content_copy, db, component, message):
+    def one_problem(data):
+        steps = walkthrough(data, "where-the-cache-grows")["steps"]
+        step = next(s for s in steps if s.get("components"))
+        step["components"][0] = component
+        for later in steps:
+            for connection in later.get("connections") or []:
+                for end in ("from", "to"):
+                    if connection[end] == "client":
+                        connection[end] = component["key"] if isinstance(component, dict) else "client"
+
+    edit(content_copy, SAMPLE, one_problem)
+    lines = check_run(content_copy)
+    assert len(lines) == 1 and message in lines[0], lines
