@@ -37,7 +37,9 @@ from lessons.content.validate import (
     hint_list,
     parse_challenge,
     parse_walkthrough,
+    sentence,
     step_part,
+    too_large,
     validate_ask,
 )
 from lessons.markup import MarkupError, check_markup
@@ -441,7 +443,7 @@ class MarkdownCheckMixin:
                 try:
                     check_markup(value)
                 except MarkupError as error:
-                    self.add_error(name, f"{error}.")
+                    self.add_error(name, sentence(str(error)))
         return cleaned
 
 
@@ -487,7 +489,7 @@ def show_problems(form: forms.Form, problems: list[ContentError], item: str, *, 
             if rest[:1] in (" ", ":"):
                 problem = str(form.fields[field].label or pretty_name(field)) + rest
         part = error.item.removeprefix(item).removeprefix(", ")
-        message = capfirst(f"{part}: {problem}" if part else problem) + "."
+        message = sentence(capfirst(f"{part}: {problem}" if part else problem))
         if message not in form.errors.get(field or NON_FIELD_ERRORS, []):
             form.add_error(field, message)
 
@@ -592,9 +594,17 @@ class StepFormSet(RowsFormSet):
     def problems(self, rows_valid: bool) -> list[str]:
         walkthrough = self.instance
         rows = sorted(kept_forms(self), key=lambda f: f.cleaned_data.get("order") or 0)
+        orders = [f.cleaned_data.get("order") for f in rows]
+        # Without every step's own position (Django refuses a missing or repeated one and drops it), the steps'
+        # order is unknown: connections, which name parts added by earlier steps, are checked once it is.
+        ordered = None not in orders and len(set(orders)) == len(orders)
         steps = []
         for form in rows:
             step = filled(form.cleaned_data, ("title", "body", "hints", "explanation", "components", "connections"))
+            if "components" in form.errors:  # refused by Django: its connections are not told again
+                step["components"] = "refused"
+            if not ordered:
+                step.pop("connections", None)
             if form.cleaned_data.get("calculator"):
                 step["ask"] = ask_data(form.cleaned_data)
             steps.append(step)
@@ -605,7 +615,9 @@ class StepFormSet(RowsFormSet):
         in_steps = {f"{check.item}, {step_part(number)}": form for number, form in enumerate(rows, start=1)}
         for item, form in in_steps.items():
             show_problems(form, [e for e in problems if in_part(e.item, item)], item)
-        return [f"{e.item}: {e.problem}." for e in problems if not any(in_part(e.item, item) for item in in_steps)]
+        return [
+            sentence(f"{e.item}: {e.problem}") for e in problems if not any(in_part(e.item, item) for item in in_steps)
+        ]
 
 
 class ChallengeForm(NumberQuestionFormMixin, UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
@@ -655,7 +667,8 @@ class ChoiceFormSet(RowsFormSet):
                 check = Checker("admin", f"deep_dive '{self.instance.key}'")
                 graph = self.follow_up_graph(lesson_id, follow_ups)
                 problems += [
-                    f"{e.item}: {e.problem}." for e in validator_problems(check, lambda: check_follow_ups(check, graph))
+                    sentence(f"{e.item}: {e.problem}")
+                    for e in validator_problems(check, lambda: check_follow_ups(check, graph))
                 ]
         return problems
 
@@ -875,6 +888,8 @@ def expected_text(slug: str, output: str, inputs, scale: float, unit: str, drawn
         return "Choose a calculator and an output."
     if not isinstance(inputs, dict):
         return "The inputs must name parameters."
+    if too_large(inputs):
+        return f"The calculator refuses these inputs: {too_large(inputs)}"
     try:
         value = CALCULATORS[slug].evaluate(inputs).outputs.get(output)
     except CalculatorInputError as error:
@@ -1030,7 +1045,7 @@ class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
         try:
             return hint_list(Checker("admin", "deep dive"), {"hints": hints if hints is not None else []})
         except ContentError as error:
-            raise ValidationError(f"{capfirst(error.problem)}.") from None
+            raise ValidationError(sentence(capfirst(error.problem))) from None
 
 
 @admin.register(DeepDive)

@@ -57,6 +57,11 @@ class ContentErrors(ContentError):
         ValueError.__init__(self, "\n".join(str(e) for e in self.errors))
 
 
+def sentence(text: str) -> str:
+    """Return a problem as a sentence: with a final period, unless it already ends with one (a calculator's)."""
+    return text if text.endswith(".") else f"{text}."
+
+
 def all_problems(error: ContentError) -> list[ContentError]:
     """Return the problems an error carries: several for ContentErrors, else itself."""
     return getattr(error, "errors", [error])
@@ -73,6 +78,16 @@ def missing(data: Any, name: str) -> bool:
     return name in getattr(data, "missing", ())
 
 
+def finite(value: Any) -> bool:
+    """Return whether ``value`` is a number a float can hold (not a boolean, not an int too large for a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int of more than about 308 digits
+        return False
+
+
 def written(value: Any) -> str:
     """Return a value as an author reads it in a message: a scalar as written, a list or mapping by its kind."""
     if value is None:
@@ -81,6 +96,8 @@ def written(value: Any) -> str:
         return "a list"
     if isinstance(value, dict):
         return "a mapping"
+    if isinstance(value, int) and not isinstance(value, bool) and not finite(value):
+        return f"a number of {len(str(abs(value)))} digits"
     return repr(value)
 
 
@@ -221,7 +238,7 @@ class Checker:
         value = None if missing(data, name) else data.get(name)
         if value is None:
             return default
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if not finite(value):
             self.fail(f"{name} must be a finite number, not {written(value)}", name)
         return float(value)
 
@@ -257,22 +274,23 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
     """Return the validated fields of a graded number, computing its expected value to prove it works.
 
     Without a known calculator, the checks that need one (the output, the ranges, the expected values) are left
-    out and the others still run.
+    out and the others still run; so are the expected values without a known output or with inputs refused.
     """
-    before = check.found()
     ask = check.mapping(ask, ASK_FIELDS, {"calculator", "output", "unit", "tolerance"}, "ask (a numeric question)")
     slug = check.soft(check.text, ask, "calculator", default="")
     calculator = check.soft(known_calculator, check, slug) if slug else None
     inputs = ask.get("inputs") or {}
+    computable = calculator is not None  # whether the expected values can be computed: refused pieces say not
     if not isinstance(inputs, dict):
         check.soft(check.fail, "inputs must map parameter names to numbers", "inputs")
-        inputs = {}
+        inputs, computable = {}, False
     output = check.soft(check.text, ask, "output", default="")
     if calculator is not None and output and output not in {o.name for o in calculator.outputs}:
         names = ", ".join(o.name for o in calculator.outputs)
         check.soft(
             check.fail, f"output '{output}' is not one of the outputs of calculator '{slug}' ({names})", "output"
         )
+    computable = computable and output in {o.name for o in calculator.outputs}
     ranges = ask.get("ranges") or {}
     if ranges and not allow_ranges:
         check.soft(check.fail, "ranges are only for challenges", "ranges")
@@ -280,10 +298,12 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
     if not isinstance(ranges, dict):
         check.soft(check.fail, "ranges must map parameter names to [min, max, step]", "ranges")
         ranges = {}
+    drawn = {}  # the ranges the calculator takes, whose corners are computed
     if calculator is not None:
         params = {p.name: p for p in calculator.parameters}
-        for name, spec in ranges.items():
-            check.soft(check_range, check, slug, params, name, spec)
+        drawn = {
+            name: spec for name, spec in ranges.items() if check.soft(check_range, check, slug, params, name, spec)
+        }
     unit = check.soft(check.text, ask, "unit", default="")
     tolerance = check.soft(check.number, ask, "tolerance")
     if "tolerance" in ask and (ask["tolerance"] is None or (tolerance is not None and tolerance <= 0)):
@@ -302,14 +322,21 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
         "tolerance": tolerance, "tolerance_kind": kind, "partial_band": band, "points": points,
         "slips": [],
     }  # fmt: skip
-    # The calculator is asked only about a question that reads well.
-    computable = calculator is not None and check.found() == before
+    # The calculator is asked only what its refused pieces leave it able to answer; the fixed inputs are checked
+    # alone first, so a bad one is told once, beside them, and not again for every corner of the ranges or slip.
+    computable = computable and check.soft(check_inputs, check, slug, calculator, inputs, default=False)
     if computable:
         corners = [dict(inputs)]
-        for name, (low, high, _step) in ranges.items():
+        for name, (low, high, _step) in drawn.items():
             corners = [dict(c, **{name: v}) for c in corners for v in (low, high)]
+        refusals = {}
         for corner in corners:
-            check.soft(expected_value, check, fields, corner, "ranges" if ranges else "inputs")
+            try:
+                expected_value(check, fields, corner, "ranges" if drawn else "inputs")
+            except ContentError as error:
+                refusals.setdefault(error.problem, error.field)
+        for problem, field_name in refusals.items():
+            check.soft(check.fail, problem, field_name)
     slips = ask.get("slips") or []
     if not isinstance(slips, list):
         check.soft(check.fail, "slips must be a list", "slips")
@@ -330,7 +357,25 @@ def known_calculator(check: Checker, slug: str) -> Calculator:
         check.fail(f"calculator '{slug}' is not one of the calculators ({', '.join(CALCULATORS)})", "calculator")
 
 
-def check_range(check: Checker, slug: str, params: dict, name: str, spec: Any) -> None:
+def refusal(error: CalculatorInputError) -> str:
+    """Return a calculator's refusal of inputs as one line: each parameter with its problems."""
+    return "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
+
+
+def check_inputs(check: Checker, slug: str, calculator: Calculator, inputs: dict) -> bool:
+    """Refuse fixed inputs the calculator does not take (unknown names, values out of bounds); True if it takes them."""
+    problems = too_large(inputs)
+    if not problems:
+        try:
+            calculator.parse(inputs)
+        except CalculatorInputError as error:
+            problems = refusal(error)
+    if problems:
+        check.fail(f"calculator '{slug}' refuses the inputs: {problems}", "inputs")
+    return True
+
+
+def check_range(check: Checker, slug: str, params: dict, name: str, spec: Any) -> bool:
     """Refuse a challenge's range for one parameter unless it is [min, max, step] the calculator takes."""
     if name not in params:
         check.fail(f"ranges: '{name}' is not a parameter of calculator '{slug}' ({', '.join(params)})", "ranges")
@@ -341,13 +386,14 @@ def check_range(check: Checker, slug: str, params: dict, name: str, spec: Any) -
     ):
         check.fail(f"ranges: '{name}' must be [min, max, step]", "ranges")
     low, high, step = spec
-    if not all(math.isfinite(v) for v in spec) or not (low <= high and step > 0):
+    if not all(finite(v) for v in spec) or not (low <= high and step > 0):
         check.fail(f"ranges: '{name}' needs finite numbers, a min no larger than its max and a step above zero",
                    "ranges")  # fmt: skip
     if params[name].type == "int" and not all(isinstance(v, int) for v in spec):
         check.fail(f"ranges: '{name}' takes whole numbers, so its min, max and step must be whole", "ranges")
     if (high - low) / step > 10000:
         check.fail(f"ranges: '{name}' has more than 10,000 values; use a larger step", "ranges")
+    return True
 
 
 def parse_slip(check: Checker, slip: Any, number: int, fields: dict, inputs: dict, computable: bool) -> dict:
@@ -369,14 +415,22 @@ def parse_slip(check: Checker, slip: Any, number: int, fields: dict, inputs: dic
         return {"inputs": slip["inputs"], "feedback": feedback}
 
 
+def too_large(inputs: dict) -> str:
+    """Return why whole numbers among ``inputs`` are too large for the calculators' floating-point maths ("" if none)."""
+    return "; ".join(
+        f"{name}: must be a finite number" for name, v in inputs.items() if isinstance(v, int) and not finite(v)
+    )
+
+
 def expected_value(check: Checker, fields: dict, inputs: dict, field: str = "inputs") -> float:
     """Compute the expected answer for ``inputs``, failing clearly if the calculator refuses them."""
     calculator = get_calculator(fields["calculator"])
+    if too_large(inputs):
+        check.fail(f"calculator '{fields['calculator']}' refuses the inputs: {too_large(inputs)}", field)
     try:
         result = calculator.evaluate(inputs)
     except CalculatorInputError as error:
-        problems = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
-        check.fail(f"calculator '{fields['calculator']}' refuses the inputs: {problems}", field)
+        check.fail(f"calculator '{fields['calculator']}' refuses the inputs: {refusal(error)}", field)
     value = result.outputs.get(fields["output"])
     if isinstance(value, bool) or value is None or not math.isfinite(value):
         check.fail(f"output '{fields['output']}' is not a finite number for these inputs", "output")
@@ -401,7 +455,7 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
         check.fail(f"format must be {FORMAT_VERSION}, not {written(data['format'])}")
     slug = check.key(data, "slug")
     track = data["track"]
-    if track not in track_slugs:
+    if not isinstance(track, str) or track not in track_slugs:
         check.fail(f"track {written(track)} is not one of the tracks ({', '.join(sorted(track_slugs)) or 'none'})")
     published = data.get("published", True)
     if not isinstance(published, bool):
@@ -423,24 +477,33 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
         check.fail("sections must list at least one section")
     section_keys: set[str] = set()
     item_keys: set[str] = set()
-    deep_dives: dict[str, dict] = {}
+    deep_dives: dict[str, dict | None] = {}  # by key; None: refused
     errors: list[ContentError] = []
+    unread = False
     for section in sections:
         try:
             parsed = parse_section(check, section, section_keys, item_keys, deep_dives, errors)
         except ContentError as error:
             errors.append(error)
+            unread = True  # its items were not all read: a follow-up may name one of them
             continue
         spec.sections.append(parsed)
-    if not errors:  # a follow-up naming an item refused above would be reported twice
-        try:
-            with check.gather():
-                check_follow_ups(
-                    check,
-                    {key: {c["follow_up"] for c in dd["choices"] if c["follow_up"]} for key, dd in deep_dives.items()},
-                )
-        except ContentError as error:
-            errors.append(error)
+
+    # A deep dive refused above (None) is told there: follow-ups to it are not checked, nor its own; nor
+    # follow-ups to keys not found when a section's items were not all read.
+    def told(target: str) -> bool:
+        return deep_dives.get(target, {}) is None or (unread and target not in deep_dives)
+
+    graph = {
+        key: {c["follow_up"] for c in dd["choices"] if c["follow_up"] and not told(c["follow_up"])}
+        for key, dd in deep_dives.items()
+        if dd is not None
+    }
+    try:
+        with check.gather():
+            check_follow_ups(check, graph)
+    except ContentError as error:
+        errors.append(error)
     if errors:
         raise ContentErrors(errors)
     spec.warnings = giveaway_warnings(data)
@@ -480,7 +543,7 @@ def parse_section(
     return parsed
 
 
-def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[str, dict]) -> tuple[str, dict]:
+def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[str, dict | None]) -> tuple[str, dict]:
     if not isinstance(item, dict) or len(item) != 1:
         check.fail("each item must be exactly one of deep_dive, walkthrough, challenge or open_question")
     ((kind, body),) = item.items()
@@ -491,6 +554,8 @@ def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[
     if item_key in item_keys:
         check.fail(f"another item of this lesson already has the key '{item_key}'")
     item_keys.add(item_key)
+    if kind == "deep_dive":
+        deep_dives[item_key] = None  # refused, until its fields pass
     with check.gather():  # every problem of the item, not only its first
         fields = PARSERS[kind](check, body)
     if kind == "deep_dive":
@@ -606,16 +671,30 @@ def parse_walkthrough(check: Checker, data: Any) -> dict:
     steps = data.get("steps")
     if "steps" in data and (not isinstance(steps, list) or not steps):
         check.soft(check.fail, "a walkthrough needs at least one step", "steps")
-    components: set[str] = set()
+    parts = Parts()
     for number, step in enumerate(steps if isinstance(steps, list) else [], start=1):
-        parsed = check.soft(parse_step, check, step, number, kind, components)
+        parsed = check.soft(parse_step, check, step, number, kind, parts)
         if parsed:
             fields["steps"].append(parsed)
     return fields
 
 
-def parse_step(check: Checker, step: Any, number: int, kind: str | None, components: set[str]) -> dict:
-    """Return one walkthrough step; ``components`` holds the diagram's parts added by the steps before.
+@dataclass
+class Parts:
+    """The diagram's parts added by the steps so far: their keys, and the keys of parts refused (None: one unread)."""
+
+    keys: set[str] = field(default_factory=set)
+    refused: set[str | None] = field(default_factory=set)
+
+    def unknown(self, key: Any) -> bool:
+        """Return whether ``key`` names no part added so far, nor a part refused (its problem is told already)."""
+        if not isinstance(key, str):
+            return True
+        return key not in self.keys and key not in self.refused and None not in self.refused
+
+
+def parse_step(check: Checker, step: Any, number: int, kind: str | None, parts: Parts) -> dict:
+    """Return one walkthrough step; ``parts`` holds the diagram's parts added by the steps before.
 
     ``kind`` is the walkthrough's, None when it is refused: the checks that depend on it are then left out.
     """
@@ -651,24 +730,29 @@ def parse_step(check: Checker, step: Any, number: int, kind: str | None, compone
             if not isinstance(entries, list):
                 check.soft(check.fail, f"{name} must be a list", name)
                 entries = []
+                if name == "components":
+                    parts.refused.add(None)
             for entry_number, entry in enumerate(entries, start=1):
-                found = check.soft(parse, check, entry, entry_number, components)
+                found = check.soft(parse, check, entry, entry_number, parts)
                 if found:
                     parsed[name].append(found)
     return parsed
 
 
-def parse_component(check: Checker, component: Any, number: int, components: set[str]) -> dict:
-    """Return one diagram part a step adds, noting its key in ``components``."""
+def parse_component(check: Checker, component: Any, number: int, parts: Parts) -> dict:
+    """Return one diagram part a step adds, noting its key in ``parts`` (in ``parts.refused`` until it passes)."""
+    written_key = component.get("key") if isinstance(component, dict) else None
+    parts.refused.add(written_key if isinstance(written_key, str) else None)
     with check.part(f"component {number}", "components"):
         component = check.mapping(
             component, {"key", "label", "col", "row"}, {"key", "label", "col", "row"}, "the component"
         )
         key = check.soft(check.key, component, default="")
-        if key in components:
+        if key in parts.keys:
             check.soft(check.fail, f"key '{key}' is already used by an earlier component")
         elif key:
-            components.add(key)
+            parts.keys.add(key)
+            parts.refused.discard(key)
         return {
             "key": key,
             "label": check.soft(check.text, component, "label", default=""),
@@ -677,12 +761,12 @@ def parse_component(check: Checker, component: Any, number: int, components: set
         }
 
 
-def parse_connection(check: Checker, connection: Any, number: int, components: set[str]) -> dict:
+def parse_connection(check: Checker, connection: Any, number: int, parts: Parts) -> dict:
     """Return one diagram connection a step adds; both ends must be parts added so far."""
     with check.part(f"connection {number}", "connections"):
         connection = check.mapping(connection, {"from", "to", "label"}, {"from", "to"}, "the connection")
         for end in ("from", "to"):
-            if end in connection and (not isinstance(connection[end], str) or connection[end] not in components):
+            if end in connection and parts.unknown(connection[end]):
                 check.soft(check.fail, f"{end} {written(connection[end])} is not a component added so far")
         return {
             "from": connection.get("from"),
@@ -705,7 +789,10 @@ def parse_challenge(check: Checker, data: Any) -> dict:
         "explanation": check.soft(check.text, data, "explanation", required=False, markup=True),
         "ask": check.soft(validate_ask, check, data["ask"], allow_ranges=True) if "ask" in data else None,
     }
-    if fields["prompt"] and fields["ask"] is not None:
+    ask = data.get("ask")
+    # Inputs or ranges refused as a whole name no parameters: the prompt's fields are not told again.
+    named = isinstance(ask, dict) and all(isinstance(ask.get(name) or {}, dict) for name in ("inputs", "ranges"))
+    if fields["prompt"] and fields["ask"] is not None and named:
         try:
             check_prompt(fields["prompt"], Challenge.prompt_names(fields["ask"]["inputs"], fields["ask"]["ranges"]))
         except MarkupError as error:
@@ -881,13 +968,19 @@ def parse_tracks(path: Path) -> list[dict]:
     data = check.mapping(read_yaml(path), {"format", "tracks"}, {"format", "tracks"}, "tracks.yaml")
     if data["format"] != FORMAT_VERSION:
         check.fail(f"format must be {FORMAT_VERSION}, not {written(data['format'])}")
+    listed = data["tracks"] or []
+    if not isinstance(listed, list):
+        check.fail(f"tracks must list the tracks (each with a slug and a title), not {written(listed)}")
     tracks = []
-    for order, track in enumerate(data["tracks"] or [], start=1):
+    for order, track in enumerate(listed, start=1):
         track = check.mapping(track, {"slug", "title", "summary"}, {"slug", "title"}, "the track")
         check.item = f"track '{track.get('slug')}'"
+        slug = check.key(track, "slug")
+        if slug in {t["slug"] for t in tracks}:
+            check.fail(f"slug '{slug}' is also used by an earlier track")
         tracks.append(
             {
-                "slug": check.key(track, "slug"),
+                "slug": slug,
                 "title": check.text(track, "title"),
                 "summary": check.text(track, "summary", required=False),
                 "order": order,

@@ -739,3 +739,90 @@ def test_one_save_reports_the_choices_positions_and_follow_ups_together(instruct
     page = shown(response)
     assert all(problem in page for problem in problems)
     assert not Choice.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        (
+            {"ranges": '{"cache_gb": [1, 1%s, 1]}' % ("0" * 400)},
+            "ranges",
+            "Ranges: 'cache_gb' needs finite numbers, a min no larger than its max and a step above zero.",
+        ),
+        (
+            {"slips__0__factor": "1" + "0" * 400, "slips__0__feedback": "Too big."},
+            "slips",
+            "Slip 1: factor must be a finite number, not a number of 401 digits.",
+        ),
+        (
+            {"ranges": "{}", "inputs__cache_gb": "1" + "0" * 400},
+            "inputs",
+            "Calculator 'kv-cache' refuses the inputs: cache_gb: must be a finite number.",
+        ),
+    ],
+)
+def test_a_number_too_large_for_a_float_is_refused_beside_its_field(instructor_client, db, changes, field, message):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    response = instructor_client.post(url, challenge_post(challenge, **changes))
+    assert response.status_code == 200
+    assert list(response.context["adminform"].form.errors[field]) == [message]
+    assert shown(response).count(message) == 1
+    assert Challenge.objects.get(pk=challenge.pk).ranges == challenge.ranges
+
+
+def test_the_expected_answer_of_a_number_too_large_for_a_float_says_so(instructor_client, db):
+    form = {"calculator": "kv-cache", "output": "copy_bytes", "unit": "MB", "inputs__cache_gb": "1" + "0" * 400}
+    answer = instructor_client.get(reverse("admin:lessons_challenge_expected"), form)
+    assert answer.status_code == 200
+    assert answer.content.decode() == "The calculator refuses these inputs: cache_gb: must be a finite number"
+
+
+def test_refused_inputs_of_a_challenge_with_ranges_are_told_once_beside_the_inputs(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    data = challenge_post(challenge, inputs__tokens="0", slips__0__inputs="bytes_per_value=1", slips__0__feedback="F")
+    response = instructor_client.post(url, data)
+    errors = {name: list(e) for name, e in response.context["adminform"].form.errors.items()}
+    assert list(errors) == ["inputs"]
+    assert len(errors["inputs"]) == 1
+    assert errors["inputs"][0].startswith("Calculator 'kv-cache' refuses the inputs: tokens: Must be at least 1")
+    assert shown(response).count("refuses the inputs") == 1
+
+
+def test_a_problem_that_ends_a_sentence_gets_one_period(instructor_client, db):
+    challenge = make_lesson().sections.get().challenges.first()
+    url = reverse("admin:lessons_challenge_change", args=[challenge.pk])
+    response = instructor_client.post(url, challenge_post(challenge, inputs__tokens="eighty"))
+    assert list(response.context["adminform"].form.errors["inputs"]) == [
+        "Calculator 'kv-cache' refuses the inputs: tokens: “eighty” is not a number."
+    ]
+    assert "number.." not in shown(response)
+
+
+def test_a_refused_diagram_part_is_told_once_not_again_in_its_connections(instructor_client, db):
+    wt = make_lesson().sections.get().walkthroughs.get(key="build")
+    wt.steps.all().delete()
+    step = {"order": 1, "title": "Front to back", "components": "[]", "connections": '[{"from": "fe", "to": "fe"}]'}
+    refused = {**walkthrough_post(wt, [step]), "steps-0-components": "[not json"}
+    response = instructor_client.post(reverse("admin:lessons_walkthrough_change", args=[wt.pk]), refused)
+    form = response.context["inline_admin_formsets"][0].formset.forms[0]
+    assert list(form.errors) == ["components"]
+    assert "is not a component added so far" not in shown(response)
+
+
+def test_steps_in_one_position_are_told_by_django_alone_not_as_connections_out_of_order(instructor_client, db):
+    wt = make_lesson().sections.get().walkthroughs.get(key="build")
+    wt.steps.all().delete()
+    steps = [
+        {"order": 1, "title": "Front", "components": '[{"key": "fe", "label": "FE", "col": 0, "row": 0}]'},
+        {"order": 1, "title": "Back", "components": '[{"key": "db", "label": "DB", "col": 0, "row": 0}]',
+         "connections": '[{"from": "db", "to": "fe"}]'},
+    ]  # fmt: skip
+    response = instructor_client.post(
+        reverse("admin:lessons_walkthrough_change", args=[wt.pk]), walkthrough_post(wt, steps)
+    )
+    formset = response.context["inline_admin_formsets"][0].formset
+    assert list(formset.non_form_errors()) == ["Please correct the duplicate data for order."]
+    assert "is not a component added so far" not in shown(response)
+    assert not wt.steps.exists()

@@ -499,3 +499,165 @@ def test_an_envelope_step_with_an_unknown_calculator_is_still_checked_for_all_el
         f"  {step}: tolerance must be above zero: 0.01 means within 1% of the answer.",
         f"  {step}, slip 2: factor must be above zero.",
     ]
+
+
+def test_a_track_that_is_not_a_name_is_refused_not_a_crash(content_copy, db):
+    edit(content_copy, SAMPLE, lambda d: d.update(track=["deep-dives"]))
+    with pytest.raises(CommandError) as refused:
+        call_command("load_content", dir=content_copy, check=True, verbosity=0)
+    assert f"Refused {SAMPLE}.yaml: lesson: track a list is not one of the tracks (deep-dives, serving, tour)" in str(
+        refused.value
+    )
+
+
+@pytest.mark.parametrize(
+    ("tracks", "message"),
+    [
+        ("tracks: 5\n", "tracks.yaml: tracks: tracks must list the tracks (each with a slug and a title), not 5"),
+        (
+            "tracks:\n- {slug: tour, title: Start here}\n- {slug: tour, title: Again}\n",
+            "tracks.yaml: track 'tour': slug 'tour' is also used by an earlier track",
+        ),
+    ],
+)
+def test_tracks_that_are_not_a_list_of_distinct_tracks_are_refused(content_copy, db, tracks, message):
+    (content_copy / "tracks.yaml").write_text("format: 1\n" + tracks)
+    with pytest.raises(CommandError) as refused:
+        call_command("load_content", dir=content_copy, check=True, verbosity=0)
+    assert f"Refused {message}. Nothing was written." == str(refused.value)
+
+
+HUGE = 10**400  # a whole number no float holds
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda ask: ask.update(tolerance=HUGE), "tolerance must be a finite number, not a number of 401 digits"),
+        (
+            lambda ask: ask["ranges"].update(context_tokens=[1, HUGE, 1]),
+            "ranges: 'context_tokens' needs finite numbers, a min no larger than its max and a step above zero",
+        ),
+        (
+            lambda ask: ask["inputs"].update(weights_gb=HUGE),
+            "calculator 'replica' refuses the inputs: weights_gb: must be a finite number",
+        ),
+        (lambda ask: ask.update(slips=[{"factor": HUGE, "feedback": "Too big."}]), "slip 1: factor must be a finite"),
+    ],
+)
+def test_a_number_too_large_for_a_float_is_refused_not_a_crash(content_copy, db, change, message):
+    edit(content_copy, SAMPLE, lambda d: change(sample_challenge(d)["ask"]))
+    lines = check_run(content_copy)
+    assert any(message in line for line in lines), lines
+
+
+CHALLENGE = f"{SAMPLE}.yaml: challenge 'requests-at-your-context'"
+
+
+def test_a_refused_tolerance_does_not_hide_refused_inputs(content_copy, db):
+    def two_problems(data):
+        sample_challenge(data)["ask"].update(tolerance=0)
+        sample_challenge(data)["ask"]["inputs"]["gpus"] = "four"
+
+    edit(content_copy, SAMPLE, two_problems)
+    assert check_run(content_copy) == [  # one period at the end, though the calculator's message has its own
+        "Refused: 2 problems, nothing was written.",
+        f"  {CHALLENGE}: tolerance must be above zero: 0.01 means within 1% of the answer.",
+        f"  {CHALLENGE}: calculator 'replica' refuses the inputs: gpus: “four” is not a number.",
+    ]
+
+
+def test_refused_inputs_are_told_once_not_again_for_each_range_corner_or_slip(content_copy, db):
+    def two_problems(data):
+        ask = sample_challenge(data)["ask"]
+        ask["inputs"]["gpus"] = 0
+        ask["ranges"]["gpu_memory_gb"] = [40, 80, 40]
+        ask["slips"] = [{"inputs": {"weights_gb": 70}, "feedback": "Count the weights once."}]
+        sample_challenge(data)["title"] = ""
+
+    edit(content_copy, SAMPLE, two_problems)
+    lines = check_run(content_copy)
+    assert lines[0] == "Refused: 2 problems, nothing was written."
+    assert lines[1] == f"  {CHALLENGE}: title must not be empty."
+    assert lines[2].startswith(f"  {CHALLENGE}: calculator 'replica' refuses the inputs: gpus: Must be at least 1 GPU")
+
+
+def test_inputs_that_are_not_a_mapping_are_told_once_not_again_in_the_prompt(content_copy, db):
+    def one_problem(data):
+        sample_challenge(data)["prompt"] = "On {gpus} GPUs, at {context_tokens} tokens, how many fit?"
+        sample_challenge(data)["ask"]["inputs"] = [4]
+
+    edit(content_copy, SAMPLE, one_problem)
+    assert check_run(content_copy) == [
+        f"Refused {CHALLENGE}: inputs must map parameter names to numbers. Nothing was written."
+    ]
+
+
+def test_ranges_whose_corners_the_calculator_refuses_are_told_once(content_copy, db):
+    def one_problem(data):
+        ask = sample_challenge(data)["ask"]
+        del ask["inputs"]["gpus"]
+        ask["ranges"]["gpus"] = [1, 2, 1]  # one GPU does not hold the weights, at either context length
+
+    edit(content_copy, SAMPLE, one_problem)
+    lines = check_run(content_copy)
+    assert len(lines) == 1
+    assert lines[0].startswith(f"Refused {CHALLENGE}: calculator 'replica' refuses the inputs: weights_gb: The weights")
+
+
+def deep_dive(data, key) -> dict:
+    return next(
+        i["deep_dive"] for s in data["sections"] for i in s.get("items", []) if i.get("deep_dive", {}).get("key") == key
+    )
+
+
+def test_a_problem_elsewhere_does_not_hide_a_follow_up_to_nowhere(content_copy, db):
+    def two_problems(data):
+        sample_challenge(data)["title"] = ""
+        deep_dive(data, "kv-heads")["choices"][1]["follow_up"] = "nope"
+
+    edit(content_copy, SAMPLE, two_problems)
+    assert check_run(content_copy) == [
+        "Refused: 2 problems, nothing was written.",
+        f"  {CHALLENGE}: title must not be empty.",
+        f"  {SAMPLE}.yaml: deep_dive 'kv-heads': follow_up 'nope' is not a deep dive of this lesson.",
+    ]
+
+
+def test_a_follow_up_to_a_refused_deep_dive_is_not_told_again(content_copy, db):
+    edit(content_copy, SAMPLE, lambda d: deep_dive(d, "kv-heads-sanity").update(prompt=""))
+    assert check_run(content_copy) == [
+        f"Refused {SAMPLE}.yaml: deep_dive 'kv-heads-sanity': prompt must not be empty. Nothing was written."
+    ]
+
+
+def walkthrough(data, key) -> dict:
+    return next(
+        i["walkthrough"]
+        for s in data["sections"]
+        for i in s.get("items", [])
+        if i.get("walkthrough", {}).get("key") == key
+    )
+
+
+@pytest.mark.parametrize(
+    ("component", "message"),
+    [
+        ({"key": "Client", "label": "Client", "col": 0, "row": 0}, "key must be lowercase letters, digits and hyphens"),
+        ("client", "the component must be a mapping of fields"),
+    ],
+)
+def test_a_refused_diagram_part_is_told_once_not_again_in_each_connection(content_copy, db, component, message):
+    def one_problem(data):
+        steps = walkthrough(data, "where-the-cache-grows")["steps"]
+        step = next(s for s in steps if s.get("components"))
+        step["components"][0] = component
+        for later in steps:
+            for connection in later.get("connections") or []:
+                for end in ("from", "to"):
+                    if connection[end] == "client":
+                        connection[end] = component["key"] if isinstance(component, dict) else "client"
+
+    edit(content_copy, SAMPLE, one_problem)
+    lines = check_run(content_copy)
+    assert len(lines) == 1 and message in lines[0], lines

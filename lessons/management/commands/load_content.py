@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from lessons.content.load import content_dir, write
-from lessons.content.validate import ContentError, LessonSpec, all_problems, parse_directory
+from lessons.content.validate import ContentError, LessonSpec, all_problems, parse_directory, sentence
 
 
 class Command(BaseCommand):
@@ -39,9 +39,9 @@ class Command(BaseCommand):
             problems = all_problems(error)
             if len(problems) == 1:
                 raise CommandError(
-                    f"Refused {error.file}: {error.item}: {error.problem}. Nothing was written."
+                    f"Refused {error.file}: {error.item}: {sentence(error.problem)} Nothing was written."
                 ) from None
-            lines = "".join(f"\n  {e.file}: {e.item}: {e.problem}." for e in problems)
+            lines = "".join(f"\n  {e.file}: {e.item}: {sentence(e.problem)}" for e in problems)
             raise CommandError(f"Refused: {len(problems)} problems, nothing was written.{lines}") from None
         self.stdout.write(self.style.SUCCESS(f"Loaded {report}."))
 
