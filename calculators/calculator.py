@@ -92,18 +92,16 @@ class Parameter:
                 raise ValueError("NaN (not a number) is not allowed: enter a finite number.")
             if math.isinf(value):
                 raise ValueError("Infinity is not allowed: enter a finite number.")
-        if self.type == "int":
-            if isinstance(value, float):
-                if not value.is_integer():
-                    raise ValueError(f"Must be a whole number; got {_shown(raw)}.")
-                value = int(value)
-        else:
-            value = float(value)
+        if self.type == "int" and isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError(f"Must be a whole number; got {_shown(raw)}.")
+            value = int(value)
+        # Bounds before converting: a whole number too large for a float is out of range, not an overflow.
         if value < self.min:
             raise ValueError(f"Must be at least {_quantity(self.min, self.unit)}; got {_shown(raw)}.")
         if value > self.max:
             raise ValueError(f"Must be at most {_quantity(self.max, self.unit)}; got {_shown(raw)}.")
-        return value
+        return value if self.type == "int" else float(value)
 
     def as_dict(self) -> dict[str, Any]:
         """Return the API description: name, type, default, min, max, unit, help."""

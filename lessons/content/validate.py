@@ -304,6 +304,10 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
         drawn = {
             name: spec for name, spec in ranges.items() if check.soft(check_range, check, slug, params, name, spec)
         }
+    for name in sorted(set(ranges) & set(inputs), key=str):  # a learner would see one number, be graded on another
+        check.soft(
+            check.fail, f"ranges: '{name}' is both fixed in the inputs and drawn per learner; keep one", "ranges"
+        )
     unit = check.soft(check.text, ask, "unit", default="")
     tolerance = check.soft(check.number, ask, "tolerance")
     if "tolerance" in ask and (ask["tolerance"] is None or (tolerance is not None and tolerance <= 0)):

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from bench import instances, servers
 
 
-def test_two_instances_show_an_edit_at_once_and_keep_every_answer(server_env, tmp_path):
+def test_two_instances_show_an_edit_at_once_and_keep_every_answer(server_env):
     call_command("load_content", verbosity=0)  # the shipped case study, as make bench: its questions are on layers 2-3
     User.objects.create_superuser("ines", password="correct-horse-battery")
     User.objects.create_user("ada", password="correct-horse-battery")

@@ -119,6 +119,17 @@ def test_float_parameter_out_of_range(client):
     assert response.json() == {"errors": {"hot_share": ["Must be at most 1 (a fraction: 0.8 means 80%); got 1.5."]}}
 
 
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_whole_number_too_large_for_a_float_is_out_of_range_not_a_500(client, sign):
+    huge = sign + "1" + "0" * 400  # float() of it overflows
+    response = _detail(client, "kv-cache", cache_gb=huge)
+    assert response.status_code == 400
+    bound = "at least 0.001 GB" if sign else "at most 1,000,000 GB"
+    assert response.json()["errors"]["cache_gb"][0].startswith(f"Must be {bound}")
+    page = client.get(reverse("calculators:detail", args=["kv-cache"]), {"cache_gb": huge})
+    assert page.status_code == 200 and "Must be " in page.content.decode()
+
+
 def test_unknown_parameter_gives_400(client):
     response = _detail(client, "kv-cache", layer="80")
     assert response.status_code == 400

@@ -571,7 +571,7 @@ def test_refused_inputs_are_told_once_not_again_for_each_range_corner_or_slip(co
     def two_problems(data):
         ask = sample_challenge(data)["ask"]
         ask["inputs"]["gpus"] = 0
-        ask["ranges"]["gpu_memory_gb"] = [40, 80, 40]
+        ask["ranges"]["context_tokens"] = [2048, 8192, 2048]  # corners, each computed with the refused inputs
         ask["slips"] = [{"inputs": {"weights_gb": 70}, "feedback": "Count the weights once."}]
         sample_challenge(data)["title"] = ""
 
@@ -661,3 +661,26 @@ def test_a_refused_diagram_part_is_told_once_not_again_in_each_connection(conten
     edit(content_copy, SAMPLE, one_problem)
     lines = check_run(content_copy)
     assert len(lines) == 1 and message in lines[0], lines
+
+
+def test_a_parameter_both_fixed_and_drawn_is_refused(content_copy, db):
+    """The prompt would show the learner's drawn number while the answer is computed from the fixed one."""
+    fixed = {}
+
+    def both(data):
+        for section in data["sections"]:
+            for item in section.get("items", []):
+                ask = item.get("challenge", {}).get("ask", {})
+                if ask.get("ranges"):
+                    name, (low, _high, _step) = next(iter(ask["ranges"].items()))
+                    ask.setdefault("inputs", {})[name] = low
+                    fixed.update(key=item["challenge"]["key"], name=name)
+                    return
+
+    edit(content_copy, "batching", both)
+    with pytest.raises(CommandError) as refused:
+        load(content_copy)
+    assert (
+        f"challenge '{fixed['key']}': ranges: '{fixed['name']}' is both fixed in the inputs and drawn per learner; "
+        "keep one." in str(refused.value)
+    )
