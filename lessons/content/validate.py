@@ -454,35 +454,42 @@ def parse_lesson(data: Any, file: str, track_slugs: set[str]) -> LessonSpec:
     """Validate one lesson file's data, refusing every problem of every item at once, each with file, item and reason."""
     check = Checker(file)
     lesson_fields = {"format", "slug", "track", "order", "title", "kind", "summary", "published", "sections"}
-    data = check.mapping(data, lesson_fields, lesson_fields - {"published"}, "the lesson")
-    if data["format"] != FORMAT_VERSION:
-        check.fail(f"format must be {FORMAT_VERSION}, not {written(data['format'])}")
-    slug = check.key(data, "slug")
-    track = data["track"]
-    if not isinstance(track, str) or track not in track_slugs:
-        check.fail(f"track {written(track)} is not one of the tracks ({', '.join(sorted(track_slugs)) or 'none'})")
-    published = data.get("published", True)
-    if not isinstance(published, bool):
-        check.fail("published must be true or false")
-    spec = LessonSpec(
-        file,
-        {
-            "slug": slug,
-            "track": track,
-            "order": check.integer(data, "order", 1, 0, 999),
-            "title": check.text(data, "title"),
-            "kind": check.choice(data, "kind", Lesson.Kind.values),
-            "summary": check.text(data, "summary", markup=True),
-            "published": published,
-        },
-    )
-    sections = data["sections"]
+    if not isinstance(data, dict):  # nothing more to read
+        check.fail(f"the lesson must be a mapping of fields (name: value), not {written(data)}")
+    errors: list[ContentError] = []
+    fields: dict = {}
+    try:
+        with check.gather():  # every problem of the lesson's own fields, then its sections' still
+            data = check.mapping(data, lesson_fields, lesson_fields - {"published"}, "the lesson")
+            if "format" in data and data["format"] != FORMAT_VERSION:
+                check.soft(check.fail, f"format must be {FORMAT_VERSION}, not {written(data['format'])}")
+            track = data.get("track")
+            if "track" in data and (not isinstance(track, str) or track not in track_slugs):
+                tracks = ", ".join(sorted(track_slugs)) or "none"
+                check.soft(check.fail, f"track {written(track)} is not one of the tracks ({tracks})")
+            published = data.get("published", True)
+            if not isinstance(published, bool):
+                check.soft(check.fail, "published must be true or false")
+            fields = {
+                "slug": check.soft(check.key, data, "slug"),
+                "track": track,
+                "order": check.soft(check.integer, data, "order", 1, 0, 999),
+                "title": check.soft(check.text, data, "title"),
+                "kind": check.soft(check.choice, data, "kind", Lesson.Kind.values),
+                "summary": check.soft(check.text, data, "summary", markup=True),
+                "published": published,
+            }
+    except ContentError as error:
+        errors.append(error)
+    spec = LessonSpec(file, fields)
+    sections = data.get("sections")
     if not isinstance(sections, list) or not sections:
-        check.fail("sections must list at least one section")
+        if "sections" in data:
+            errors.append(ContentError(file, check.item, "sections must list at least one section"))
+        raise ContentErrors(errors)
     section_keys: set[str] = set()
     item_keys: set[str] = set()
     deep_dives: dict[str, dict | None] = {}  # by key; None: refused
-    errors: list[ContentError] = []
     unread = False
     for section in sections:
         try:
@@ -519,22 +526,29 @@ def parse_section(
 ) -> dict:
     """Validate one section; a refused item is added to ``errors`` and the next item is still checked."""
     check.item = "a section"
-    section = check.mapping(
-        section, {"key", "layer", "title", "minutes", "body", "items"}, {"key", "layer", "title"}, "the section"
-    )
-    key = check.key(section)
-    check.item = f"section '{key}'"
-    if key in section_keys:
-        check.fail(f"another section of this lesson already has the key '{key}'")
-    section_keys.add(key)
-    parsed = {
-        "key": key,
-        "layer": check.integer(section, "layer", 1, 1, 3),
-        "title": check.text(section, "title"),
-        "minutes": check.integer(section, "minutes", 1, 0, 120),
-        "body": check.text(section, "body", required=False, markup=True),
-        "items": [],
-    }
+    if not isinstance(section, dict):  # nothing more to read
+        check.fail(f"the section must be a mapping of fields (name: value), not {written(section)}")
+    key = section.get("key")
+    check.item = f"section '{key}'" if isinstance(key, str) and KEY_RE.match(key) else "a section"
+    parsed: dict = {"key": key, "items": []}
+    try:
+        with check.gather():  # every problem of the section's own fields; its items are still read
+            section = check.mapping(
+                section, {"key", "layer", "title", "minutes", "body", "items"}, {"key", "layer", "title"}, "the section"
+            )
+            check.soft(check.key, section)
+            if isinstance(key, str) and key in section_keys:
+                check.soft(check.fail, f"another section of this lesson already has the key '{key}'")
+            parsed |= {
+                "layer": check.soft(check.integer, section, "layer", 1, 1, 3),
+                "title": check.soft(check.text, section, "title"),
+                "minutes": check.soft(check.integer, section, "minutes", 1, 0, 120),
+                "body": check.soft(check.text, section, "body", required=False, markup=True),
+            }
+    except ContentError as error:
+        errors.append(error)
+    if isinstance(key, str):
+        section_keys.add(key)
     items = section.get("items") or []
     if not isinstance(items, list):
         check.fail("items must be a list")

@@ -684,3 +684,26 @@ def test_a_parameter_both_fixed_and_drawn_is_refused(content_copy, db):
         f"challenge '{fixed['key']}': ranges: '{fixed['name']}' is both fixed in the inputs and drawn per learner; "
         "keep one." in str(refused.value)
     )
+
+
+def test_every_problem_of_a_lesson_s_and_a_section_s_own_fields_is_reported_in_one_run(content_copy, db):
+    def problems(data):
+        del data["title"]
+        data["kind"] = "lecture"
+        data["colour"] = "blue"
+        section = data["sections"][0]
+        section["layer"] = 7
+        section["title"] = ""
+        sample_challenge(data)["title"] = ""  # an item's problem is still found
+
+    edit(content_copy, SAMPLE, problems)
+    message = "\n".join(check_run(content_copy))
+    assert message.startswith("Refused: 6 problems, nothing was written."), message
+    for told in (
+        "lesson: unknown field colour in the lesson",
+        "lesson: title is missing from the lesson",
+        "lesson: kind must be one of",
+        "layer must be between 1 and 3, not 7",
+        "title must not be empty",
+    ):
+        assert told in message, told
