@@ -226,13 +226,18 @@ def test_the_requirements_phase_prefers_questions_that_frame_the_problem(db):
     assert asked[0] == "slo-question" and asked[1] == "dd-1"
 
 
+def drawn_interviews(rf, draws: int = 8):
+    """Yield the items of ``draws`` case-study interviews, each drawn by a new visitor with its own seed."""
+    for seed in range(draws):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        yield interviews.load(interviews.start(request, "case", seed=seed))
+
+
 def test_an_envelope_step_in_an_interview_shows_its_examples_setup(rf, scenario):
     Walkthrough.objects.filter(key="size").update(intro_html="<p>A 70B replica on four H100s.</p>")
     steps = []
-    for seed in range(8):
-        request = rf.post("/")
-        request.user, request.session = AnonymousUser(), SessionStore()
-        views = interviews.load(interviews.start(request, "case", seed=seed))
+    for views in drawn_interviews(rf):
         steps += [v for v in views if v.item.kind == "number" and v.item.step_id]
     assert {v.item.step.order for v in steps} >= {1, 2}
     for view in steps:
@@ -246,10 +251,8 @@ def test_an_envelope_steps_line_is_a_question_even_when_its_title_is_not(rf, sce
     replica") is asked as a question about that, in the step's unit, after the walkthrough's setup."""
     Step.objects.filter(walkthrough__key="size", order=2).update(title="How big is one copy of the prefix?")
     lines = {}
-    for seed in range(8):
-        request = rf.post("/")
-        request.user, request.session = AnonymousUser(), SessionStore()
-        for view in interviews.load(interviews.start(request, "case", seed=seed)):
+    for views in drawn_interviews(rf):
+        for view in views:
             if view.item.kind == "number" and view.item.step_id:
                 lines[view.item.step.order] = view.heading_html
     assert lines[1] == "Requests per replica: what is your estimate, in requests?"
@@ -263,10 +266,8 @@ def test_the_interviewers_line_is_each_items_question_never_a_title(rf, scenario
     fixed.prompt = "A replica keeps **8 GB** for the cache.\n\nHow many copies does it hold?"
     fixed.save()
     seen = {}
-    for seed in range(8):
-        request = rf.post("/")
-        request.user, request.session = AnonymousUser(), SessionStore()
-        for view in interviews.load(interviews.start(request, "case", seed=seed)):
+    for views in drawn_interviews(rf):
+        for view in views:
             if view.item.kind == "number" and view.item.challenge_id:
                 seen[view.item.challenge.key] = view
             elif view.item.kind == "deep_dive":
