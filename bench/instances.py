@@ -17,6 +17,7 @@ from http.cookiejar import CookieJar
 from urllib.error import HTTPError
 from urllib.request import HTTPCookieProcessor, HTTPRedirectHandler, Request, build_opener
 
+from bench import scale
 from bench.forms import Form, answer_forms, parse_forms
 
 READS = 4  # reads per check: with 2 workers per instance, each worker very likely answers one
@@ -146,9 +147,7 @@ def check(
 
     # Answer through both at the same time, signed in once (on A): every answer must be kept.
     # A lesson page shows one layer; the questions may all be on layers 2 and 3.
-    forms = [
-        form for layer in (1, 2, 3) for form in answer_forms(learner_browser.send(f"{base_b}{url}?layer={layer}")[1])
-    ]
+    forms = [form for page in scale.layer_pages(url) for form in answer_forms(learner_browser.send(base_b + page)[1])]
     if not forms:
         return [*failures, f"no answer form on {url} at {base_b} for the signed-in learner"]
     before = count_answers()

@@ -33,11 +33,6 @@ PASSWORD = "bench-password-0123456789"
 TRANSACTION = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
 
-def layer_pages(url: str) -> list[str]:
-    """Return the pages of a lesson's three layers: a learner reads layer 1 and answers on layers 2 and 3."""
-    return [f"{url}?layer={layer}" for layer in (1, 2, 3)]
-
-
 def lesson_url(deep_dives: int) -> str:
     return f"/lessons/{scale.lesson_slug(deep_dives)}/"
 
@@ -209,10 +204,10 @@ def prepare(run_id: str) -> dict:
         return [{"method": "GET", "path": url, "cookie": f"{cookie(client)}; {csrf_cookie}" if client else ""}]
 
     def get_layers(url, client=None):  # the lesson's layer pages in turn
-        return [request for page in layer_pages(url) for request in get(page, client)]
+        return [request for page in scale.layer_pages(url) for request in get(page, client)]
 
     def count_layers(client, url):  # the most queries any layer's page makes
-        return max(count_queries(client, "GET", page) for page in layer_pages(url))
+        return max(count_queries(client, "GET", page) for page in scale.layer_pages(url))
 
     answer_requests = [
         {

@@ -92,3 +92,8 @@ def write_content(directory: Path, shipped: bool = True) -> Path:
         path = directory / "lessons" / f"{lesson_slug(deep_dives)}.yaml"
         path.write_text(yaml.safe_dump(generated_lesson(deep_dives), sort_keys=False, allow_unicode=True))
     return directory
+
+
+def layer_pages(url: str) -> list[str]:
+    """Return the pages of a lesson's three layers: a learner reads layer 1 and answers on layers 2 and 3."""
+    return [f"{url}?layer={layer}" for layer in (1, 2, 3)]

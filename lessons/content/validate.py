@@ -285,12 +285,13 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
         check.soft(check.fail, "inputs must map parameter names to numbers", "inputs")
         inputs, computable = {}, False
     output = check.soft(check.text, ask, "output", default="")
-    if calculator is not None and output and output not in {o.name for o in calculator.outputs}:
+    outputs = {o.name for o in calculator.outputs} if calculator is not None else set()
+    if calculator is not None and output and output not in outputs:
         names = ", ".join(o.name for o in calculator.outputs)
         check.soft(
             check.fail, f"output '{output}' is not one of the outputs of calculator '{slug}' ({names})", "output"
         )
-    computable = computable and output in {o.name for o in calculator.outputs}
+    computable = computable and output in outputs
     ranges = ask.get("ranges") or {}
     if ranges and not allow_ranges:
         check.soft(check.fail, "ranges are only for challenges", "ranges")

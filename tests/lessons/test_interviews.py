@@ -231,14 +231,12 @@ def drawn_interviews(rf, draws: int = 8):
     for seed in range(draws):
         request = rf.post("/")
         request.user, request.session = AnonymousUser(), SessionStore()
-        yield interviews.load(interviews.start(request, "case", seed=seed))
+        yield from interviews.load(interviews.start(request, "case", seed=seed))
 
 
 def test_an_envelope_step_in_an_interview_shows_its_examples_setup(rf, scenario):
     Walkthrough.objects.filter(key="size").update(intro_html="<p>A 70B replica on four H100s.</p>")
-    steps = []
-    for views in drawn_interviews(rf):
-        steps += [v for v in views if v.item.kind == "number" and v.item.step_id]
+    steps = [v for v in drawn_interviews(rf) if v.item.kind == "number" and v.item.step_id]
     assert {v.item.step.order for v in steps} >= {1, 2}
     for view in steps:
         assert view.body_html.startswith("<p>A 70B replica on four H100s.</p>")
@@ -251,10 +249,9 @@ def test_an_envelope_steps_line_is_a_question_even_when_its_title_is_not(rf, sce
     replica") is asked as a question about that, in the step's unit, after the walkthrough's setup."""
     Step.objects.filter(walkthrough__key="size", order=2).update(title="How big is one copy of the prefix?")
     lines = {}
-    for views in drawn_interviews(rf):
-        for view in views:
-            if view.item.kind == "number" and view.item.step_id:
-                lines[view.item.step.order] = view.heading_html
+    for view in drawn_interviews(rf):
+        if view.item.kind == "number" and view.item.step_id:
+            lines[view.item.step.order] = view.heading_html
     assert lines[1] == "Requests per replica: what is your estimate, in requests?"
     assert lines[2] == "How big is one copy of the prefix?"
     assert all(line.endswith("?") for line in lines.values())
@@ -266,12 +263,11 @@ def test_the_interviewers_line_is_each_items_question_never_a_title(rf, scenario
     fixed.prompt = "A replica keeps **8 GB** for the cache.\n\nHow many copies does it hold?"
     fixed.save()
     seen = {}
-    for views in drawn_interviews(rf):
-        for view in views:
-            if view.item.kind == "number" and view.item.challenge_id:
-                seen[view.item.challenge.key] = view
-            elif view.item.kind == "deep_dive":
-                assert view.heading_html == view.item.deep_dive.prompt_html
+    for view in drawn_interviews(rf):
+        if view.item.kind == "number" and view.item.challenge_id:
+            seen[view.item.challenge.key] = view
+        elif view.item.kind == "deep_dive":
+            assert view.heading_html == view.item.deep_dive.prompt_html
     assert {"copies", "copies-2"} <= set(seen)
     drawn = seen["copies"]
     assert (
