@@ -303,6 +303,11 @@ def choose_scenario(choices: list[Lesson], pool: Pool, mastery: dict[str, float]
     return weighted_sample(choices, 1, rng, weight)[0]
 
 
+def fresh_seed() -> int:
+    """Return a new seed for an interview's draw (tests replace it to make draws repeatable)."""
+    return random.SystemRandom().randrange(2**31)
+
+
 def start(request: HttpRequest, scenario: str, now: datetime | None = None, seed: int | None = None) -> Interview:
     """Draw and store a new interview for the request's learner; raise InterviewError for a bad scenario.
 
@@ -313,7 +318,7 @@ def start(request: HttpRequest, scenario: str, now: datetime | None = None, seed
     published = list(Lesson.objects.filter(published=True).select_related("track"))
     choices = [lesson for lesson in published if lesson.kind in SCENARIO_KINDS]
     if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
+        seed = fresh_seed()
     rng = random.Random(seed)
     mastery = topic_mastery(request, published)
     pool = Pool.read(published)
