@@ -3,6 +3,7 @@
     python -m bench.profile lesson_signed_in            # 50 requests under cProfile, top 40 by own time
     python -m bench.profile answer --requests 200 --sort cumulative --top 60
     python -m bench.profile results_full_history --time  # CPU ms per request only, no profiler
+    python -m bench.profile answer --time --database-url postgres://postgres@127.0.0.1:5432/profile
 
 The first run prepares a scratch SQLite database as `make bench` does (bench/prepare.py, about a
 minute) in $TMPDIR/sil-profile (``--dir`` to choose); later runs reuse it, ``--fresh`` rebuilds it.
@@ -84,12 +85,15 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--dir", default=str(Path(tempfile.gettempdir()) / "sil-profile"))
     parser.add_argument("--fresh", action="store_true", help="prepare the database again")
+    parser.add_argument(
+        "--database-url", help="profile on this database (PostgreSQL: created empty beforehand) instead of SQLite"
+    )
     parser.add_argument("--time", action="store_true", help="measure CPU per request only, without the profiler")
     parser.add_argument("--save", help="write the raw profile here (for snakeviz, gprof2dot, ...)")
     args = parser.parse_args()
 
     workdir = Path(args.dir)
-    env = servers.settings_env(f"sqlite:///{workdir / 'bench.sqlite3'}", workdir / "static")
+    env = servers.settings_env(args.database_url or f"sqlite:///{workdir / 'bench.sqlite3'}", workdir / "static")
     if args.fresh or not (workdir / "plan.json").exists():
         prepare(workdir, env)
     os.environ.update(env)

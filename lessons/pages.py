@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from operator import attrgetter
 
-from django.db.models import BooleanField, Case, Exists, OuterRef, Value, When
+from django.db.models import BooleanField, Case, Exists, OuterRef, QuerySet, Value, When
 from django.http import HttpRequest
 
 from lessons.links import url_maker
@@ -426,27 +426,32 @@ def load_lesson_data(
                 default=Exists(Answer.objects.filter(**lookup, choice=OuterRef("pk"))),
                 output_field=BooleanField(),
             )
-        choices = Choice.objects.filter(deep_dive__section__lesson=lesson).annotate(picked=picked)
-        if deep_dive is not None:  # the graph as pairs of ids, then only the choices the fragment shows
-            links = list(choices.filter(follow_up__isnull=False).values_list("deep_dive_id", "follow_up_id"))
+        deep_dives = DeepDive.objects.filter(section__lesson=lesson)
+        if deep_dive is not None:  # the graph as pairs of ids, then only the deep dives the fragment shows
+            links = Choice.objects.filter(deep_dive__section__lesson=lesson, follow_up__isnull=False)
+            links = list(links.values_list("deep_dive_id", "follow_up_id"))
             follow_up_ids = {follow_up for _parent, follow_up in links}
-            choices = choices.filter(deep_dive__in=follow_up_tree(links, deep_dive))
-        choices = sorted(
-            choices.select_related("deep_dive__topic", *sectioned("deep_dive__section")).order_by(),
-            key=lambda c: (section_order.get(c.deep_dive.section_id, 0), c.deep_dive.order, c.deep_dive_id, c.order),
+            deep_dives = DeepDive.objects.filter(pk__in=follow_up_tree(links, deep_dive))
+        choices = parented(
+            Choice.objects.annotate(picked=picked),
+            "deep_dive",
+            deep_dives.select_related("topic", *sectioned("section")),
+        )
+        choices.sort(
+            key=lambda c: (section_order.get(c.deep_dive.section_id, 0), c.deep_dive.order, c.deep_dive_id, c.order)
         )
     if "walkthrough" in wanted:
-        steps = Step.objects.filter(walkthrough__section__lesson=lesson)
+        walkthroughs = Walkthrough.objects.filter(section__lesson=lesson)
         if step is not None:
-            steps = steps.filter(walkthrough__steps=step)
-        steps = sorted(
-            steps.select_related("walkthrough").order_by(),
+            walkthroughs = walkthroughs.filter(steps=step)
+        steps = parented(Step.objects.all(), "walkthrough", walkthroughs)
+        steps.sort(
             key=lambda s: (
                 section_order.get(s.walkthrough.section_id, 0),
                 s.walkthrough.order,
                 s.walkthrough_id,
                 s.order,
-            ),
+            )
         )
     if "challenge" in wanted:
         challenges = sorted(
@@ -454,11 +459,10 @@ def load_lesson_data(
             key=lambda c: (section_order.get(c.section_id, 0), c.order),
         )
     if "open_question" in wanted:
-        checklist = sorted(
-            ChecklistPoint.objects.filter(question__section__lesson=lesson)
-            .select_related("question__topic", *sectioned("question__section"))
-            .order_by(),
-            key=lambda p: (section_order.get(p.question.section_id, 0), p.question.order, p.question_id, p.order),
+        questions = OpenQuestion.objects.filter(section__lesson=lesson).select_related("topic", *sectioned("section"))
+        checklist = parented(ChecklistPoint.objects.all(), "question", questions)
+        checklist.sort(
+            key=lambda p: (section_order.get(p.question.section_id, 0), p.question.order, p.question_id, p.order)
         )
     states: dict[tuple[str, int], ItemState] = {}
     draws: dict[int, ChallengeDraw] = {}
@@ -483,6 +487,19 @@ def load_lesson_data(
                 (position.url if "/walkthroughs/" in position.url else f"#{position.anchor}") if position else None
             )
     return LessonData(lesson, sections, choices, steps, challenges, checklist, states, draws, resume_url, follow_up_ids)
+
+
+def parented(rows: QuerySet, parent: str, parents: QuerySet) -> list:
+    """Return ``rows`` belonging to ``parents``, each with its parent attached.
+
+    Each parent is read once: joined to every row, a deep dive (or walkthrough, with its diagram) was read
+    and decoded again for each of its choices (or steps).
+    """
+    by_pk = {row.pk: row for row in parents.order_by()}
+    found = list(rows.filter(**{f"{parent}__in": list(by_pk)}).order_by())
+    for row in found:
+        setattr(row, parent, by_pk[getattr(row, f"{parent}_id")])
+    return found
 
 
 def follow_up_tree(links: Iterable[tuple[int, int]], pk: int) -> set[int]:
