@@ -48,7 +48,13 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "is_htmx": fragment,
     }
     template = "calculators/detail.html#result" if fragment else "calculators/detail.html"
-    return render(request, template, context)
+    return render(request, template, context, status=input_status(form.result is not None, fragment))
+
+
+def input_status(valid: bool, fragment: bool) -> int:
+    """Return the status of a calculator or simulator page: 200, else 422 for htmx (it swaps the
+    errors in, base.html's htmx-config) and 400 for a whole page, as the lesson pages answer bad input."""
+    return 200 if valid else 422 if fragment else 400
 
 
 def _result_context(calculator: Calculator, result: Result | None) -> dict | None:

@@ -84,7 +84,7 @@ def test_inputs_in_the_url_fill_the_form(client):
 
 def test_bad_input_shows_the_error_beside_the_field(client):
     response = _page(client, "kv-cache", {"layers": "0", "tokens": "abc"})
-    assert response.status_code == 200
+    assert response.status_code == 400
     html = response.content.decode()
     assert re.search(
         r'id="id_layers_error" class="field-errors"><ul class="errorlist"><li>Must be at least 1 layer; got 0.', html
@@ -106,7 +106,9 @@ def test_bad_input_over_htmx_swaps_the_field_errors_out_of_band(client):
 
 
 def test_domain_error_shows_beside_the_field(client):
-    html = _page(client, "routing", {"cards": "4", "shards": "8"}).content.decode()
+    response = _page(client, "routing", {"cards": "4", "shards": "8"})
+    assert response.status_code == 400
+    html = response.content.decode()
     assert "more replicas than the fleet has" in html
 
 

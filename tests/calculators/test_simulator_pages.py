@@ -88,14 +88,16 @@ def test_htmx_gets_the_result_fragment_with_an_announcement(client):
 
 def test_bad_values_are_shown_beside_their_fields_and_nothing_runs(client):
     response = _routing(client, {"requests": "500000", "replicas": "x", "policies": "hash,random"})
-    assert response.status_code == 200
+    assert response.status_code == 400
     html = unescape(response.content.decode())
     assert "Not run: 3 inputs need attention." in html
     assert "Must be at most 100,000 requests; got 500000." in html
     assert "“x” is not a number." in html
     assert "random" in html
     assert 'data-output="hit_rate"' not in html
-    fragment = _routing(client, {"requests": "0"}, **HTMX).content.decode()
+    refused = _routing(client, {"requests": "0"}, **HTMX)
+    assert refused.status_code == 422  # htmx swaps it (base.html's htmx-config)
+    fragment = refused.content.decode()
     assert 'id="id_requests_error" hx-swap-oob="innerHTML"' in fragment
     assert "Not run: check the inputs marked with errors." in fragment
 
@@ -138,6 +140,7 @@ def test_autoscaling_page_compares_the_three_policies(client):
     assert 'name="spike_minutes" value="20"' in html
     assert 'href="/api/v1/simulator/autoscaling/?' in html and "policy=queue_depth" in html
     fragment = client.get(reverse("simulator:autoscaling"), {"min_replicas": "9", "max_replicas": "3"}, **HTMX)
+    assert fragment.status_code == 422
     text = unescape(fragment.content.decode())
     assert "The minimum replicas cannot exceed the maximum." in text
     assert "Not run" in text
