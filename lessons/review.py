@@ -95,12 +95,12 @@ def in_lessons(lessons) -> Q:
 
 
 def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, limit: int = 50) -> list[DueItem]:
-    """Return the learner's items due for review in visible lessons, most overdue first (one query)."""
+    """Return the learner's items due in visible lessons, most overdue first, then in the order answered (one query)."""
     now = now or timezone.now()
     rows = (
         ReviewCard.objects.filter(**lookup, due__lte=now)
         .filter(in_lessons(lessons))
-        .order_by("due")
+        .order_by("due", "pk")
         .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:limit]
     )
     return [

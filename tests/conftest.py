@@ -42,6 +42,18 @@ def _clear_cache():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _repeatable_interview_draws(monkeypatch):
+    """Draw every interview a test starts without a seed from seeds 0, 1, 2, ... (in the test's
+    thread and the browser tests' server thread alike), so no test passes or fails by the luck of a draw."""
+    import itertools
+
+    from lessons import interviews
+
+    seeds = itertools.count()
+    monkeypatch.setattr(interviews, "fresh_seed", lambda: next(seeds))
+
+
 def _migration(suffix: str):
     """Import a lessons migration by the end of its name, so renumbering keeps it found."""
     (path,) = Path(__file__).resolve().parent.parent.glob(f"lessons/migrations/*_{suffix}.py")

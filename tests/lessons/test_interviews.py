@@ -690,13 +690,11 @@ def test_non_ascii_digits_on_the_page_are_a_400_not_a_crash(client, scenario, st
     assert seen == {"deep_dive", "design", "open"}
 
 
-def test_choices_go_out_as_handles_that_do_not_give_the_answer_away(api, scenario, stopped_clock, monkeypatch):
+def test_choices_go_out_as_handles_that_do_not_give_the_answer_away(api, scenario, stopped_clock):
     """Across many draws, the right design option and the best approach sit at every position, and
     the ids sent are positions (1, 2, ...), not the content's keys (ordered as authored).
 
-    The draws use seeds 0, 1, 2, ... so the test does not pass or fail by chance."""
-    seeds = iter(range(100))
-    monkeypatch.setattr(interviews, "fresh_seed", lambda: next(seeds))
+    The draws use seeds 0, 1, 2, ... (tests/conftest.py) so the test does not pass or fail by chance."""
     right_positions = {"design": [], "deep_dive": []}
     for _draw in range(12):
         data = start(api)

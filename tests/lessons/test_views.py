@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from django.db.models import Max
 from django.urls import reverse
 
 from lessons.models import Answer, ChallengeDraw, Choice, DeepDive, Step
@@ -793,10 +794,11 @@ def test_ids_in_the_page_are_written_plainly_whatever_the_number_format(client, 
 
     settings.USE_THOUSAND_SEPARATOR = True
     best = choice(lesson, "best")
-    Choice.objects.filter(pk=best.pk).update(id=12345)
+    big = Choice.objects.aggregate(Max("id"))["id__max"] + 12345  # free whatever PostgreSQL's sequence has given
+    Choice.objects.filter(pk=best.pk).update(id=big)
     html = client.get(lesson.get_absolute_url()).content.decode()
-    assert "12345" in re.findall(r'name="choice" value="([^"]+)"', html)  # the page's value, posted back as is
-    response = client.post(answer_url(best.deep_dive), {"choice": "12345"}, **HTMX)
+    assert str(big) in re.findall(r'name="choice" value="([^"]+)"', html)  # the page's value, posted back as is
+    response = client.post(answer_url(best.deep_dive), {"choice": str(big)}, **HTMX)
     assert response.status_code == 200
     assert "Correct: 10 of 10 points" in response.content.decode()
 
