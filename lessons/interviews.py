@@ -103,7 +103,10 @@ def budget_scale() -> float:
 
 @dataclass
 class Pool:
-    """Published content an interview is drawn from, read in a fixed number of queries."""
+    """Published content an interview is drawn from, read in a fixed number of queries.
+
+    Every list has a total order (ending in the primary key), so one seed draws the same
+    interview on every database."""
 
     deep_dives: list[DeepDive]
     follow_ups: dict[int, list[int]]  # deep dive id -> the follow-ups its choices lead to
@@ -117,7 +120,7 @@ class Pool:
         deep_dives = list(
             DeepDive.objects.filter(section__lesson__in=ids)
             .select_related("section")
-            .order_by("section__lesson_id", "section__layer", "section__order", "order")
+            .order_by("section__lesson_id", "section__layer", "section__order", "order", "pk")
         )
         follow_ups: dict[int, list[int]] = defaultdict(list)
         links = Choice.objects.filter(deep_dive__section__lesson__in=ids, follow_up__isnull=False).order_by("order")
@@ -128,9 +131,15 @@ class Pool:
             Step.objects.filter(walkthrough__section__lesson__in=ids)
             .filter(Q(walkthrough__kind=Walkthrough.Kind.BUILD_UP) | ~Q(calculator=""))
             .select_related("walkthrough__section")
-            .order_by("walkthrough__section__order", "walkthrough__order", "order")
+            .order_by(
+                "walkthrough__section__lesson_id", "walkthrough__section__order", "walkthrough__order", "order", "pk"
+            )
         )
-        challenges = list(Challenge.objects.filter(section__lesson__in=ids).select_related("section"))
+        challenges = list(
+            Challenge.objects.filter(section__lesson__in=ids)
+            .select_related("section")
+            .order_by("section__lesson_id", "section__order", "order", "pk")
+        )
         build_ups: dict[int, list[Step]] = defaultdict(list)
         for step in steps:
             if step.walkthrough.kind == Walkthrough.Kind.BUILD_UP:
@@ -140,7 +149,7 @@ class Pool:
             OpenQuestion.objects.filter(section__lesson__in=ids, checklist__isnull=False)
             .distinct()
             .select_related("section")
-            .order_by("section__order", "order")
+            .order_by("section__lesson_id", "section__order", "order", "pk")
         )
         return cls(deep_dives, follow_ups, numbers, build_ups, open_questions)
 
