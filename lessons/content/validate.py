@@ -568,7 +568,13 @@ def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[
     ((kind, body),) = item.items()
     if kind not in PARSERS:
         check.fail(f"{written(kind)} is not an item type (deep_dive, walkthrough, challenge or open_question)")
-    item_key = check.key(body if isinstance(body, dict) else {})
+    if not isinstance(body, dict):
+        check.fail(
+            f"{kind} has no fields: write them, starting with its key, indented under it"
+            if body is None
+            else f"{kind} must be its fields indented under it (key: ..., and the rest), not {written(body)}"
+        )
+    item_key = check.key(body)
     check.item = f"{kind} '{item_key}'"
     if item_key in item_keys:
         check.fail(f"another item of this lesson already has the key '{item_key}'")

@@ -143,6 +143,16 @@ BAD_EDITS = [
     ("bad calc ref", lambda d: d["sections"][0].update(body="{{calc nope.thing | int}}"), "unknown calculator 'nope'"),
     ("bad format", lambda d: d["sections"][0].update(body="{{calc kv-cache.copy_bytes | furlongs}}"), "unknown format"),
     (
+        "an item with nothing under it",
+        lambda d: d["sections"][0]["items"].append({"deep_dive": None}),
+        "deep_dive has no fields: write them, starting with its key, indented under it",
+    ),
+    (
+        "an item that is a line of text",
+        lambda d: d["sections"][0]["items"].append({"walkthrough": "kv-sizing"}),
+        "walkthrough must be its fields indented under it (key: ..., and the rest), not 'kv-sizing'",
+    ),
+    (
         "keep_choice_order not a boolean",
         lambda d: d["sections"][0]["items"][0]["deep_dive"].update(keep_choice_order="yes"),
         "deep_dive 'kv-heads': keep_choice_order must be true or false",
