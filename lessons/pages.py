@@ -431,7 +431,7 @@ def load_lesson_data(
             links = Choice.objects.filter(deep_dive__section__lesson=lesson, follow_up__isnull=False)
             links = list(links.values_list("deep_dive_id", "follow_up_id"))
             follow_up_ids = {follow_up for _parent, follow_up in links}
-            deep_dives = DeepDive.objects.filter(pk__in=follow_up_tree(links, deep_dive))
+            deep_dives = deep_dives.filter(pk__in=follow_up_tree(links, deep_dive))
         choices = parented(
             Choice.objects.annotate(picked=picked),
             "deep_dive",

@@ -22,6 +22,22 @@ def answer_url(dd):
     return reverse("answer-deep-dive", args=[dd.section.lesson.slug, dd.pk])
 
 
+def test_a_draft_lessons_deep_dive_cannot_be_reached_through_a_published_lessons_urls(client, lesson):
+    """Answering, taking a hint or revealing answers under a lesson's URL reads only that lesson's items."""
+    hidden = make_lesson(slug="draft", published=False).sections.get().deepdives.get(key="dd-1")
+    hidden.hints = ["A hint of the draft."]
+    hidden.save()
+    best = hidden.choices.get(verdict="best")
+    slug = lesson.slug
+    for headers in ({}, HTMX):
+        refused = client.post(reverse("answer-deep-dive", args=[slug, hidden.pk]), {"choice": best.pk}, **headers)
+        assert refused.status_code == 404
+        assert client.post(reverse("take-hint", args=[slug, "deep_dive", hidden.pk]), **headers).status_code == 404
+        revealed = client.post(reverse("reveal", args=[slug, "deep_dive", hidden.pk]), **headers)
+        assert revealed.status_code == 404 and best.text not in revealed.content.decode()
+    assert not Answer.objects.exists()
+
+
 def test_lesson_page_groups_sections_by_layer_with_minutes(client, lesson):
     response = client.get(lesson.get_absolute_url())
     assert response.status_code == 200
