@@ -24,8 +24,8 @@ from calculators.simulator import AUTOSCALING, ROUTING, SWEEP_REQUESTS, Mode, ro
 from calculators.simulator_api import run_mode
 from calculators.simulator_cache import cached_run
 from calculators.simulator_charts import POLICY_LABELS, day_chart, hit_rate_chart, load_chart, ttft_chart
-from calculators.views import input_status
 from interview.ratelimit import limit_per_visitor
+from interview.views import bad_input_status
 
 # What the routing table shows of each policy, in order: (output, label, how to write it).
 ROUTING_ROWS = (
@@ -180,7 +180,7 @@ def _page(request: HttpRequest, mode: Mode, url_name: str) -> HttpResponse:
         "is_htmx": fragment,
     }
     template = "calculators/simulator.html#result" if fragment else "calculators/simulator.html"
-    return render(request, template, context, status=input_status(valid, fragment))
+    return render(request, template, context, status=200 if valid else bad_input_status(fragment))
 
 
 @require_safe

@@ -15,6 +15,7 @@ from calculators.calculator import Calculator, Result
 from calculators.formatting import input_text, value_text
 from calculators.forms import CalculatorForm
 from calculators.registry import CALCULATORS, get_calculator
+from interview.views import bad_input_status
 from lessons.markup import render_markdown
 
 
@@ -48,13 +49,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "is_htmx": fragment,
     }
     template = "calculators/detail.html#result" if fragment else "calculators/detail.html"
-    return render(request, template, context, status=input_status(form.result is not None, fragment))
-
-
-def input_status(valid: bool, fragment: bool) -> int:
-    """Return the status of a calculator or simulator page: 200, else 422 for htmx (it swaps the
-    errors in, base.html's htmx-config) and 400 for a whole page, as the lesson pages answer bad input."""
-    return 200 if valid else 422 if fragment else 400
+    return render(request, template, context, status=200 if form.result is not None else bad_input_status(fragment))
 
 
 def _result_context(calculator: Calculator, result: Result | None) -> dict | None:

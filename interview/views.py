@@ -1,4 +1,4 @@
-"""Site-wide views: the readiness probe."""
+"""Site-wide views: the readiness probe; the one status of a page re-shown with bad input."""
 
 from django.core.cache import caches
 from django.db import DatabaseError, connection
@@ -9,6 +9,13 @@ from django.views.decorators.http import require_safe
 from django_redis import get_redis_connection
 from django_redis.cache import RedisCache
 from redis.exceptions import RedisError
+
+
+def bad_input_status(fragment: bool) -> int:
+    """Return the status of a page or fragment re-shown with the errors of bad input: 422 for an htmx
+    fragment (base.html's htmx-config swaps it in), 400 for a whole page. Lessons, calculators and the
+    simulator all answer so."""
+    return 422 if fragment else 400
 
 
 def database_status() -> str:

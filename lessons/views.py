@@ -15,6 +15,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from calculators.formatting import plural
 from interview.ratelimit import limit_per_visitor
+from interview.views import bad_input_status
 from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
@@ -424,10 +425,12 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
         item_id = errors.get("dd") or errors.get("ch") or errors.get("oq") or errors.get("step")
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": message,
                    "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
-        return render(request, f"lessons/lesson.html#{partial}", context, status=status or 422)
+        return render(
+            request, f"lessons/lesson.html#{partial}", context, status=status or bad_input_status(fragment=True)
+        )
     page.current = page.layer_of(item_of(view).section_id)  # the page shows the layer holding the item
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
-    return render(request, "lessons/lesson.html", context, status=status or 400)
+    return render(request, "lessons/lesson.html", context, status=status or bad_input_status(fragment=False))
 
 
 @require_safe

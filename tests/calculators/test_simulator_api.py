@@ -191,7 +191,7 @@ def test_too_many_prompt_families_are_refused_before_running(client):
     assert refused.status_code == 400
     assert "at most 10,000" in refused.json()["errors"]["families"][0]
     page = client.get(reverse("simulator:routing"), {"families": 10_001})
-    assert "at most 10,000" in page.content.decode()
+    assert page.status_code == 400 and "at most 10,000" in page.content.decode()
 
 
 def test_a_large_run_is_charged_by_its_cost(client, settings):
