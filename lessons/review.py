@@ -95,7 +95,7 @@ def in_lessons(lessons) -> Q:
 
 
 def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, limit: int = 50) -> list[DueItem]:
-    """Return the learner's items due in visible lessons, most overdue first, then in the order answered (one query)."""
+    """Return the learner's items due in visible lessons, most overdue first, then the oldest card (one query)."""
     now = now or timezone.now()
     rows = (
         ReviewCard.objects.filter(**lookup, due__lte=now)

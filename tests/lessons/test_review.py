@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 
-from lessons.models import Answer, DeepDive, Learner, ReviewCard, Step
+from lessons.models import Answer, DeepDive, Learner, Lesson, ReviewCard, Step
 from lessons.review import due_items, schedule
 from tests.conftest import STOPPED_AT
 from tests.lessons.factories import answer_deep_dive as answer
@@ -49,6 +49,18 @@ def test_the_review_page_says_when_answers_come_back_as_the_scheduler_does(clien
     html = client.get(reverse("review")).content.decode()
     assert "A miss returns in ten minutes; a first recall in four hours" in html
     assert "a recall after days" not in html
+
+
+def test_items_due_at_the_same_moment_come_back_in_the_order_they_were_answered(client, db, stopped_clock):
+    """Ties on the due time are broken by the card's age, on every database: the page, its list and the API agree."""
+    make_lesson(deep_dives=3)
+    for key in ("dd-3", "dd-1", "dd-2"):  # missed at one stopped moment: due together
+        answer(client, Lesson.objects.get(), key, "weak")
+    stopped_clock.shift(timedelta(minutes=11))
+    html = client.get(reverse("review")).content.decode()
+    assert "How? (dd-3)" in html.split('name="choice"')[0]  # the item asked is the first answered
+    listed = client.get("/api/v1/review/").json()
+    assert [item["title"] for item in listed] == ["How? (dd-3)", "How? (dd-1)", "How? (dd-2)"]
 
 
 def test_retries_reschedule_the_same_card(client, lesson, stopped_clock):
