@@ -105,8 +105,8 @@ def budget_scale() -> float:
 class Pool:
     """Published content an interview is drawn from, read in a fixed number of queries.
 
-    Every list has a total order (ending in the primary key), so one seed draws the same
-    interview on every database."""
+    Every list has a total order (the primary key breaks ties; a deep dive's follow-ups come in
+    its choices' order), so one seed draws the same interview on every database."""
 
     deep_dives: list[DeepDive]
     follow_ups: dict[int, list[int]]  # deep dive id -> the follow-ups its choices lead to

@@ -45,7 +45,10 @@ def _clear_cache():
 @pytest.fixture(autouse=True)
 def _repeatable_interview_draws(monkeypatch):
     """Draw every interview a test starts without a seed from seeds 0, 1, 2, ... (in the test's
-    thread and the browser tests' server thread alike), so no test passes or fails by the luck of a draw."""
+    thread and the browser tests' server thread alike), so which items are drawn is never luck.
+
+    A deep dive's choices are shuffled by the interview's id, which PostgreSQL's sequences make
+    differ between runs: tests must not rest on where a choice lands in one interview."""
     import itertools
 
     from lessons import interviews
