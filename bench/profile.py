@@ -6,7 +6,8 @@
     python -m bench.profile answer --time --database-url postgres://postgres@127.0.0.1:5432/profile
 
 The first run prepares a scratch SQLite database as `make bench` does (bench/prepare.py, about a
-minute) in $TMPDIR/sil-profile (``--dir`` to choose); later runs reuse it, ``--fresh`` rebuilds it.
+minute) in $TMPDIR/sil-profile (``--dir`` to choose); later runs on the same database reuse it,
+``--fresh`` or another ``--database-url`` prepares it again (a PostgreSQL database: created empty).
 Requests go through the Django test client with the bench's settings (DEBUG off, the full
 middleware stack, CSRF enforced) and its plan's cookies, so they do what wrk's do, without HTTP.
 """
@@ -86,16 +87,19 @@ def main() -> None:
     parser.add_argument("--dir", default=str(Path(tempfile.gettempdir()) / "sil-profile"))
     parser.add_argument("--fresh", action="store_true", help="prepare the database again")
     parser.add_argument(
-        "--database-url", help="profile on this database (PostgreSQL: created empty beforehand) instead of SQLite"
+        "--database-url", help="profile on this database (PostgreSQL: created empty, then filled) instead of SQLite"
     )
     parser.add_argument("--time", action="store_true", help="measure CPU per request only, without the profiler")
     parser.add_argument("--save", help="write the raw profile here (for snakeviz, gprof2dot, ...)")
     args = parser.parse_args()
 
     workdir = Path(args.dir)
-    env = servers.settings_env(args.database_url or f"sqlite:///{workdir / 'bench.sqlite3'}", workdir / "static")
-    if args.fresh or not (workdir / "plan.json").exists():
+    database = args.database_url or f"sqlite:///{workdir / 'bench.sqlite3'}"
+    env = servers.settings_env(database, workdir / "static")
+    prepared_on = workdir / "database.txt"  # the database the plan's learners and cookies live in
+    if args.fresh or not prepared_on.exists() or prepared_on.read_text() != database:
         prepare(workdir, env)
+        prepared_on.write_text(database)
     os.environ.update(env)
     import bench.floor_wsgi  # noqa: F401 - django.setup() and the bench's URLs, as gunicorn serves them
 
