@@ -572,7 +572,7 @@ def parse_item(check: Checker, item: Any, item_keys: set[str], deep_dives: dict[
         check.fail(
             f"{kind} has no fields: write them, starting with its key, indented under it"
             if body is None
-            else f"{kind} must be its fields indented under it (key: ..., and the rest), not {written(body)}"
+            else f"{kind} must be a mapping of fields (name: value) indented under it, not {written(body)}"
         )
     item_key = check.key(body)
     check.item = f"{kind} '{item_key}'"

@@ -150,7 +150,7 @@ BAD_EDITS = [
     (
         "an item that is a line of text",
         lambda d: d["sections"][0]["items"].append({"walkthrough": "kv-sizing"}),
-        "walkthrough must be its fields indented under it (key: ..., and the rest), not 'kv-sizing'",
+        "walkthrough must be a mapping of fields (name: value) indented under it, not 'kv-sizing'",
     ),
     (
         "keep_choice_order not a boolean",
