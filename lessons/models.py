@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from lessons import diagram
 from lessons.markup import MarkupError, check_prompt, render_stored_markup
-from lessons.scoring import choice_points
+from lessons.scoring import choice_points, hint_cost
 
 KEY_VALIDATOR = RegexValidator(
     r"^[a-z0-9]+(?:-[a-z0-9]+)*$",
@@ -612,6 +612,15 @@ class Answer(AboutItem):
 
     def __str__(self) -> str:
         return f"{self.learner} · {self.get_outcome_display()} · {self.points}/{self.max_points}"
+
+    @property
+    def hints_cost(self) -> int:
+        """Return the points the hints taken before this answer took off it (lessons.scoring.hint_cost).
+
+        0 when it earned nothing: its points are zero whatever the hints cost, and what it would have
+        earned without them is not stored.
+        """
+        return hint_cost(self.max_points, self.hints_taken) if self.points else 0
 
 
 class ChallengeDraw(models.Model):

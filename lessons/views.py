@@ -22,7 +22,6 @@ from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerFo
 from lessons.models import ChallengeDraw, Lesson, Track
 from lessons.pages import build_lesson_page, item_of, learner_filter, load_lesson_data, outline_entry
 from lessons.results import compute_results
-from lessons.scoring import hint_cost
 
 
 @require_safe
@@ -263,8 +262,7 @@ def announcement(answer) -> str:
         return f"{answer.get_outcome_display()}, on a retry: not scored; your first answer keeps its score. {answer.message}"
     taken = answer.hints_taken
     hints = f" You took {taken} {plural(taken, 'hint')} before answering" if taken else ""
-    if taken and answer.points:
-        cost = hint_cost(answer.max_points, taken)
+    if cost := answer.hints_cost:
         hints += f": {'it' if taken == 1 else 'they'} cost {cost} {plural(cost, 'point')}."
     elif taken:  # the answer earned nothing, so the hints took nothing off
         hints += "."

@@ -290,3 +290,33 @@ def test_the_unit_line_offers_conversion_only_for_a_physical_unit(client, lesson
     html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2])).content.decode()
     assert '<span class="unit" id="wt-size-value-unit">in MB (other units are converted)</span>' in html
     assert "a number with another unit" not in html
+
+
+def test_an_answered_deep_dive_says_what_the_hints_taken_before_it_cost(client, lesson):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation.", "Blocks, not slabs."]
+    dd.save()
+    for _ in range(2):
+        client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]))
+    pick(client, "best")
+    html = page(client, lesson)
+    assert '6 of 10 points <span class="meta">(2 hints taken before answering: −4 points)</span>' in html
+
+
+def test_an_answered_step_says_what_the_hint_taken_before_it_cost(client, lesson):
+    step = Step.objects.get(title="Requests per replica")
+    step.hints = ["Start from the KV budget."]
+    step.save()
+    client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]))
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "110"})
+    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1])).content.decode()
+    assert '8 of 10 points <span class="meta">(1 hint taken before answering: −2 points)</span>' in html
+
+
+def test_hints_before_an_answer_that_earned_nothing_are_listed_without_a_cost(client, lesson):
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation."]
+    dd.save()
+    client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]))
+    pick(client, "weak")
+    assert '0 of 10 points <span class="meta">(1 hint taken before answering)</span>' in page(client, lesson)
