@@ -9,6 +9,7 @@ from django.db.models import F, Value
 from django.http import HttpRequest
 from django.utils import timezone
 
+from calculators.formatting import number
 from lessons.links import ITEM_FIELDS, item_links
 from lessons.models import (
     ITEM_ID_FIELDS,
@@ -117,7 +118,7 @@ class Miss:
     @property
     def verdict(self) -> str:
         """The miss as the results page says it: "Partly right, 5 of 10 points" (one lookup a row)."""
-        return f"{Outcome(self.outcome).label}, {self.points} of {self.max_points} points"
+        return f"{Outcome(self.outcome).label}, {number(self.points)} of {number(self.max_points)} points"
 
 
 def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses: bool = True) -> Results:

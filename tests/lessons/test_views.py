@@ -927,3 +927,18 @@ def test_a_retry_sends_no_progress_update_and_the_counters_stay(client, lesson):
     assert "a retry" in html
     assert "lesson-progress-line" not in html  # a retry keeps the first answer's score: nothing to update
     assert "1 of 4 answered · 10 of 40 points" in client.get(lesson.get_absolute_url()).content.decode()
+
+
+def test_points_in_the_thousands_are_written_with_separators(client, lesson):
+    DeepDive.objects.filter(key="dd-1").update(points=1500)  # with two steps and a challenge of 10: 1,530 in all
+    client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "best").pk})
+    home = client.get("/").content.decode()
+    assert "1 of 4 questions answered, 1,500 of 1,530 points" in home
+    assert "1 of 4 answered · 1,500 of 1,530 points" in home  # the lesson's card
+    results = client.get(reverse("results")).content.decode()
+    assert "<strong>1,500 of 1,530 points</strong>" in results
+    assert '<td class="num">1,500 / 1,530</td>' in results
+    assert "1 of 1 answered · 1,500 of 1,500 points" in results  # the topic's card
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert "1 of 4 answered · 1,500 of 1,530 points" in page  # the progress line
+    assert "· 1,500 of 1,500 points" in page  # the deep dive's verdict
