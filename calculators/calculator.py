@@ -62,7 +62,12 @@ class Parameter:
 
     @property
     def unit_label(self) -> str:
-        """Return the unit as shown beside a field ("GB, decimal", "fraction 0–1")."""
+        """Return the unit as shown beside a field ("GB, decimal", "fraction 0–1").
+
+        Empty when the unit is the label itself (Replicas, in replicas): "Replicas (replicas)" says it twice.
+        """
+        if self.unit.casefold() == self.label.casefold():
+            return ""
         return {"fraction": "fraction, 0–1", "GB": "GB, decimal"}.get(self.unit, self.unit)
 
     def parse(self, raw: object) -> Number:

@@ -116,7 +116,7 @@ class ParameterField(forms.CharField):
     def __init__(self, parameter: Parameter) -> None:
         self.parameter = parameter
         super().__init__(
-            label=f"{parameter.label} ({parameter.unit_label})",
+            label=f"{parameter.label} ({parameter.unit_label})" if parameter.unit_label else parameter.label,
             required=False,  # blank is reported by the registry ("Enter a number.")
             strip=True,
             help_text=parameter.help,

@@ -25,7 +25,7 @@ def test_changing_an_input_reruns_and_keeps_focus(page, live_server, console_err
              if (document.querySelector('#sim-result[aria-busy="true"]')) { window.busySeen = true; }
            }).observe(document.querySelector('.sim-layout'), {attributes: true, subtree: true}); }"""
     )
-    replicas = page.get_by_label("Replicas (replicas)")
+    replicas = page.get_by_label("Replicas", exact=True)  # its unit is its label: said once
     replicas.fill("4")
     replicas.press("Tab")  # a change event: after a 600 ms pause the form re-runs through htmx
 

@@ -162,3 +162,11 @@ def test_unstable_queue_reads_no_rather_than_fail(client):
     html = _page(client, "queue-wait", {"utilization": "0.8"}).content.decode()
     assert "</span> No: unstable</dd>" in html
     assert "none: the queue is unstable" in html
+
+
+def test_a_parameter_whose_unit_is_its_label_shows_the_label_alone(client):
+    html = _page(client, "kv-cache").content.decode()
+    assert '<label for="id_layers">Layers</label>' in html  # not "Layers (layers)"
+    assert '<label for="id_tokens">Prefix tokens <span class="unit">(tokens)</span></label>' in html
+    html = _page(client, "routing").content.decode()
+    assert '<label for="id_cards">Replicas</label>' in html

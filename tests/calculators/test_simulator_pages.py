@@ -144,3 +144,9 @@ def test_autoscaling_page_compares_the_three_policies(client):
     text = unescape(fragment.content.decode())
     assert "The minimum replicas cannot exceed the maximum." in text
     assert "Not run" in text
+
+
+def test_the_replicas_field_is_not_labelled_replicas_twice(client):
+    html = _routing(client, SMALL).content.decode()
+    assert '<label for="id_replicas">Replicas</label>' in html
+    assert "(replicas)" not in html
