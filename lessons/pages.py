@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from operator import attrgetter
 
-from django.db.models import BooleanField, Case, Exists, OuterRef, QuerySet, Value, When
+from django.db.models import BooleanField, Case, Exists, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 
 from lessons.links import url_maker
@@ -717,6 +718,42 @@ def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, i
     for practice in ItemPractice.objects.filter(ItemPractice.items_q(items), **lookup).order_by():
         states.setdefault(practice.item_key, ItemState()).practice = practice
     return states
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a learner left off: a lesson and the URL of their place in it."""
+
+    lesson: Lesson
+    url: str
+
+
+def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
+    """Return where the learner left off in the lesson of their latest answer among ``lessons`` (one query).
+
+    The place is the one the lesson's Resume button goes to (LessonProgress, kept by every answer
+    on the lesson pages); an answer through the API keeps none, and the lesson's page stands in.
+    """
+    by_pk = {lesson.pk: lesson for lesson in lessons}
+    in_lesson = Coalesce(
+        "deep_dive__section__lesson",
+        "step__walkthrough__section__lesson",
+        "challenge__section__lesson",
+        "open_question__section__lesson",
+    )
+    position = LessonProgress.objects.filter(**lookup, lesson=OuterRef("in_lesson")).values("url")[:1]
+    row = (
+        Answer.objects.filter(**lookup)
+        .annotate(in_lesson=in_lesson)
+        .filter(in_lesson__in=list(by_pk))
+        .order_by("-created_at", "-pk")
+        .values_list("in_lesson", Subquery(position))
+        .first()
+    )
+    if row is None:
+        return None
+    lesson = by_pk[row[0]]
+    return Place(lesson, row[1] or lesson.get_absolute_url())
 
 
 def first_unanswered(layers: list[LayerView]) -> str | None:

@@ -20,7 +20,7 @@ from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
 from lessons.models import ChallengeDraw, Lesson, Track
-from lessons.pages import build_lesson_page, item_of, learner_filter, load_lesson_data, outline_entry
+from lessons.pages import build_lesson_page, item_of, latest_place, learner_filter, load_lesson_data, outline_entry
 from lessons.results import compute_results
 
 
@@ -38,7 +38,9 @@ def home_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
         rows = [(lesson, results.score_for(lesson)) for lesson in lessons if lesson.track_id == track.pk]
         if rows:
             tracks.append((track, rows))
-    return {"tracks": tracks, "total": results.total, "due": results.due}
+    # Once something is answered, the main button goes back to where the learner left off (one more query).
+    place = latest_place(learner_filter(request), lessons) if results.total.answered else None
+    return {"tracks": tracks, "total": results.total, "due": results.due, "place": place}
 
 
 def get_lesson(request: HttpRequest, slug: str) -> Lesson:

@@ -942,3 +942,32 @@ def test_points_in_the_thousands_are_written_with_separators(client, lesson):
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert "1 of 4 answered · 1,500 of 1,530 points" in page  # the progress line
     assert "· 1,500 of 1,500 points" in page  # the deep dive's verdict
+
+
+def main_button(html: str) -> str:
+    """Return the home page's main button (the first in its hero)."""
+    return re.search(r'<p class="button-row">\s*(<a class="button" [^>]*>[^<]*</a>)', html).group(1)
+
+
+def test_home_offers_to_continue_the_lesson_of_the_latest_answer_where_it_stopped(client, lesson):
+    other = make_lesson(slug="other")
+    assert (
+        main_button(client.get("/").content.decode())
+        == f'<a class="button" href="/lessons/sample/">Start with {lesson.title}</a>'
+    )
+    dd = DeepDive.objects.get(key="dd-1", section__lesson=lesson)
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk})
+    expected = f'<a class="button" href="/lessons/sample/?layer=2#{dd.anchor}">Continue with Lesson sample</a>'
+    assert main_button(client.get("/").content.decode()) == expected
+    step = Step.objects.get(title="Requests per replica", walkthrough__section__lesson=other)
+    client.post(reverse("answer-step", args=[other.slug, step.pk]), {"value": "110"})
+    expected = '<a class="button" href="/lessons/other/walkthroughs/size/1/#wt-size">Continue with Lesson other</a>'
+    assert main_button(client.get("/").content.decode()) == expected
+
+
+def test_home_continues_at_the_lesson_page_when_an_answer_kept_no_place(api, lesson):
+    dd = DeepDive.objects.get(key="dd-1")
+    response = api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.first().pk}, format="json")
+    assert response.status_code == 200  # an API answer keeps no place in the lesson
+    html = api.get("/").content.decode()
+    assert main_button(html) == '<a class="button" href="/lessons/sample/">Continue with Lesson sample</a>'
