@@ -690,7 +690,7 @@ class ResultsView(APIView):
 class ReviewView(APIView):
     @extend_schema(
         summary="Items due for spaced review",
-        description="The 50 most overdue items at most (equals: the first answered first); "
+        description=f"The {review.DUE_LIST_LIMIT} most overdue items at most (equals: the first answered first); "
         "`GET /api/v1/review/next/` gives the count of all items due (`due`).",
         responses=inline_serializer(
             "ReviewItem",

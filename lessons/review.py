@@ -26,6 +26,7 @@ SCHEDULER = Scheduler(
     enable_fuzzing=False,
 )
 RATING = {Outcome.CORRECT: Rating.Good, Outcome.PARTIAL: Rating.Hard, Outcome.INCORRECT: Rating.Again}
+DUE_LIST_LIMIT = 50  # due items the review page ("Also due") and the review API list at most
 
 
 def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | None = None) -> ReviewCard:
@@ -94,14 +95,17 @@ def in_lessons(lessons) -> Q:
     )
 
 
-def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None, limit: int = 50) -> list[DueItem]:
-    """Return the learner's items due in visible lessons, most overdue first, then the oldest card (one query)."""
+def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> list[DueItem]:
+    """Return the learner's items due in visible lessons, most overdue first, then the oldest card (one query).
+
+    At most DUE_LIST_LIMIT of them.
+    """
     now = now or timezone.now()
     rows = (
         ReviewCard.objects.filter(**lookup, due__lte=now)
         .filter(in_lessons(lessons))
         .order_by("due", "pk")
-        .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:limit]
+        .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:DUE_LIST_LIMIT]
     )
     return [
         DueItem(

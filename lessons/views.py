@@ -458,6 +458,8 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
     lookup = learner_filter(request)
     lessons = list(Lesson.objects.visible_to(request.user))
     due = review.due_items(lookup, lessons) if lookup is not None else []  # the "Also due" list (capped)
+    # counted as results and the review API count it
+    due_count = compute_results(request, lessons, with_misses=False).due if due else 0
     if quiz is None and due:
         card = quiz_module.next_card(lookup, lessons)
         quiz = quiz_module.present(card, services.learner_identity(request)) if card else None
@@ -476,9 +478,10 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
         "written": written,
         "last": last,
         "summary": summary,
-        # counted as results and the review API count it
-        "due_count": compute_results(request, lessons, with_misses=False).due if due else 0,
+        "due_count": due_count,
         "upcoming": [item for item in due if not quiz or (item.kind, item.item_id) != (quiz.kind, quiz.item_id)],
+        # The list stops at its cap (the item asked is one of those listed): say how many it leaves out.
+        "more_due": max(due_count - len(due), 0) if len(due) >= review.DUE_LIST_LIMIT else 0,
         "started": lookup is not None,
     }
     if request.htmx and request.method == "GET" and quiz:  # "Show a hint": the hints region only

@@ -386,3 +386,18 @@ def test_the_review_pages_due_count_is_the_results_pages(client, lesson, stopped
     assert "1 item due for review" in client.get(reverse("results")).content.decode()
     html = client.get(reverse("review")).content.decode()
     assert "Lesson sample · 1 due" in html
+
+
+def test_the_review_page_says_how_many_more_are_due_than_it_lists(client, db, stopped_clock, monkeypatch):
+    from lessons import review
+
+    lesson = make_lesson(slug="many", deep_dives=5)
+    for n in range(1, 6):
+        answer(client, lesson, f"dd-{n}", "weak")
+    stopped_clock.shift(timedelta(minutes=11))
+    html = client.get(reverse("review")).content.decode()
+    assert "Lesson many · 5 due" in html and "more due" not in html  # all five: one asked, four listed
+    monkeypatch.setattr(review, "DUE_LIST_LIMIT", 3)
+    html = client.get(reverse("review")).content.decode()
+    assert html.count("due since") == 2  # one asked, two listed
+    assert "…and 2 more due, not listed here." in html
