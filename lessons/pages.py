@@ -380,6 +380,11 @@ class LessonData:
         state.latest = answer
         if answer.is_first:
             state.first = answer
+        elif state.first is None:  # another tab's answer came first, stored after this page was read
+            kind, pk = answer.item_key
+            state.first = Answer.objects.filter(
+                Answer.items_q({kind: [pk]}), learner=answer.learner_id, is_first=True
+            ).get()
         for choice in self.choices:  # the choice picked now counts as picked (its follow-up is reached)
             if choice.pk == answer.choice_id:
                 choice.picked = True

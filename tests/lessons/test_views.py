@@ -813,6 +813,28 @@ def test_answering_a_deep_dive_that_no_choice_leads_to_checks_no_earlier_answers
     assert counts["dd-1"] < counts["dd-follow"]
 
 
+def test_an_answer_that_another_tab_beat_to_first_shows_the_first_answers_score(client, lesson, monkeypatch):
+    """Two tabs answer at once: the one stored second is a retry, and its fragment says what the
+    first scored, though the first was stored after this request read the learner's answers."""
+    from lessons import services, views
+
+    client.get(lesson.get_absolute_url())
+    read_page = views.load_lesson_data
+
+    def read_then_the_other_tab_answers(request, *args, **kwargs):
+        data = read_page(request, *args, **kwargs)
+        other_tab = choice(lesson, "weak")
+        services.answer_deep_dive(services.current_learner(request, create=True), other_tab.deep_dive, other_tab)
+        return data
+
+    monkeypatch.setattr(views, "load_lesson_data", read_then_the_other_tab_answers)
+    best = choice(lesson, "best")
+    response = client.post(answer_url(best.deep_dive), {"choice": best.pk}, **HTMX)
+    assert response.status_code == 200
+    assert "on a retry (not scored). Your score stays 0 of 10." in response.content.decode()
+    assert list(Answer.objects.order_by("pk").values_list("is_first", flat=True)) == [True, False]
+
+
 def test_ids_in_the_page_are_written_plainly_whatever_the_number_format(client, lesson, settings):
     """A choice's id in its button must post back as is: never as "12,345" under a locale's grouping."""
     import re
