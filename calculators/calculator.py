@@ -8,6 +8,7 @@ here once, so forms, pages and the API all report the same messages.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_type_hints
@@ -64,9 +65,10 @@ class Parameter:
     def unit_label(self) -> str:
         """Return the unit as shown beside a field ("GB, decimal", "fraction 0–1").
 
-        Empty when the unit is the label itself (Replicas, in replicas): "Replicas (replicas)" says it twice.
+        Empty when the label already names the unit as a word: "Replicas (replicas)" or "KV heads
+        (heads)" says it twice. ("Tokens per second (tokens/s)" keeps its unit: it is not a word.)
         """
-        if self.unit.casefold() == self.label.casefold():
+        if self.unit.casefold() in re.findall(r"\w+", self.label.casefold()):
             return ""
         return {"fraction": "fraction, 0–1", "GB": "GB, decimal"}.get(self.unit, self.unit)
 

@@ -221,7 +221,7 @@ class ParameterTable(forms.Widget):
                                       for part, v, head in zip(self.parts, given, heads)))  # fmt: skip
             rows.append(format_html(
                 '<tr><th scope="row">{} <code>{}</code></th><td>{}</td><td>{}</td><td>{} to {}</td>{}</tr>',
-                p.label, p.name, p.unit_label, number(p.default), number(p.min), number(p.max), cells,
+                p.label, p.name, p.unit_label or p.unit, number(p.default), number(p.min), number(p.max), cells,
             ))  # fmt: skip
         return format_html(
             '<table class="parameter-table"><thead><tr><th scope="col">Parameter</th><th scope="col">Unit</th>'

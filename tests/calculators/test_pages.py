@@ -164,9 +164,11 @@ def test_unstable_queue_reads_no_rather_than_fail(client):
     assert "none: the queue is unstable" in html
 
 
-def test_a_parameter_whose_unit_is_its_label_shows_the_label_alone(client):
+def test_a_parameter_whose_label_names_its_unit_shows_the_label_alone(client):
     html = _page(client, "kv-cache").content.decode()
     assert '<label for="id_layers">Layers</label>' in html  # not "Layers (layers)"
-    assert '<label for="id_tokens">Prefix tokens <span class="unit">(tokens)</span></label>' in html
+    assert '<label for="id_kv_heads">KV heads</label>' in html  # not "KV heads (heads)"
+    assert '<label for="id_tokens">Prefix tokens</label>' in html
+    assert '<span class="unit">(GB, decimal)</span>' in html  # a unit the label does not name stays
     html = _page(client, "routing").content.decode()
     assert '<label for="id_cards">Replicas</label>' in html

@@ -443,7 +443,7 @@ def test_a_challenge_sets_its_parameters_in_a_table_generated_from_the_calculato
     assert 'class="parameter-field" role="region" tabindex="0" aria-label="Calculator parameters: values"' in page
     assert "leave its row empty to keep it fixed" in page and '{"cards": [8, 64, 8]}' not in page
     assert "Prefix tokens <code>tokens</code></th><td>tokens</td><td>1,200</td><td>1 to 10,000,000</td>" in page
-    assert "Layers <code>layers</code></th><td></td>" in page  # its unit would only repeat its label
+    assert "Layers <code>layers</code></th><td>layers</td>" in page  # an author reads every unit in its column
     assert 'name="ranges__cache_gb__min" id="id_ranges__cache_gb__min" value="4"' in page
     # The table's fields stand in for the JSON "inputs" and "ranges" of challenge_post.
     data = challenge_post(
