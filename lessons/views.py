@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
@@ -469,7 +470,8 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
         summary = {**summary, "items": [{**i, "due": datetime.fromisoformat(i["due"])} for i in summary["items"]]}
     last = request.session.pop(LAST_REVIEW_KEY, None)
     if last:
-        last = {**last, "due": datetime.fromisoformat(last["due"])}
+        reviewed_at = datetime.fromisoformat(last["reviewed_at"]) if "reviewed_at" in last else timezone.now()
+        last = {**last, "due": datetime.fromisoformat(last["due"]), "reviewed_at": reviewed_at}
     context = {
         "quiz": quiz,
         "hints": quiz.hints_html[:shown] if quiz else [],
@@ -523,14 +525,19 @@ def review_answer(request: HttpRequest) -> HttpResponse:
     request.session[LAST_REVIEW_KEY] = {
         "outcome": graded.outcome, "label": graded.outcome_label, "feedback_html": graded.feedback_html,
         "answer_html": graded.answer_html, "due": graded.card.due.isoformat(), "title": quiz.title,
+        "reviewed_at": timezone.now().isoformat(),  # "comes back in 10 minutes", counted from the answer
     }  # fmt: skip
     return HttpResponseRedirect(reverse("review") + "#review-result", status=303)
 
 
 @require_POST
 def review_finish(request: HttpRequest) -> HttpResponse:
-    """End the review session: its summary is cleared."""
-    request.session.pop(quiz_module.SUMMARY_KEY, None)
+    """End the review session: its summary is cleared, and the page says what it held."""
+    summary = request.session.pop(quiz_module.SUMMARY_KEY, None)
+    if summary:
+        messages.success(
+            request, f"Review session finished: {summary['reviewed']} reviewed, {summary['recalled']} recalled."
+        )
     return redirect("review")
 
 

@@ -132,6 +132,28 @@ def test_a_review_miss_comes_back_in_minutes_and_a_hint_makes_a_recall_hard(clie
     assert card.last_outcome == "incorrect"
 
 
+def test_the_review_page_words_times_as_a_learner_reads_them(client, db, stopped_clock):
+    """A miss "comes back in 10 minutes" even when the page shows seconds later; an item due a
+    moment ago is "due now", older ones "due 10 minutes ago"; finishing a session says so."""
+    lesson = make_lesson(slug="words", deep_dives=3)
+    answer(client, lesson, "dd-1", "weak")
+    answer(client, lesson, "dd-2", "weak")
+    stopped_clock.shift(timedelta(minutes=10))
+    answer(client, lesson, "dd-3", "weak")
+    stopped_clock.shift(timedelta(minutes=10))  # dd-1 (asked) and dd-2 due 10 minutes ago, dd-3 just now
+    html = client.get(reverse("review")).content.decode()
+    assert "(Lesson words, due 10\xa0minutes ago)" in html and "(Lesson words, due now)" in html
+    dd = DeepDive.objects.get(key="dd-1")
+    response = client.post(
+        reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="weak").pk}
+    )
+    stopped_clock.shift(timedelta(seconds=20))  # the page comes back a moment later
+    html = client.get(response["Location"]).content.decode()
+    assert "(in 10\xa0minutes)" in html
+    finished = client.post(reverse("review-finish"), follow=True).content.decode()
+    assert "Review session finished: 1 reviewed, 0 recalled." in finished
+
+
 def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson, stopped_clock):
     import re
 
@@ -399,5 +421,5 @@ def test_the_review_page_says_how_many_more_are_due_than_it_lists(client, db, st
     assert "Lesson many · 5 due" in html and "more due" not in html  # all five: one asked, four listed
     monkeypatch.setattr(review, "DUE_LIST_LIMIT", 3)
     html = client.get(reverse("review")).content.decode()
-    assert html.count("due since") == 2  # one asked, two listed
+    assert html.count("(Lesson many, due ") == 2  # one asked, two listed
     assert "…and 2 more due, not listed here." in html
