@@ -268,7 +268,7 @@ def test_after_a_hinted_answer_the_wording_is_plain(client, lesson):
     assert ": 0 of 10 points. You took 1 hint before answering. " in html
     assert "before answering: it cost" not in html
     html = page(client, lesson)
-    assert "Hints (shown free after your answer)" in html
+    assert "Hints (any you take now are free)" in html
     assert '<p class="eyebrow">Hint 1</p>' in html and '<p class="eyebrow">Hint 2</p>' in html
     assert "Hint 2 of 2" not in html
     html = pick(client, "best", **HTMX).content.decode()
@@ -300,7 +300,7 @@ def test_an_answered_deep_dive_says_what_the_hints_taken_before_it_cost(client, 
         client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]))
     pick(client, "best")
     html = page(client, lesson)
-    assert '6 of 10 points <span class="meta">(2 hints taken before answering: −4 points)</span>' in html
+    assert '6 of 10 points <span class="meta">(2 hints taken before answering: −4\xa0points)</span>' in html
 
 
 def test_an_answered_step_says_what_the_hint_taken_before_it_cost(client, lesson):
@@ -310,7 +310,7 @@ def test_an_answered_step_says_what_the_hint_taken_before_it_cost(client, lesson
     client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]))
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "110"})
     html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1])).content.decode()
-    assert '8 of 10 points <span class="meta">(1 hint taken before answering: −2 points)</span>' in html
+    assert '8 of 10 points <span class="meta">(1 hint taken before answering: −2\xa0points)</span>' in html
 
 
 def test_hints_before_an_answer_that_earned_nothing_are_listed_without_a_cost(client, lesson):
