@@ -1,4 +1,5 @@
-"""Layout checks for a phone-width page (375 px): nothing wider than the screen, no word broken across lines."""
+"""Layout checks for a phone-width page (375 px): nothing wider than the screen, no word broken across lines
+(a hyphenated word may break after its hyphen)."""
 
 # Returns, for the elements `selector` matches, those sticking out of the viewport or of their scroll box,
 # and the words split over two lines ("Re/sul/t"), as readable strings.
@@ -15,7 +16,7 @@ _PROBLEMS = """
     }
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let node; (node = walker.nextNode()); ) {
-      for (const m of node.data.matchAll(/\\S+/g)) {
+      for (const m of node.data.matchAll(/[^\\s-]+-?/g)) {  // "Cache-aware" may break after its hyphen
         const range = document.createRange();
         range.setStart(node, m.index);
         range.setEnd(node, m.index + m[0].length);

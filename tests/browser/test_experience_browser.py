@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import describe
+from tests.browser.narrow import layout_problems
 
 SAMPLE = "/lessons/how-the-lab-works/"
 CASE_STUDY_STEP_5 = "/lessons/llm-serving-platform/walkthroughs/build-the-design/5/"
@@ -162,3 +163,15 @@ def test_layer_pages_the_outline_marks_and_resume_follow_the_learner(live_server
     expect(page.get_by_role("link", name=re.compile("Continue to layer"))).to_have_count(0)
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_results_tables_fit_a_phone(live_server, page, content):
+    """At 375 px every column of the results page's tables shows without scrolling sideways:
+    "1,220 / 1,530" may wrap at its slash, never inside a number."""
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}{SAMPLE}")
+    page.locator(".item button[name='choice']").first.click()  # a learner with a score to show
+    expect(page.locator("#announcer")).not_to_be_empty()
+    page.goto(f"{live_server.url}/results/")
+    assert layout_problems(page, "main table") == []
