@@ -244,10 +244,10 @@ ROUTING_PARAMETERS = (
     _p("decode_ms_per_token", "float", 20.0, 0.01, 10_000.0, "ms", "Decode time per token",
        "Time between output tokens of one request."),
     _p("load_gap", "int", 4, 0, 10_000, "requests", "Prefix-aware load gap",
-       "prefix_aware leaves the replica with the cache when it has more than this many requests "
+       "Prefix-aware routing leaves the replica with the cache when it has more than this many requests "
        "in flight above the least-loaded one."),
     _p("epsilon", "float", 0.25, 0.05, 10.0, "fraction", "Bounded-load slack",
-       "bounded_load caps a replica at ceil((1 + ε) × in-flight requests ÷ replicas)."),
+       "Bounded-load hashing caps a replica at ceil((1 + ε) × in-flight requests ÷ replicas)."),
     _p("seed", "int", 1, 0, 2**32 - 1, "", "Random seed", "The same seed and inputs give the same arrivals and numbers."),
 )  # fmt: skip
 

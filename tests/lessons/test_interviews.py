@@ -503,6 +503,11 @@ def test_unanswered_questions_count_against_time_management(api, scenario, stopp
     assert "Not completed: counts 0" in html  # the phase table says which phases count
 
 
+def test_the_phase_budgets_read_in_whole_minutes(client, db):
+    html = client.get(reverse("interviews")).content.decode()
+    assert '<td class="num" data-label="Minutes">5</td>' in html and ".0</td>" not in html
+
+
 def test_the_scoring_rules_are_written_in_plain_words(client, db):
     html = client.get(reverse("interviews")).content.decode()
     rules = html.split('id="scoring-rules"', 1)[1]
