@@ -179,7 +179,9 @@ def step_setup_html(step: Step, earlier_titles: list[str]) -> str:
     parts = [step.walkthrough.intro_html]
     if earlier_titles:
         titles = "".join(f"<li>{escape(title)}</li>" for title in earlier_titles)
-        parts.append(f"<p>Before this step, the example works out:</p><ol>{titles}</ol>")
+        parts.append(
+            f"<p>Before this step, the example asks (their answers are yours to work out):</p><ol>{titles}</ol>"
+        )
     parts.append(step.body_html)
     return "".join(part for part in parts if part)
 
