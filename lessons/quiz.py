@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
@@ -55,6 +56,7 @@ class Graded:
     feedback_html: str
     answer_html: str  # what a right answer is, shown after grading
     card: ReviewCard
+    reviewed_at: datetime  # the moment the card was rescheduled from ("comes back in 10 minutes")
 
     @property
     def recalled(self) -> bool:
@@ -180,12 +182,13 @@ def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
         outcome = result.outcome
         feedback = f"<p>{escape(result.message)}</p>"
         answer = f"<p>The answer is <strong>{number(expected.value)} {escape(quiz.unit)}</strong>.</p>"
+    now = timezone.now()
     with transaction.atomic():  # graded and rescheduled once, however many times the answer is posted
-        due = ReviewCard.objects.select_for_update().filter(pk=quiz.card.pk, due__lte=timezone.now()).first()
+        due = ReviewCard.objects.select_for_update().filter(pk=quiz.card.pk, due__lte=now).first()
         if due is None:
             raise AlreadyReviewed
-        card = review.record_review(due, outcome, max(hints, due.hints_shown))  # hints shown, not claimed
-    return Graded(outcome, feedback, answer, card)
+        card = review.record_review(due, outcome, max(hints, due.hints_shown), now=now)  # hints shown, not claimed
+    return Graded(outcome, feedback, answer, card, now)
 
 
 def tally(session, quiz: Quiz, graded: Graded) -> dict:

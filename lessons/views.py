@@ -525,7 +525,7 @@ def review_answer(request: HttpRequest) -> HttpResponse:
     request.session[LAST_REVIEW_KEY] = {
         "outcome": graded.outcome, "label": graded.outcome_label, "feedback_html": graded.feedback_html,
         "answer_html": graded.answer_html, "due": graded.card.due.isoformat(), "title": quiz.title,
-        "reviewed_at": timezone.now().isoformat(),  # "comes back in 10 minutes", counted from the answer
+        "reviewed_at": graded.reviewed_at.isoformat(),  # "comes back in 10 minutes": from when it was scheduled
     }  # fmt: skip
     return HttpResponseRedirect(reverse("review") + "#review-result", status=303)
 

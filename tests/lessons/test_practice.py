@@ -268,7 +268,7 @@ def test_after_a_hinted_answer_the_wording_is_plain(client, lesson):
     assert ": 0 of 10 points. You took 1 hint before answering. " in html
     assert "before answering: it cost" not in html
     html = page(client, lesson)
-    assert "Hints (any you take now are free)" in html
+    assert "Hints (all shown now that you have answered)" in html
     assert '<p class="eyebrow">Hint 1</p>' in html and '<p class="eyebrow">Hint 2</p>' in html
     assert "Hint 2 of 2" not in html
     html = pick(client, "best", **HTMX).content.decode()
