@@ -374,7 +374,8 @@ class LessonData:
         return self.states.get((kind, pk)) or ItemState()
 
     def record(self, answer: Answer) -> None:
-        """Add an answer just stored, so the page shows it without reading it back."""
+        """Add an answer just stored, so the page shows it without reading it back (one query only when
+        another tab stored the first answer after this page was read)."""
         state = self.states.setdefault(answer.item_key, ItemState())
         state.count += 1
         state.latest = answer
