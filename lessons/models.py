@@ -508,6 +508,13 @@ class AboutItem(models.Model):
     """
 
     ITEM_KINDS = ("deep_dive", "step", "challenge", "open_question")
+    # The path from such a row to its item's lesson, per kind (a step's lesson is its walkthrough's).
+    LESSON_PATHS = {
+        "deep_dive": "deep_dive__section__lesson",
+        "step": "step__walkthrough__section__lesson",
+        "challenge": "challenge__section__lesson",
+        "open_question": "open_question__section__lesson",
+    }
 
     deep_dive = models.ForeignKey(DeepDive, null=True, blank=True, on_delete=models.CASCADE)
     step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE)

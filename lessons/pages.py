@@ -741,12 +741,7 @@ def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
     on the lesson pages); an answer through the API keeps none, and the lesson's page stands in.
     """
     by_pk = {lesson.pk: lesson for lesson in lessons}
-    in_lesson = Coalesce(
-        "deep_dive__section__lesson",
-        "step__walkthrough__section__lesson",
-        "challenge__section__lesson",
-        "open_question__section__lesson",
-    )
+    in_lesson = Coalesce(*Answer.LESSON_PATHS.values())
     position = LessonProgress.objects.filter(**lookup, lesson=OuterRef("in_lesson")).values("url")[:1]
     row = (
         Answer.objects.filter(**lookup)

@@ -86,7 +86,7 @@ def review_seed(identity: str | None, quiz_card: ReviewCard, item, purpose: str)
 def next_card(lookup: dict, lessons: list[Lesson]) -> ReviewCard | None:
     """Return the learner's most overdue card in ``lessons``, the oldest card of equals (one query)."""
     cards = ReviewCard.objects.filter(**lookup, due__lte=timezone.now()).filter(review.in_lessons(lessons))
-    return cards.exclude(step__calculator="").order_by("due", "pk").first()  # a step that no longer asks a number
+    return cards.exclude(step__calculator="").order_by(*review.DUE_ORDER).first()  # a step that no longer asks a number
 
 
 def card_for(lookup: dict, lessons: list[Lesson], kind: str, pk: int) -> ReviewCard | None:

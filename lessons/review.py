@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import reduce
+from operator import or_
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, OuterRef, Q, Subquery
@@ -27,6 +29,7 @@ SCHEDULER = Scheduler(
 )
 RATING = {Outcome.CORRECT: Rating.Good, Outcome.PARTIAL: Rating.Hard, Outcome.INCORRECT: Rating.Again}
 DUE_LIST_LIMIT = 50  # due items the review page ("Also due") and the review API list at most
+DUE_ORDER = ("due", "pk")  # most overdue first; of equals, the oldest card
 
 
 def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | None = None) -> ReviewCard:
@@ -87,12 +90,7 @@ class DueItem:
 def in_lessons(lessons) -> Q:
     """Return the condition that a card's item belongs to one of ``lessons``."""
     ids = [lesson.pk for lesson in lessons]
-    return (
-        Q(deep_dive__section__lesson__in=ids)
-        | Q(step__walkthrough__section__lesson__in=ids)
-        | Q(challenge__section__lesson__in=ids)
-        | Q(open_question__section__lesson__in=ids)
-    )
+    return reduce(or_, (Q(**{f"{path}__in": ids}) for path in ReviewCard.LESSON_PATHS.values()))
 
 
 def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> list[DueItem]:
@@ -104,7 +102,7 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) 
     rows = (
         ReviewCard.objects.filter(**lookup, due__lte=now)
         .filter(in_lessons(lessons))
-        .order_by("due", "pk")
+        .order_by(*DUE_ORDER)
         .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:DUE_LIST_LIMIT]
     )
     return [
