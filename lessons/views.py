@@ -538,6 +538,7 @@ def review_finish(request: HttpRequest) -> HttpResponse:
         messages.success(
             request, f"Review session finished: {summary['reviewed']} reviewed, {summary['recalled']} recalled."
         )
+        return HttpResponseRedirect(reverse("review") + "#messages")  # the message has focus (tabindex -1)
     return redirect("review")
 
 

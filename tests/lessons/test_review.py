@@ -153,8 +153,11 @@ def test_the_review_page_words_times_as_a_learner_reads_them(client, db, stopped
     stopped_clock.shift(timedelta(seconds=20))  # the page comes back a moment later
     html = client.get(response["Location"]).content.decode()
     assert "(in 10\xa0minutes)" in html
-    finished = client.post(reverse("review-finish"), follow=True).content.decode()
-    assert "Review session finished: 1 reviewed, 0 recalled." in finished
+    finished = client.post(reverse("review-finish"))
+    assert finished["Location"].endswith("#messages")  # the browser lands on the message
+    html = client.get(finished["Location"]).content.decode()
+    assert '<div class="messages" id="messages" role="status" tabindex="-1"><ul>' in html  # a list inside the status
+    assert "Review session finished: 1 reviewed, 0 recalled." in html
 
 
 def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson, stopped_clock):
