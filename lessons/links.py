@@ -1,23 +1,16 @@
-"""Where an answered item lives: its title and the URL that opens it (its layer's page), from one row of values()."""
+"""Where an item lives: the URL that opens it, and the catalog of graded items that results and review list."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from lessons.models import Challenge, DeepDive, Lesson, OpenQuestion, Walkthrough, item_key_of
-
-# The fields item_link() reads; add them to a values() query over Answer or ReviewCard.
-ITEM_FIELDS = (
-    "deep_dive_id", "deep_dive__prompt_html", "deep_dive__key", "deep_dive__section__lesson_id", "deep_dive__section__layer",
-    "step_id", "step__title", "step__order", "step__walkthrough__key", "step__walkthrough__section__lesson_id",
-    "challenge_id", "challenge__title", "challenge__key", "challenge__section__lesson_id", "challenge__section__layer",
-    "open_question_id", "open_question__prompt_html", "open_question__key", "open_question__section__lesson_id",
-    "open_question__section__layer",
-)  # fmt: skip
+from lessons import content_cache
+from lessons.models import Challenge, Choice, DeepDive, Lesson, OpenQuestion, Step, Walkthrough, item_key_of
 
 
 @dataclass(frozen=True)
@@ -46,36 +39,79 @@ def url_maker(name: str, *args, variables: int = 1) -> Callable[..., str]:
     return lambda *values: head + "".join(f"{value}{tail}" for value, tail in zip(values, parts, strict=True))
 
 
-def item_links(rows: Iterable[dict], lessons: Iterable[Lesson]) -> Iterator[tuple[dict, ItemLink]]:
-    """Yield each row whose item is in one of ``lessons``, with the item's link."""
+TopicRef = tuple[int, str, str]  # a topic as (order, slug, name): sorts as the results page lists topics
+
+
+@dataclass(frozen=True)
+class GradedItem:
+    """What lists of items (results, review) need to know of one graded item, without reading it."""
+
+    lesson_id: int
+    title: str  # plain text
+    path: str  # the item's place after its lesson's URL: its layer's page (or its step's page), at its anchor
+    topic: TopicRef
+    points: int
+    leading: tuple[int, ...] = ()  # the choices leading to a follow-up: it counts once one is picked
+
+
+def item_catalog() -> dict[tuple[str, int], GradedItem]:
+    """Return every graded item by its key (AboutItem.item_key), from the content cache (lessons/content_cache.py)."""
+    return content_cache.cached("graded-items", read_item_catalog)
+
+
+def read_item_catalog() -> dict[tuple[str, int], GradedItem]:
+    """Read every graded item of every lesson in five queries (see ``item_catalog``)."""
+
+    def topic(row: dict, prefix: str = "topic") -> TopicRef:
+        slug = row[prefix]
+        return (row[f"{prefix}__order"] or 0, slug or "", row[f"{prefix}__name"] or slug or "")  # untopical: first
+
+    topic_fields = ("topic", "topic__order", "topic__name")
+    leading: dict[int, list[int]] = defaultdict(list)
+    for choice, follow_up in Choice.objects.filter(follow_up__isnull=False).values_list("pk", "follow_up_id"):
+        leading[follow_up].append(choice)
+    catalog = {}
+    placed = ("pk", "key", "points", "section__lesson_id", "section__layer", *topic_fields)
+    for row in DeepDive.objects.order_by().values(*placed, "prompt_html"):
+        catalog["deep_dive", row["pk"]] = GradedItem(
+            row["section__lesson_id"], strip_tags(row["prompt_html"]),
+            f"?layer={row['section__layer']}#{DeepDive.anchor_for(row['key'])}", topic(row), row["points"],
+            tuple(sorted(leading[row["pk"]])),
+        )  # fmt: skip
+    for row in Challenge.objects.order_by().values(*placed, "title"):
+        catalog["challenge", row["pk"]] = GradedItem(
+            row["section__lesson_id"], row["title"], f"?layer={row['section__layer']}#{Challenge.anchor_for(row['key'])}",
+            topic(row), row["points"],
+        )  # fmt: skip
+    for row in OpenQuestion.objects.order_by().values(*placed, "prompt_html"):
+        catalog["open_question", row["pk"]] = GradedItem(
+            row["section__lesson_id"], strip_tags(row["prompt_html"]),
+            f"?layer={row['section__layer']}#{OpenQuestion.anchor_for(row['key'])}", topic(row), row["points"],
+        )  # fmt: skip
+    steps = Step.objects.exclude(calculator="").order_by()
+    walkthrough_topic = ("walkthrough__topic", "walkthrough__topic__order", "walkthrough__topic__name")
+    for row in steps.values("pk", "title", "order", "points", "walkthrough__key", "walkthrough__section__lesson_id",
+                            *walkthrough_topic):  # fmt: skip
+        key = row["walkthrough__key"]
+        catalog["step", row["pk"]] = GradedItem(
+            row["walkthrough__section__lesson_id"], row["title"],
+            f"walkthroughs/{key}/{row['order']}/#{Walkthrough.anchor_for(key)}", topic(row, "walkthrough__topic"),
+            row["points"],
+        )  # fmt: skip
+    return catalog
+
+
+def item_links(
+    rows: Iterable[dict], lessons: Iterable[Lesson], catalog: dict[tuple[str, int], GradedItem] | None = None
+) -> Iterator[tuple[dict, ItemLink]]:
+    """Yield each row (with the item id fields, ITEM_ID_FIELDS) whose graded item is in one of ``lessons``,
+    with the item's link (``catalog``: the item catalog, when the caller has it already)."""
     visible = {lesson.pk: lesson for lesson in lessons}
+    catalog = item_catalog() if catalog is None else catalog
     lesson_url = url_maker("lesson")
     for row in rows:
-        link = item_link(row, visible, lesson_url)
-        if link is not None:
-            yield row, link
-
-
-def item_link(row: dict, visible: dict[int, Lesson], lesson_url: Callable[[object], str]) -> ItemLink | None:
-    """Return the item's link, or None when its lesson is not among ``visible``."""
-    kind, pk = item_key_of(row)
-    if kind == "deep_dive":
-        lesson = visible.get(row["deep_dive__section__lesson_id"])
-        title = strip_tags(row["deep_dive__prompt_html"])
-        anchor = f"?layer={row['deep_dive__section__layer']}#{DeepDive.anchor_for(row['deep_dive__key'])}"
-    elif kind == "step":
-        lesson = visible.get(row["step__walkthrough__section__lesson_id"])
-        title = row["step__title"]
-        key = row["step__walkthrough__key"]
-        anchor = f"walkthroughs/{key}/{row['step__order']}/#{Walkthrough.anchor_for(key)}"
-    elif kind == "challenge":
-        lesson = visible.get(row["challenge__section__lesson_id"])
-        title = row["challenge__title"]
-        anchor = f"?layer={row['challenge__section__layer']}#{Challenge.anchor_for(row['challenge__key'])}"
-    else:
-        lesson = visible.get(row["open_question__section__lesson_id"])
-        title = strip_tags(row["open_question__prompt_html"])
-        anchor = f"?layer={row['open_question__section__layer']}#{OpenQuestion.anchor_for(row['open_question__key'])}"
-    if lesson is None:
-        return None
-    return ItemLink(kind, pk, title, lesson_url(lesson.slug) + anchor, lesson)
+        key = item_key_of(row)
+        item = catalog.get(key)
+        lesson = visible.get(item.lesson_id) if item else None
+        if lesson is not None:
+            yield row, ItemLink(key[0], key[1], item.title, lesson_url(lesson.slug) + item.path, lesson)

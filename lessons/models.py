@@ -485,6 +485,19 @@ class ChecklistPoint(RenderedMarkdown):
         return self.text[:80]
 
 
+class ContentGeneration(models.Model):
+    """Which version of the authored content is current: one row whose token changes with every content edit.
+
+    lessons/content_cache.py replaces the token whenever a content row is saved or deleted (and
+    load_content and render_markup do at their end), and keys the cached content by it.
+    """
+
+    token = models.CharField(max_length=32)
+
+    def __str__(self) -> str:
+        return self.token
+
+
 class Learner(models.Model):
     """Whoever answers: an anonymous session at first, tied to an account once signed in."""
 
@@ -612,8 +625,8 @@ class Answer(AboutItem):
         indexes = [
             models.Index(fields=["learner", "created_at"]),
             *(models.Index(fields=["learner", kind], name=f"answer_learner_{kind}") for kind in AboutItem.ITEM_KINDS),
-            # The reach rule (services.follow_up_flags) asks, per deep dive, whether the learner picked a choice
-            # leading to it: without this index that scans all the learner's answers once per deep dive.
+            # The reach rule (services.picked_choices) asks whether the learner picked the choices leading
+            # to follow-ups: without this index that scans all the learner's answers.
             models.Index(fields=["learner", "choice"], name="answer_learner_choice"),
         ]
 

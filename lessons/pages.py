@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from operator import attrgetter
 
-from django.db.models import BooleanField, Case, Exists, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 
+from lessons import content_cache
 from lessons.links import url_maker
 from lessons.models import (
     Answer,
@@ -32,7 +33,15 @@ from lessons.models import (
     Walkthrough,
 )
 from lessons.scoring import HINT_RULE, Score, counts_toward_score, hint_cost, hints_owed, reveal_earned
-from lessons.services import SESSION_KEY, challenge_draw, choice_order, ensure_session, expected_for, learner_identity
+from lessons.services import (
+    SESSION_KEY,
+    challenge_draw,
+    choice_order,
+    ensure_session,
+    expected_for,
+    learner_identity,
+    picked_choices,
+)
 
 
 def learner_filter(request: HttpRequest, prefix: str = "learner") -> dict | None:
@@ -368,7 +377,7 @@ class LessonData:
     states: dict[tuple[str, int], ItemState]
     draws: dict[int, ChallengeDraw]
     resume_url: str | None
-    follow_up_ids: set[int] = field(default_factory=set)  # deep dives a choice leads to (read with ``deep_dive``)
+    follow_up_ids: set[int] = field(default_factory=set)  # the lesson's deep dives a choice leads to
 
     def state(self, kind: str, pk: int) -> ItemState:
         return self.states.get((kind, pk)) or ItemState()
@@ -393,6 +402,57 @@ class LessonData:
             state.practice.draft = ""  # the written answer was used up by its checklist
 
 
+@dataclass
+class LessonContent:
+    """What a lesson's pages show alike to every learner: its sections and items in page order.
+
+    Each choice, step and checklist point carries its parent, each item its section (and topic):
+    read once per content generation and kept in the content cache (lessons/content_cache.py).
+    """
+
+    sections: list[Section]
+    choices: list[Choice]
+    steps: list[Step]
+    challenges: list[Challenge]
+    checklist: list[ChecklistPoint]
+
+
+def lesson_content(lesson: Lesson) -> LessonContent:
+    """Return ``lesson``'s content (one query for the generation; more only when the cache misses)."""
+    content = content_cache.cached(f"lesson-{lesson.pk}", partial(read_lesson_content, lesson.pk))
+    for section in content.sections:  # the lesson as this request read it (a draft or not, its title now)
+        section.lesson = lesson
+    return content
+
+
+def read_lesson_content(lesson_id: int) -> LessonContent:
+    """Read a lesson's content from the database in eight queries, however long the lesson."""
+    sections = sorted(Section.objects.filter(lesson_id=lesson_id).order_by(), key=attrgetter("order"))
+    by_pk = {section.pk: section for section in sections}
+
+    def placed(items: QuerySet) -> QuerySet:
+        return items.filter(section__lesson_id=lesson_id).order_by()
+
+    def in_section(rows: list) -> list:
+        for row in rows:
+            row.section = by_pk[row.section_id]
+        return rows
+
+    # Items are put in page order here rather than by the database: ORDER BY on the joined
+    # section and item made each query cost a fifth more to build and run.
+    deep_dives = in_section(list(placed(DeepDive.objects.select_related("topic"))))
+    choices = parented(Choice.objects.all(), "deep_dive", deep_dives)
+    choices.sort(key=lambda c: (c.deep_dive.section.order, c.deep_dive.order, c.deep_dive_id, c.order))
+    steps = parented(Step.objects.all(), "walkthrough", in_section(list(placed(Walkthrough.objects.all()))))
+    steps.sort(key=lambda s: (s.walkthrough.section.order, s.walkthrough.order, s.walkthrough_id, s.order))
+    challenges = in_section(list(placed(Challenge.objects.select_related("topic"))))
+    challenges.sort(key=lambda c: (c.section.order, c.order))
+    questions = in_section(list(placed(OpenQuestion.objects.select_related("topic"))))
+    checklist = parented(ChecklistPoint.objects.all(), "question", questions)
+    checklist.sort(key=lambda p: (p.question.section.order, p.question.order, p.question_id, p.order))
+    return LessonContent(sections, choices, steps, challenges, checklist)
+
+
 def load_lesson_data(
     request: HttpRequest,
     lesson: Lesson,
@@ -400,77 +460,38 @@ def load_lesson_data(
     deep_dive: int | None = None,
     step: int | None = None,
 ) -> LessonData:
-    """Read a lesson's content and the learner's answers to it in a constant number of queries.
+    """Return a lesson's content and the learner's answers to it, in a constant number of queries.
 
-    ``only`` ("deep_dive", "walkthrough", "challenge" or "open_question") reads just that kind of item, and
+    ``only`` ("deep_dive", "walkthrough", "challenge" or "open_question") keeps just that kind of item, and
     ``deep_dive`` just that deep dive and its follow-ups, ``step`` just the walkthrough holding that
     step: what the fragment an answer swaps in shows.
     """
+    content = lesson_content(lesson)
     wanted = {only} if only else {"deep_dive", "walkthrough", "challenge", "open_question"}
-    sections = [] if only else sorted(Section.objects.filter(lesson=lesson).order_by(), key=attrgetter("order"))
-    for section in sections:
-        section.lesson = lesson
-    # Items are put in page order here rather than by the database: ORDER BY on the joined
-    # section and item made each query cost a fifth more to build and run.
-    section_order = {section.pk: section.order for section in sections}  # empty for a fragment: one section
-
-    # A fragment's item carries its section: the no-JS redirect and the remembered place name its layer.
-    # The whole page has the sections already, and a section per row would cost a model per choice.
-    def sectioned(path: str) -> list[str]:
-        return [path] if only else []
-
+    sections = [] if only else content.sections
     lookup = learner_filter(request)
     choices = steps = challenges = checklist = []
-    follow_up_ids: set[int] = set()
+    links = [(c.deep_dive_id, c.follow_up_id) for c in content.choices if c.follow_up_id]
+    follow_up_ids = {follow_up for _parent, follow_up in links}
     if "deep_dive" in wanted:
-        # Each choice says whether any of the learner's answers picked it (``picked``): the follow-ups
-        # a learner reached (services.follow_up_reached), read in the same query.
-        # Only a choice that leads somewhere is looked up (a third of the query's cost on a long lesson).
-        picked = Value(False)
-        if lookup is not None:
-            picked = Case(
-                When(follow_up__isnull=True, then=Value(False)),
-                default=Exists(Answer.objects.filter(**lookup, choice=OuterRef("pk"))),
-                output_field=BooleanField(),
-            )
-        deep_dives = DeepDive.objects.filter(section__lesson=lesson)
-        if deep_dive is not None:  # the graph as pairs of ids, then only the deep dives the fragment shows
-            links = Choice.objects.filter(deep_dive__section__lesson=lesson, follow_up__isnull=False)
-            links = list(links.values_list("deep_dive_id", "follow_up_id"))
-            follow_up_ids = {follow_up for _parent, follow_up in links}
-            deep_dives = deep_dives.filter(pk__in=follow_up_tree(links, deep_dive))
-        choices = parented(
-            Choice.objects.annotate(picked=picked),
-            "deep_dive",
-            deep_dives.select_related("topic", *sectioned("section")),
-        )
-        choices.sort(
-            key=lambda c: (section_order.get(c.deep_dive.section_id, 0), c.deep_dive.order, c.deep_dive_id, c.order)
-        )
+        choices = content.choices
+        if deep_dive is not None:
+            tree = follow_up_tree(links, deep_dive)
+            choices = [c for c in choices if c.deep_dive_id in tree]
+        # Each choice says whether any of the learner's answers picked it (``picked``): the follow-ups a
+        # learner reached (services.follow_up_reached). Only a choice that leads somewhere is looked up.
+        picked = picked_choices(lookup, [c.pk for c in choices if c.follow_up_id])
+        for choice in choices:
+            choice.picked = choice.pk in picked
     if "walkthrough" in wanted:
-        walkthroughs = Walkthrough.objects.filter(section__lesson=lesson)
+        steps = content.steps
         if step is not None:
-            walkthroughs = walkthroughs.filter(steps=step)
-        steps = parented(Step.objects.all(), "walkthrough", walkthroughs)
-        steps.sort(
-            key=lambda s: (
-                section_order.get(s.walkthrough.section_id, 0),
-                s.walkthrough.order,
-                s.walkthrough_id,
-                s.order,
-            )
-        )
+            holding = next((s.walkthrough_id for s in steps if s.pk == step), None)
+            steps = [s for s in steps if s.walkthrough_id == holding]
     if "challenge" in wanted:
-        challenges = sorted(
-            Challenge.objects.filter(section__lesson=lesson).select_related("topic", *sectioned("section")).order_by(),
-            key=lambda c: (section_order.get(c.section_id, 0), c.order),
-        )
+        challenges = content.challenges
     if "open_question" in wanted:
-        questions = OpenQuestion.objects.filter(section__lesson=lesson).select_related("topic", *sectioned("section"))
-        checklist = parented(ChecklistPoint.objects.all(), "question", questions)
-        checklist.sort(
-            key=lambda p: (section_order.get(p.question.section_id, 0), p.question.order, p.question_id, p.order)
-        )
+        checklist = content.checklist
     states: dict[tuple[str, int], ItemState] = {}
     draws: dict[int, ChallengeDraw] = {}
     resume_url = None
@@ -496,13 +517,13 @@ def load_lesson_data(
     return LessonData(lesson, sections, choices, steps, challenges, checklist, states, draws, resume_url, follow_up_ids)
 
 
-def parented(rows: QuerySet, parent: str, parents: QuerySet) -> list:
+def parented(rows: QuerySet, parent: str, parents: list) -> list:
     """Return ``rows`` belonging to ``parents``, each with its parent attached.
 
     Each parent is read once: joined to every row, a deep dive (or walkthrough, with its diagram) was read
     and decoded again for each of its choices (or steps).
     """
-    by_pk = {row.pk: row for row in parents.order_by()}
+    by_pk = {row.pk: row for row in parents}
     found = list(rows.filter(**{f"{parent}__in": list(by_pk)}).order_by())
     for row in found:
         setattr(row, parent, by_pk[getattr(row, f"{parent}_id")])

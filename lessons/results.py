@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import F, Value
+from django.db.models import F
 from django.http import HttpRequest
 from django.utils import timezone
 
 from calculators.formatting import number
-from lessons.links import ITEM_FIELDS, item_links
+from lessons.links import TopicRef, item_catalog, item_links
 from lessons.models import (
     ITEM_ID_FIELDS,
-    Challenge,
-    DeepDive,
     Lesson,
-    OpenQuestion,
     Outcome,
     ReviewCard,
-    Step,
     item_key_of,
 )
 from lessons.pages import learner_filter
 from lessons.scoring import Score, TopicScore, counts_toward_score
-from lessons.services import follow_up_flags
+from lessons.services import picked_choices
 
 
 @dataclass
@@ -37,70 +32,6 @@ class Results:
 
     def score_for(self, lesson: Lesson) -> Score:
         return next((score for row, score in self.lessons if row.pk == lesson.pk), Score())
-
-
-TopicRef = tuple[int, str, str]  # a topic as (order, slug, name): sorts as the results page lists topics
-
-
-def gradable_items(
-    lessons: list[Lesson], lookup: dict | None = None
-) -> dict[int, list[tuple[tuple[str, int], TopicRef, int, bool, bool]]]:
-    """Return, per lesson id, its graded items as (item key, topic, points, is a follow-up, reached).
-
-    A follow-up is reached once an answer of the learner ``lookup`` selects (see ``learner_filter``)
-    picked a choice leading to it (the reach rule, ``services.follow_up_flags``).
-    One query: the four kinds of item read as one UNION ALL (a query each cost more to build
-    than to run); the topic's name and order come in the same rows (a join).
-    """
-    ids = [lesson.pk for lesson in lessons]
-
-    def rows(
-        items, kind: str, topic: str = "topic", lesson: str = "section__lesson_id", is_follow_up=None, reached=None
-    ):
-        return (
-            items.annotate(
-                item_kind=Value(kind),
-                item_topic=F(topic),
-                item_topic_name=F(f"{topic}__name"),
-                item_topic_order=F(f"{topic}__order"),
-                item_lesson=F(lesson),
-                follow_up_of=is_follow_up or Value(False),
-                follow_up_reached=reached or Value(False),
-            )
-            .values_list(
-                "item_kind",
-                "pk",
-                "item_topic",
-                "item_topic_name",
-                "item_topic_order",
-                "points",
-                "item_lesson",
-                "follow_up_of",
-                "follow_up_reached",
-            )
-            .order_by()
-        )
-
-    deep_dives = rows(
-        DeepDive.objects.filter(section__lesson__in=ids),
-        "deep_dive",
-        **follow_up_flags(lookup),
-    )
-    steps = rows(
-        Step.objects.filter(walkthrough__section__lesson__in=ids).exclude(calculator=""),
-        "step",
-        topic="walkthrough__topic",
-        lesson="walkthrough__section__lesson_id",
-    )
-    challenges = rows(Challenge.objects.filter(section__lesson__in=ids), "challenge")
-    questions = rows(OpenQuestion.objects.filter(section__lesson__in=ids), "open_question")
-    items: dict[int, list] = defaultdict(list)
-    for kind, pk, slug, name, order, points, lesson_id, is_follow_up, reached in deep_dives.union(
-        steps, challenges, questions, all=True
-    ):
-        topic = (order or 0, slug or "", name or slug or "")  # an untopical step: first, unnamed
-        items[lesson_id].append(((kind, pk), topic, points, bool(is_follow_up), bool(reached)))
-    return items
 
 
 @dataclass
@@ -122,56 +53,61 @@ class Miss:
 
 
 def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses: bool = True) -> Results:
-    """Return the learner's results over ``lessons`` in a constant number of queries."""
+    """Return the learner's results over ``lessons`` in a constant number of queries.
+
+    The graded items come from the item catalog (content, cached); the learner's answers from one
+    read of their review cards (each names the item's first answer, which scores) and one of the
+    choices they picked that lead to follow-ups (the reach rule).
+    """
     lookup = learner_filter(request)
-    items = gradable_items(lessons, lookup)
+    visible = {lesson.pk for lesson in lessons}
+    catalog = {key: item for key, item in item_catalog().items() if item.lesson_id in visible}
+    picked = picked_choices(lookup, [choice for item in catalog.values() for choice in item.leading])
     rows: list[dict] = []
     due = 0
     if lookup is not None:
-        # One read of the learner's review cards serves the scores (each card names the item's
-        # first answer), the count of items due for review and, with the items' fields, the misses.
-        fields = (*ITEM_FIELDS, "due") if with_misses else (*ITEM_ID_FIELDS, "due")
         cards = ReviewCard.objects.filter(**lookup).order_by()
         cards = cards.values(
-            *fields,
+            *ITEM_ID_FIELDS,
+            "due",
             first_id=F("first_answer_id"),
             points=F("first_answer__points"),
             outcome=F("first_answer__outcome"),
             max_points=F("first_answer__max_points"),
         )
         now = timezone.now()
-        gradable = {key for lesson_items in items.values() for key, *_rest in lesson_items}
         for row in cards:
-            if row["due"] <= now and item_key_of(row) in gradable:
+            if row["due"] <= now and item_key_of(row) in catalog:
                 due += 1
             if row["first_id"] is not None:
                 rows.append(row)
         rows.sort(key=lambda row: row["first_id"])  # oldest first answer first
     first_points = {item_key_of(row): row["points"] for row in rows}
-    total = Score()
-    lesson_rows = []
+    scores = {lesson.pk: Score() for lesson in lessons}
     topics: dict[TopicRef, TopicScore] = {}
-    for lesson in lessons:
-        score = Score()
-        for key, topic, points, is_follow_up, reached in items.get(lesson.pk, []):
-            answered = first_points.get(key)
-            if counts_toward_score(is_follow_up, reached or answered is not None):
-                score.add(points, answered)
-                topics.setdefault(topic, TopicScore(topic=topic[1], label=topic[2])).add(points, answered)
-        lesson_rows.append((lesson, score))
+    for key, item in catalog.items():
+        answered = first_points.get(key)
+        reached = answered is not None or not picked.isdisjoint(item.leading)
+        if counts_toward_score(bool(item.leading), reached):
+            scores[item.lesson_id].add(item.points, answered)
+            topics.setdefault(item.topic, TopicScore(topic=item.topic[1], label=item.topic[2])).add(
+                item.points, answered
+            )
+    total = Score()
+    for score in scores.values():
         total.add_score(score)
-    misses = misses_among(rows, lessons) if with_misses else []
+    misses = misses_among(rows, lessons, catalog) if with_misses else []
     topic_list = [topics[ref] for ref in sorted(topics)]
-    return Results(lesson_rows, topic_list, misses, total, due)
+    return Results([(lesson, scores[lesson.pk]) for lesson in lessons], topic_list, misses, total, due)
 
 
-def misses_among(rows: list[dict], lessons: list[Lesson]) -> list[Miss]:
+def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list[Miss]:
     """Return the first answers among ``rows`` that were not fully right, in visible ``lessons``."""
     missed = (row for row in rows if row["outcome"] != Outcome.CORRECT)
     return [
         Miss(link.kind, link.item_id, truncate_words(link.title, 16), link.url, row["outcome"], row["points"],
              row["max_points"])
-        for row, link in item_links(missed, lessons)
+        for row, link in item_links(missed, lessons, catalog)
     ]  # fmt: skip
 
 

@@ -19,8 +19,8 @@ from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
-from lessons.links import ITEM_FIELDS, item_links
-from lessons.models import Answer, Lesson, Outcome, ReviewCard
+from lessons.links import item_links
+from lessons.models import ITEM_ID_FIELDS, Answer, Lesson, Outcome, ReviewCard
 
 SCHEDULER = Scheduler(
     learning_steps=(timedelta(minutes=10), timedelta(hours=4)),
@@ -103,7 +103,7 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) 
         ReviewCard.objects.filter(**lookup, due__lte=now)
         .filter(in_lessons(lessons))
         .order_by(*DUE_ORDER)
-        .values("due", "last_outcome", "reviews", *ITEM_FIELDS)[:DUE_LIST_LIMIT]
+        .values("due", "last_outcome", "reviews", *ITEM_ID_FIELDS)[:DUE_LIST_LIMIT]
     )
     return [
         DueItem(

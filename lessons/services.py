@@ -115,26 +115,27 @@ def answer_deep_dive(
     )
 
 
-def follow_up_flags(lookup: dict | None) -> dict:
-    """Return the reach rule as annotations of a ``DeepDive`` query, for the learner ``lookup`` selects.
+def picked_choices(lookup: dict | None, choice_ids: list[int]) -> set[int]:
+    """Return which of ``choice_ids`` an answer (first or retry) of the learner ``lookup`` selects picked.
 
-    ``is_follow_up``: a choice leads to the deep dive; ``reached``: one of the learner's answers
-    (first or retry) picked such a choice. A follow-up may be answered, and counts toward the
-    score (``scoring.counts_toward_score``), once reached.
+    The reach rule: a follow-up (a deep dive a choice leads to) is reached once a choice leading to it
+    was picked, and may then be answered; it counts toward the score from then on
+    (``scoring.counts_toward_score``). One query, none when there is no learner or no choice to ask about.
     """
-    # "choice in (the choices leading here)", not a join: the database then looks up each such choice in the
-    # learner's answers (index answer_learner_choice) instead of reading all their answers per deep dive.
-    leading_here = Choice.objects.filter(follow_up=OuterRef(OuterRef("pk"))).values("pk")
-    reached = Value(False) if lookup is None else Exists(Answer.objects.filter(**lookup, choice__in=leading_here))
-    return {"is_follow_up": Exists(Choice.objects.filter(follow_up=OuterRef("pk"))), "reached": reached}
+    if lookup is None or not choice_ids:
+        return set()
+    picked = Answer.objects.filter(**lookup, choice__in=choice_ids).order_by().distinct()
+    return set(picked.values_list("choice_id", flat=True))
 
 
 def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
-    """Return whether ``learner`` may answer ``deep_dive`` (one query): it is no follow-up, or it is reached."""
-    lookup = None if learner is None else {"learner": learner}
-    flags = DeepDive.objects.filter(pk=deep_dive.pk).annotate(**follow_up_flags(lookup))
-    is_follow_up, reached = flags.values_list("is_follow_up", "reached").get()
-    return not is_follow_up or reached
+    """Return whether ``learner`` may answer ``deep_dive``: it is no follow-up, or it is reached (one query).
+
+    The reach rule of ``picked_choices``, asked of the choices leading to this deep dive alone.
+    """
+    picked = Exists(Answer.objects.filter(learner=learner, choice=OuterRef("pk"))) if learner else Value(False)
+    leading = list(Choice.objects.filter(follow_up=deep_dive).annotate(picked=picked).values_list("picked", flat=True))
+    return not leading or any(leading)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
+from lessons import content_cache
 from lessons.content.validate import DEFAULT_POINTS, ContentError, LessonSpec
 from lessons.models import (
     Answer,
@@ -137,6 +138,7 @@ def write(tracks: list[dict], specs: list[LessonSpec], *, force: bool = False, p
     """
     report = LoadReport()
     write_all(report, tracks, specs, force, prune)
+    content_cache.new_generation()  # rows written with update() send no signal (lessons/content_cache.py)
     return report
 
 

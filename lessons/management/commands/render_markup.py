@@ -4,6 +4,7 @@ from django.apps import apps
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from lessons import content_cache
 from lessons.markup import STORED_MARKDOWN, render_stored_markup
 
 
@@ -24,4 +25,5 @@ class Command(BaseCommand):
         for walkthrough in apps.get_model("lessons", "Walkthrough").objects.iterator():
             walkthrough.lay_out_diagram()
             diagrams += bool(walkthrough.diagram)
+        content_cache.new_generation()  # written with update(), which sends no signal
         self.stdout.write(f"Rendered the Markdown of {rows} content row(s) and laid out {diagrams} diagram(s).")

@@ -1,0 +1,87 @@
+"""The one cache: authored content, read from the database once per content generation.
+
+Every learner's page reads the same lessons, sections and items, and staff change them rarely (the
+admin, ``load_content``, ``render_markup``). So what pages build from content alone is read once per
+*generation* and kept in Django's cache (Redis in production, each process's memory otherwise), under
+a key that names the generation:
+
+- ``ContentGeneration`` holds a random token. Saving or deleting any content row replaces it, in the
+  same transaction (the signal receivers connected by ``connect_signals``); ``load_content`` and
+  ``render_markup``, which also write with ``update()``, replace it when they finish.
+- Every read asks the database for the token first (one small query), then the cache for the content
+  under it. An edit therefore shows on the very next request in every worker and every instance, and
+  the entries of an old generation are never read again (they expire after ``TIMEOUT``).
+- Only content is kept here. What a learner did (answers, review cards, hints, draws, their place) is
+  read from the database on every request, and so are the lessons themselves (published or not).
+- Without the cache (Redis down) a read builds the content from the database, as on a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.core.cache import cache
+from django.db.models.signals import post_delete, post_save
+
+from lessons.models import (
+    Challenge,
+    ChecklistPoint,
+    Choice,
+    ContentGeneration,
+    DeepDive,
+    Lesson,
+    OpenQuestion,
+    Section,
+    Step,
+    Topic,
+    Track,
+    Walkthrough,
+)
+
+# The models whose rows are content: a save or a delete of any of them starts a new generation.
+CONTENT_MODELS = (Topic, Track, Lesson, Section, DeepDive, Choice, Walkthrough, Step, Challenge, OpenQuestion,
+                  ChecklistPoint)  # fmt: skip
+TIMEOUT = 24 * 3600  # seconds an entry is kept; a new generation makes it unreachable long before that
+
+# Entries hold pickled model rows: a release that adds or renames a field never reads rows pickled without it.
+SCHEMA = hashlib.sha256(
+    repr([(m.__name__, [f.attname for f in m._meta.concrete_fields]) for m in CONTENT_MODELS]).encode()
+).hexdigest()[:12]
+
+T = TypeVar("T")
+
+
+def current_token() -> str:
+    """Return the current generation's token (one query); "none" before any content was ever saved."""
+    return ContentGeneration.objects.order_by("pk").values_list("token", flat=True).first() or "none"
+
+
+def new_generation(**_signal_kwargs) -> None:
+    """Start a new generation: every cached entry of the old one is stale from now on."""
+    token = uuid.uuid4().hex
+    if not ContentGeneration.objects.update(token=token):
+        ContentGeneration.objects.create(token=token)
+
+
+def connect_signals() -> None:
+    """Start a new generation whenever a content row is saved or deleted (LessonsConfig.ready)."""
+    for model in CONTENT_MODELS:
+        post_save.connect(new_generation, sender=model, dispatch_uid=f"content-generation-save-{model.__name__}")
+        post_delete.connect(new_generation, sender=model, dispatch_uid=f"content-generation-delete-{model.__name__}")
+
+
+def cached(name: str, build: Callable[[], T]) -> T:
+    """Return what ``build()`` makes of the current content, from the cache when this generation has it.
+
+    ``name`` tells the entries apart ("lesson-12", "gradable"). Each call returns its own copy (the
+    cache unpickles it), so a caller may annotate the rows it gets with one learner's state.
+    """
+    key = f"content:{SCHEMA}:{current_token()}:{name}"
+    value = cache.get(key)
+    if value is None:
+        value = build()
+        cache.set(key, value, TIMEOUT)
+    return value

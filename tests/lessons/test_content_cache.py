@@ -1,0 +1,98 @@
+"""The content cache (lessons/content_cache.py): content read once per generation, edits shown at once."""
+
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from lessons import content_cache
+from lessons.models import Choice, DeepDive, Section
+from tests.lessons.factories import make_lesson
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def page(client, lesson) -> str:
+    response = client.get(f"{lesson.get_absolute_url()}?layer=2")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_an_edit_saved_anywhere_shows_on_the_next_request(client, lesson):
+    """The admin, the shell and data migrations all save rows: each save or delete starts a new generation."""
+    assert "Paged blocks" in page(client, lesson)  # read once: the next pages come from the cache
+    best = Choice.objects.get(deep_dive__key="dd-1", verdict="best")
+    best.text = "Shard the pool by tenant"
+    best.save()
+    html = page(client, lesson)
+    assert "Shard the pool by tenant" in html
+    assert "Paged blocks" not in html
+    Choice.objects.get(deep_dive__key="dd-1", verdict="weak").delete()
+    assert "Reserve max length" not in page(client, lesson)
+    assert "Shard the pool by tenant" in page(client, lesson)
+
+
+def test_a_learner_answering_keeps_the_generation(client, lesson):
+    """Answers, hints and places are the learner's, not content: the cached content stays valid for everyone."""
+    page(client, lesson)
+    token = content_cache.current_token()
+    dd = DeepDive.objects.get(key="dd-1")
+    weak = dd.choices.get(verdict="weak")
+    response = client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": weak.pk}, **HTMX)
+    assert response.status_code == 200
+    assert content_cache.current_token() == token
+    assert "Try again (recorded, not scored)" in page(client, lesson)
+
+
+def test_a_warm_page_reads_no_content_rows(client, lesson):
+    """Once cached, a page asks the database for the generation, not for sections, deep dives and choices."""
+    page(client, lesson)
+    with CaptureQueriesContext(connection) as warm:
+        page(client, lesson)
+    tables = " ".join(q["sql"] for q in warm.captured_queries)
+    assert "lessons_contentgeneration" in tables
+    assert "lessons_choice" not in tables and "lessons_section" not in tables
+    cache.clear()  # a cache that lost everything (Redis restarted): the content is read again, and shown
+    with CaptureQueriesContext(connection) as cold:
+        html = page(client, lesson)
+    assert "lessons_choice" in " ".join(q["sql"] for q in cold.captured_queries)
+    assert "Paged blocks" in html
+
+
+def test_render_markup_shows_its_html_at_once_though_it_writes_with_update(client, lesson):
+    """render_markup writes the HTML columns with update(), which sends no signal: it starts a generation itself."""
+    section = Section.objects.get(lesson=lesson, key="core")
+    Section.objects.filter(pk=section.pk).update(body_html="<p>Stale HTML.</p>")  # as an old renderer left it
+    content_cache.new_generation()
+    assert "Stale HTML." in page(client, lesson)
+    call_command("render_markup", verbosity=0)
+    html = page(client, lesson)
+    assert "Stale HTML." not in html
+    assert "Read me." in html
+
+
+def test_load_content_starts_a_new_generation_even_when_it_only_updates(content_copy, db):
+    """The loader writes orders and follow-up links with update(): it starts a generation when it finishes."""
+    call_command("load_content", dir=content_copy, verbosity=0)
+    before = content_cache.current_token()
+    call_command("load_content", dir=content_copy, force=True, verbosity=0)
+    assert content_cache.current_token() != before
+
+
+def test_tokens_never_repeat(db):
+    """A random token, not a counter: a database restored from a backup never meets entries cached after it."""
+    tokens = set()
+    for _ in range(20):
+        content_cache.new_generation()
+        tokens.add(content_cache.current_token())
+    assert len(tokens) == 20
+
+
+def test_pages_work_with_no_cache_at_all(client, settings, db):
+    """A cache that keeps nothing (or is down) costs the content queries, never a wrong or failing page."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    lesson = make_lesson(slug="nocache")
+    assert "Paged blocks" in page(client, lesson)
+    Choice.objects.filter(deep_dive__key="dd-1", verdict="best").update(text_html="Changed without a signal")
+    assert "Changed without a signal" in page(client, lesson)  # nothing kept: always read
