@@ -246,7 +246,17 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         if not context.get("follow_up"):  # the item's mark in the outline (follow-ups are not listed)
             entry = outline_entry(view)
             response.write(render_to_string("lessons/lesson.html#outline_mark", {"entry": entry, "oob": True}, request))
+    if answer is not None and answer.is_first:  # "Start" becomes "Resume where you stopped": here, as after a reload
+        resume = {"url": place_url(context["lesson"], view), "answered": True, "oob": True}
+        response.write(render_to_string("lessons/lesson.html#resume", resume, request))
     return response
+
+
+def place_url(lesson: Lesson, view) -> str:
+    """Return the URL an answer to ``view``'s item keeps as the learner's place (services.remember_position)."""
+    if view.kind == "walkthrough":
+        return f"{view.step_url(view.current_order)}#{view.walkthrough.anchor}"
+    return item_url(lesson, item_of(view))
 
 
 def leads_to_follow_up(answer) -> bool:

@@ -150,6 +150,10 @@ def test_layer_pages_the_outline_marks_and_resume_follow_the_learner(live_server
     # The outline's mark for the walkthrough changed with the answer, without a reload.
     expect(mark).not_to_contain_text("not started")
     expect(mark).to_have_class(re.compile(r"mark-(done|partial)"))
+    # So did the header's button: "Start" is now "Resume where you stopped", to this step.
+    resume = page.get_by_role("link", name="Resume where you stopped")
+    expect(resume).to_have_attribute("href", re.compile(r"/walkthroughs/size-the-cache/\d+/#wt-size-the-cache$"))
+    expect(page.get_by_role("link", name="Start", exact=True)).to_have_count(0)
     violations = axe_violations(page)
     assert violations == [], describe(violations)
 

@@ -281,7 +281,7 @@ def test_learners_get_their_own_numbers_and_no_shared_page(lesson):
 def test_resume_lands_on_the_item_last_answered(client, lesson):
     page = client.get(lesson.get_absolute_url()).content.decode()
     # Nothing answered: "Start" is the beginning of the reading, not the first question.
-    assert '<a class="button" href="/lessons/sample/?layer=2#layer-2">Start</a>' in page
+    assert '<a class="button" id="lesson-resume" href="/lessons/sample/?layer=2#layer-2">Start</a>' in page
     step = Step.objects.get(title="Preamble size")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
     page = client.get(lesson.get_absolute_url()).content.decode()
@@ -920,11 +920,35 @@ def test_a_lesson_shows_one_layer_a_page_and_continues_to_the_next(client, lesso
     assert '<a href="/lessons/sample/?layer=3#layer-3" aria-current="page">' in deeper
 
 
+RESUME = re.compile(r'<a class="button" id="lesson-resume" href="([^"]+)"( hx-swap-oob="true")?>([^<]+)</a>')
+
+
+def test_the_first_answer_turns_start_into_resume_without_a_reload(client, lesson, two_layers):
+    """The htmx answer sends the header's button along, out of band, as the next page load shows it."""
+    assert RESUME.search(client.get(lesson.get_absolute_url()).content.decode()).group(3) == "Start"
+    response = client.post(answer_url(two_layers), {"choice": choice(lesson, "weak", key="dd-deep").pk}, **HTMX)
+    sent = RESUME.search(response.content.decode())
+    assert sent.groups() == ("/lessons/sample/?layer=3#dd-dd-deep", ' hx-swap-oob="true"', "Resume where you stopped")
+    shown = RESUME.search(client.get(lesson.get_absolute_url()).content.decode())
+    assert shown.groups() == (sent.group(1), None, "Resume where you stopped")
+    # A retry changes neither the place's button nor sends it again.
+    retry = client.post(answer_url(two_layers), {"choice": choice(lesson, "best", key="dd-deep").pk}, **HTMX)
+    assert retry.status_code == 200 and RESUME.search(retry.content.decode()) is None
+
+
+def test_a_walkthrough_steps_first_answer_sends_its_step_as_the_place(client, lesson):
+    step = Step.objects.get(walkthrough__key="size", order=1)
+    response = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "3"}, **HTMX)
+    sent = RESUME.search(response.content.decode()).group(1)
+    assert sent == "/lessons/sample/walkthroughs/size/1/#wt-size"
+    assert RESUME.search(client.get(lesson.get_absolute_url()).content.decode()).group(1) == sent
+
+
 def test_an_answer_deep_in_the_lesson_is_resumed_on_its_layer(client, lesson, two_layers):
     response = client.post(answer_url(two_layers), {"choice": choice(lesson, "weak", key="dd-deep").pk})
     assert response["Location"] == "/lessons/sample/?layer=3#dd-dd-deep"  # no JS: back to the item's layer
     page = client.get(lesson.get_absolute_url()).content.decode()
-    resume = re.search(r'<a class="button" href="([^"]+)">Resume where you stopped', page).group(1)
+    resume = re.search(r'<a class="button" id="lesson-resume" href="([^"]+)">Resume where you stopped', page).group(1)
     assert resume == "/lessons/sample/?layer=3#dd-dd-deep"
     assert 'id="dd-dd-deep-feedback"' in client.get(resume.split("#")[0]).content.decode()
     # The results' retry link for the miss lands on the same layer.
