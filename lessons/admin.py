@@ -24,6 +24,7 @@ from django.utils.text import capfirst
 from calculators.formatting import number
 from calculators.registry import CALCULATORS, CalculatorInputError
 from interview.json_input import JSONFormField
+from lessons import content_cache
 from lessons.analysis import analyse
 from lessons.content.export import lesson_to_data
 from lessons.content.validate import (
@@ -828,14 +829,15 @@ def move_item(lesson: Lesson, name: str, pk: int, direction: str) -> bool:
     if not 0 <= other < len(siblings):
         return False
     (mine, _, _), (theirs, other_name, other_pk) = siblings[place], siblings[other]
-    if mine == theirs:  # a tie across kinds: step past the neighbour instead
-        theirs = max(theirs - 1, 0) if direction == "up" else theirs + 1
-        models_by_name[name].objects.filter(pk=pk).update(order=theirs)
-        return True
-    with transaction.atomic():  # within one kind the positions are unique: park one on a free value first
-        models_by_name[other_name].objects.filter(pk=other_pk).update(order=32767)
-        models_by_name[name].objects.filter(pk=pk).update(order=theirs)
-        models_by_name[other_name].objects.filter(pk=other_pk).update(order=mine)
+    with transaction.atomic():
+        if mine == theirs:  # a tie across kinds: step past the neighbour instead
+            theirs = max(theirs - 1, 0) if direction == "up" else theirs + 1
+            models_by_name[name].objects.filter(pk=pk).update(order=theirs)
+        else:  # within one kind the positions are unique: park one on a free value first
+            models_by_name[other_name].objects.filter(pk=other_pk).update(order=32767)
+            models_by_name[name].objects.filter(pk=pk).update(order=theirs)
+            models_by_name[other_name].objects.filter(pk=other_pk).update(order=mine)
+        content_cache.new_generation()  # update() sends no signal: learners' pages must show the new order
     return True
 
 

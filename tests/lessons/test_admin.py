@@ -484,12 +484,17 @@ def test_outline_arrows_move_an_item_among_its_section_s_items(instructor_client
     page = instructor_client.get(change).content.decode()
     assert 'aria-label="Move Deep dive dd-2 up">↑</button>' in page
     dd2 = DeepDive.objects.get(key="dd-2")
+    learner_page = f"{lesson.get_absolute_url()}?layer=2"
+    before = Client().get(learner_page).content.decode()  # read once: learners' pages are cached content
+    assert before.index('id="dd-dd-1"') < before.index('id="dd-dd-2"')
     up = reverse("admin:lessons_lesson_move", args=[lesson.pk, "deepdive", dd2.pk, "up"])
     assert instructor_client.get(up).status_code == 405
     response = instructor_client.post(up)
     assert response.status_code == 302 and response["Location"] == change + "#outline"
     outline = instructor_client.get(change).content.decode()
     assert outline.index(">dd-2<") < outline.index(">dd-1<")
+    after = Client().get(learner_page).content.decode()  # and learners see the new order at once
+    assert after.index('id="dd-dd-2"') < after.index('id="dd-dd-1"')
     again = instructor_client.post(up, follow=True).content.decode()
     assert "Already at the top." in again
     # Down past the build-up walkthrough: a move across kinds.
