@@ -76,7 +76,7 @@ def connect_signals() -> None:
 def cached(name: str, build: Callable[[], T]) -> T:
     """Return what ``build()`` makes of the current content, from the cache when this generation has it.
 
-    ``name`` tells the entries apart ("lesson-12", "gradable"). Each call returns its own copy (the
+    ``name`` tells the entries apart ("lesson-12", "graded-items"). Each call returns its own copy (the
     cache unpickles it), so a caller may annotate the rows it gets with one learner's state.
     """
     key = f"content:{SCHEMA}:{current_token()}:{name}"

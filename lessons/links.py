@@ -72,22 +72,16 @@ def read_item_catalog() -> dict[tuple[str, int], GradedItem]:
         leading[follow_up].append(choice)
     catalog = {}
     placed = ("pk", "key", "points", "section__lesson_id", "section__layer", *topic_fields)
-    for row in DeepDive.objects.order_by().values(*placed, "prompt_html"):
-        catalog["deep_dive", row["pk"]] = GradedItem(
-            row["section__lesson_id"], strip_tags(row["prompt_html"]),
-            f"?layer={row['section__layer']}#{DeepDive.anchor_for(row['key'])}", topic(row), row["points"],
-            tuple(sorted(leading[row["pk"]])),
-        )  # fmt: skip
-    for row in Challenge.objects.order_by().values(*placed, "title"):
-        catalog["challenge", row["pk"]] = GradedItem(
-            row["section__lesson_id"], row["title"], f"?layer={row['section__layer']}#{Challenge.anchor_for(row['key'])}",
-            topic(row), row["points"],
-        )  # fmt: skip
-    for row in OpenQuestion.objects.order_by().values(*placed, "prompt_html"):
-        catalog["open_question", row["pk"]] = GradedItem(
-            row["section__lesson_id"], strip_tags(row["prompt_html"]),
-            f"?layer={row['section__layer']}#{OpenQuestion.anchor_for(row['key'])}", topic(row), row["points"],
-        )  # fmt: skip
+    # The items a section holds, found on their layer's page; each with the field its title comes from
+    # (a prompt's HTML, stripped to plain text, or a plain title).
+    for kind, model, title in (("deep_dive", DeepDive, "prompt_html"), ("challenge", Challenge, "title"),
+                               ("open_question", OpenQuestion, "prompt_html")):  # fmt: skip
+        for row in model.objects.order_by().values(*placed, title):
+            catalog[kind, row["pk"]] = GradedItem(
+                row["section__lesson_id"], strip_tags(row[title]) if title.endswith("_html") else row[title],
+                f"?layer={row['section__layer']}#{model.anchor_for(row['key'])}", topic(row), row["points"],
+                tuple(sorted(leading[row["pk"]])) if kind == "deep_dive" else (),
+            )  # fmt: skip
     steps = Step.objects.exclude(calculator="").order_by()
     walkthrough_topic = ("walkthrough__topic", "walkthrough__topic__order", "walkthrough__topic__name")
     for row in steps.values("pk", "title", "order", "points", "walkthrough__key", "walkthrough__section__lesson_id",

@@ -479,7 +479,7 @@ def load_lesson_data(
             tree = follow_up_tree(links, deep_dive)
             choices = [c for c in choices if c.deep_dive_id in tree]
         # Each choice says whether any of the learner's answers picked it (``picked``): the follow-ups a
-        # learner reached (services.follow_up_reached). Only a choice that leads somewhere is looked up.
+        # learner reached (the reach rule, services.picked_choices). Only a choice that leads somewhere is asked.
         picked = picked_choices(lookup, [c.pk for c in choices if c.follow_up_id])
         for choice in choices:
             choice.picked = choice.pk in picked

@@ -20,7 +20,7 @@ from interview.views import bad_input_status
 from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
-from lessons.models import ChallengeDraw, Lesson, Track
+from lessons.models import ChallengeDraw, Lesson, Step, Track
 from lessons.pages import build_lesson_page, item_of, latest_place, learner_filter, load_lesson_data, outline_entry
 from lessons.results import compute_results
 
@@ -112,7 +112,13 @@ def item_errors(errors: dict | None = None) -> dict:
 
 
 def item_url(lesson: Lesson, item) -> str:
-    """Return the URL of an item (a deep dive, a challenge, an open question): its layer's page, at the item."""
+    """Return the URL of an item: a step's own page, else its layer's page, at the item.
+
+    An answer keeps it as the learner's place (services.remember_position), where Resume goes.
+    """
+    if isinstance(item, Step):
+        step_url = reverse("walkthrough-step", args=[lesson.slug, item.walkthrough.key, item.order])
+        return f"{step_url}#{item.walkthrough.anchor}"
     return f"{lesson.get_absolute_url()}?layer={item.section.layer}#{item.anchor}"
 
 
@@ -160,7 +166,6 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     step = find((s for s in data.steps if s.calculator), pk=pk)
     key = step.walkthrough.key
     form = NumberForm(request.POST, unit=step.unit)
-    url = reverse("walkthrough-step", args=[lesson.slug, key, step.order])
     if not form.is_valid():
         return answer_error(request, lesson, form_message(form), {"step": step.pk}, {key: step.order})
     learner = services.current_learner(request, create=True)
@@ -174,9 +179,9 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             card=state.card,
             hints=state.hints_before_first,
         )
-        services.remember_position(learner, lesson.pk, step.walkthrough.anchor, f"{url}#{step.walkthrough.anchor}")
+        services.remember_position(learner, lesson.pk, step.walkthrough.anchor, item_url(lesson, step))
     if not request.htmx:
-        return HttpResponseRedirect(f"{url}#{step.walkthrough.anchor}", status=303)
+        return HttpResponseRedirect(item_url(lesson, step), status=303)
     data.record(answer)
     page = build_lesson_page(request, lesson, {key: step.order}, data=data)
     return fragment(
@@ -247,16 +252,10 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
             entry = outline_entry(view)
             response.write(render_to_string("lessons/lesson.html#outline_mark", {"entry": entry, "oob": True}, request))
     if answer is not None and answer.is_first:  # "Start" becomes "Resume where you stopped": here, as after a reload
-        resume = {"url": place_url(context["lesson"], view), "answered": True, "oob": True}
+        item = view.step.step if view.kind == "walkthrough" else item_of(view)
+        resume = {"url": item_url(context["lesson"], item), "answered": True, "oob": True}
         response.write(render_to_string("lessons/lesson.html#resume", resume, request))
     return response
-
-
-def place_url(lesson: Lesson, view) -> str:
-    """Return the URL an answer to ``view``'s item keeps as the learner's place (services.remember_position)."""
-    if view.kind == "walkthrough":
-        return f"{view.step_url(view.current_order)}#{view.walkthrough.anchor}"
-    return item_url(lesson, item_of(view))
 
 
 def leads_to_follow_up(answer) -> bool:
