@@ -251,7 +251,7 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         if not context.get("follow_up"):  # the item's mark in the outline (follow-ups are not listed)
             entry = outline_entry(view)
             response.write(render_to_string("lessons/lesson.html#outline_mark", {"entry": entry, "oob": True}, request))
-    if answer is not None and answer.is_first:  # "Start" becomes "Resume where you stopped": here, as after a reload
+    if answer is not None:  # every answer keeps its item as the place: the header's button goes there now
         item = view.step.step if view.kind == "walkthrough" else item_of(view)
         resume = {"url": item_url(context["lesson"], item), "answered": True, "oob": True}
         response.write(render_to_string("lessons/lesson.html#resume", resume, request))

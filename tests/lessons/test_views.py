@@ -931,9 +931,11 @@ def test_the_first_answer_turns_start_into_resume_without_a_reload(client, lesso
     assert sent.groups() == ("/lessons/sample/?layer=3#dd-dd-deep", ' hx-swap-oob="true"', "Resume where you stopped")
     shown = RESUME.search(client.get(lesson.get_absolute_url()).content.decode())
     assert shown.groups() == (sent.group(1), None, "Resume where you stopped")
-    # A retry changes neither the place's button nor sends it again.
+    # Another item answered, then a retry of the first: each keeps its item as the place, and says so at once.
+    client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk}, **HTMX)
     retry = client.post(answer_url(two_layers), {"choice": choice(lesson, "best", key="dd-deep").pk}, **HTMX)
-    assert retry.status_code == 200 and RESUME.search(retry.content.decode()) is None
+    assert RESUME.search(retry.content.decode()).group(1) == "/lessons/sample/?layer=3#dd-dd-deep"
+    assert RESUME.search(client.get(lesson.get_absolute_url()).content.decode()).group(1) == sent.group(1)
 
 
 def test_a_walkthrough_steps_first_answer_sends_its_step_as_the_place(client, lesson):
