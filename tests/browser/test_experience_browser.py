@@ -179,3 +179,14 @@ def test_the_results_tables_fit_a_phone(live_server, page, content):
     expect(page.locator("#announcer")).not_to_be_empty()
     page.goto(f"{live_server.url}/results/")
     assert layout_problems(page, "main table") == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [375, 1280])
+def test_lesson_tables_keep_words_and_numbers_whole(live_server, page, content, width):
+    """A lesson's table never splits "10,000" or "Goal" over two lines: a wide one scrolls sideways in its region."""
+    page.set_viewport_size({"width": width, "height": 900})
+    for path in ("/lessons/buying-the-fleet/?layer=1", "/lessons/load-balancing/?layer=2"):
+        page.goto(f"{live_server.url}{path}")
+        broken = [p for p in layout_problems(page, ".prose .table-scroll") if p.startswith("word broken")]
+        assert broken == [], f"{path}: {broken}"
