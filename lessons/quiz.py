@@ -85,16 +85,15 @@ def review_seed(identity: str | None, quiz_card: ReviewCard, item, purpose: str)
 
 def next_card(lookup: dict, lessons: list[Lesson]) -> ReviewCard | None:
     """Return the learner's most overdue card in ``lessons``, the oldest card of equals (one query)."""
-    cards = ReviewCard.objects.filter(**lookup, due__lte=timezone.now()).filter(review.in_lessons(lessons))
-    return cards.exclude(step__calculator="").order_by(*review.DUE_ORDER).first()  # a step that no longer asks a number
+    cards = ReviewCard.objects.filter(**lookup, due__lte=timezone.now()).filter(review.reviewable_in(lessons))
+    return cards.order_by(*review.DUE_ORDER).first()
 
 
 def card_for(lookup: dict, lessons: list[Lesson], kind: str, pk: int) -> ReviewCard | None:
     """Return the learner's card of one item in ``lessons``, if they have one."""
     if kind not in ReviewCard.ITEM_KINDS:
         return None
-    cards = ReviewCard.objects.filter(**lookup, **{f"{kind}_id": pk}).filter(review.in_lessons(lessons))
-    return cards.exclude(step__calculator="").first()
+    return ReviewCard.objects.filter(**lookup, **{f"{kind}_id": pk}).filter(review.reviewable_in(lessons)).first()
 
 
 def present(card: ReviewCard, identity: str | None) -> Quiz:

@@ -87,10 +87,14 @@ class DueItem:
         return Outcome(self.last_outcome).label
 
 
-def in_lessons(lessons) -> Q:
-    """Return the condition that a card's item belongs to one of ``lessons``."""
+def reviewable_in(lessons) -> Q:
+    """Return the condition that a card's item belongs to one of ``lessons`` and is still graded.
+
+    A step an author turned into prose (no calculator) asks nothing to review; its card stays.
+    """
     ids = [lesson.pk for lesson in lessons]
-    return reduce(or_, (Q(**{f"{path}__in": ids}) for path in ReviewCard.LESSON_PATHS.values()))
+    in_lessons = reduce(or_, (Q(**{f"{path}__in": ids}) for path in ReviewCard.LESSON_PATHS.values()))
+    return in_lessons & ~Q(step__calculator="")
 
 
 def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> list[DueItem]:
@@ -101,7 +105,7 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) 
     now = now or timezone.now()
     rows = (
         ReviewCard.objects.filter(**lookup, due__lte=now)
-        .filter(in_lessons(lessons))
+        .filter(reviewable_in(lessons))
         .order_by(*DUE_ORDER)
         .values("due", "last_outcome", "reviews", *ITEM_ID_FIELDS)[:DUE_LIST_LIMIT]
     )

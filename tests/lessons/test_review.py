@@ -430,3 +430,21 @@ def test_the_review_page_says_how_many_more_are_due_than_it_lists(client, db, st
     html = client.get(reverse("review")).content.decode()
     assert html.count("(Lesson many, due ") == 2  # one asked, two listed
     assert "…and 2 more due, not listed here." in html
+
+
+def test_the_due_list_is_full_though_older_cards_are_of_steps_no_longer_graded(client, lesson, stopped_clock, monkeypatch):
+    """Cards of steps that no longer ask a number are left out before the list is cut, not after."""
+    from lessons import review
+
+    for step in Step.objects.exclude(calculator=""):  # the two most overdue cards
+        client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    stopped_clock.shift(timedelta(minutes=1))
+    answer(client, lesson, "dd-1", "weak")
+    answer(client, lesson, "dd-2", "weak")
+    stopped_clock.shift(timedelta(minutes=20))
+    Step.objects.update(calculator="", unit="", output="", tolerance=None)  # an author turned them into prose
+    monkeypatch.setattr(review, "DUE_LIST_LIMIT", 2)
+    listed = client.get("/api/v1/review/").json()
+    assert [item["title"] for item in listed] == ["How? (dd-1)", "How? (dd-2)"]
+    html = client.get(reverse("review")).content.decode()
+    assert "Lesson sample · 2 due" in html and "(Lesson sample, due " in html  # one asked, the other listed
