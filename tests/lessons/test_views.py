@@ -886,6 +886,14 @@ def test_next_and_back_in_a_walkthrough_put_focus_on_the_new_steps_heading(clien
     assert "lesson-progress-line" not in fragment  # moving between steps answers nothing
 
 
+def test_the_outline_calls_a_missed_item_answered_not_done(client, lesson):
+    """The outline says what is left to answer; a miss is answered (results list what was missed)."""
+    client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk})
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    mark = re.search(r'<span class="mark mark-done" id="mark-dd-dd-1">(.*?)</span>\n', html).group(1)
+    assert mark == '<span aria-hidden="true">✓ </span>answered'
+
+
 def test_the_outline_marks_each_item_and_each_layer_leads_to_the_next(client, lesson):
     html = client.get(lesson.get_absolute_url()).content.decode()
     assert '<nav aria-label="Lesson outline">' in html
