@@ -320,3 +320,20 @@ def test_hints_before_an_answer_that_earned_nothing_are_listed_without_a_cost(cl
     client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]))
     pick(client, "weak")
     assert '0 of 10 points <span class="meta">(1 hint taken before answering)</span>' in page(client, lesson)
+
+
+def test_after_a_retry_the_first_answers_line_still_says_what_its_hints_cost(client, lesson):
+    """'First answer: correct, 8 of 10 points' must say why it is not 10: the hint taken before it."""
+    dd = deep_dive()
+    dd.hints = ["Think about fragmentation.", "Blocks, not slabs."]
+    dd.save()
+    client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX)
+    best = dd.choices.get(verdict="best")
+    first = client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": best.pk}, **HTMX)
+    assert "(1 hint taken before answering: −" in first.content.decode()
+    client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": best.pk}, **HTMX)
+    html = client.get(lesson.get_absolute_url() + "?layer=2").content.decode()
+    line = re.search(r'<p class="retries">(.*?)</p>', html).group(1)
+    points = Answer.objects.get(is_first=True).points
+    assert line.startswith(f"Tries recorded: 2. First answer: correct, {points} of 10 points")
+    assert "1 hint taken before answering: −" in line
