@@ -432,7 +432,9 @@ def test_the_review_page_says_how_many_more_are_due_than_it_lists(client, db, st
     assert "…and 2 more due, not listed here." in html
 
 
-def test_the_due_list_is_full_though_older_cards_are_of_steps_no_longer_graded(client, lesson, stopped_clock, monkeypatch):
+def test_the_due_list_is_full_though_older_cards_are_of_steps_no_longer_graded(
+    client, lesson, stopped_clock, monkeypatch
+):
     """Cards of steps that no longer ask a number are left out before the list is cut, not after."""
     from lessons import review
 
