@@ -676,6 +676,7 @@ class ResultsView(APIView):
                         "type": miss.kind,
                         "id": miss.item_id,
                         "title": miss.title,
+                        "lesson": miss.lesson.slug,
                         "outcome": miss.outcome,
                         "points": miss.points,
                         "max_points": miss.max_points,

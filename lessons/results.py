@@ -42,6 +42,7 @@ class Miss:
     item_id: int
     title: str
     url: str
+    lesson: Lesson
     outcome: str
     points: int
     max_points: int
@@ -105,8 +106,8 @@ def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list
     """Return the first answers among ``rows`` that were not fully right, in visible ``lessons``."""
     missed = (row for row in rows if row["outcome"] != Outcome.CORRECT)
     return [
-        Miss(link.kind, link.item_id, truncate_words(link.title, 16), link.url, row["outcome"], row["points"],
-             row["max_points"])
+        Miss(link.kind, link.item_id, truncate_words(link.title, 16), link.url, link.lesson, row["outcome"],
+             row["points"], row["max_points"])
         for row, link in item_links(missed, lessons, catalog)
     ]  # fmt: skip
 

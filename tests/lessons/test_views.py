@@ -299,6 +299,12 @@ def test_results_show_totals_lessons_topics_and_misses_with_retry_links(client, 
     assert "KV memory allocation" in html
     assert "Capacity planning" in html
     assert f'href="{lesson.get_absolute_url()}?layer=2#dd-dd-1"' in html
+    misses = html.split("Misses to retry")[1].split("Start over")[0]
+    assert (
+        f'<a href="{lesson.get_absolute_url()}?layer=2#dd-dd-1">How? (dd-1)</a> <span class="meta">· Lesson sample · Missed'
+        in misses
+    )
+    assert client.get("/api/v1/results/").json()["misses"][0]["lesson"] == "sample"  # its slug
 
 
 def test_reset_needs_confirmation_then_deletes_own_answers_only(client, lesson, django_user_model):
