@@ -162,8 +162,12 @@ _SINGULAR = {"requests": "request", "copies": "copy", "cards": "card", "GPUs": "
 
 
 def amount(value: float | int | None, unit: str) -> str:
-    """Return a number with its unit, singular for one: "1 request", "2.5 requests", "393 MB"."""
+    """Return a number with its unit, singular for one: "1 request", "2.5 requests", "393 MB", "$11.51", "12.5%"."""
+    if value is not None and unit == "$":
+        return money(value)
     text = number(value)
+    if unit == "%":
+        return f"{text}%"
     if text == "1":
         unit = _SINGULAR.get(unit, unit)
     return f"{text} {unit}".strip()
@@ -172,8 +176,7 @@ def amount(value: float | int | None, unit: str) -> str:
 def tolerance_text(tolerance: float, kind: str, unit: str = "") -> str:
     """Return a grading tolerance in words: "within 1%", "within ± 2 requests", "within a factor of 1.05"."""
     if kind == "nominal":
-        amount = {"%": f"{number(tolerance)}%", "$": money(tolerance)}.get(unit) or value_text(tolerance, unit)
-        return f"within ± {amount}"
+        return f"within ± {amount(tolerance, unit) if unit in ('%', '$') else value_text(tolerance, unit)}"
     if kind == "geometric":
         return f"within a factor of {number(1 + tolerance)} either way"
     return f"within {percent(tolerance)}"

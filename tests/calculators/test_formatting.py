@@ -53,3 +53,11 @@ def test_one_of_a_counted_unit_is_singular():
         "2 requests",
     )
     assert (amount(1, "MB"), amount(393.216, "MB")) == ("1 MB", "393 MB")
+
+
+def test_dollars_and_percentages_read_as_they_are_written():
+    """An answer in $ reads "$125.00" as the working's "$11.51" does, not "125 $"; a share "12.5%"."""
+    from calculators.formatting import amount
+
+    assert (amount(125, "$"), amount(11.514, "$"), amount(0.00123, "$")) == ("$125.00", "$11.51", "$0.00123")
+    assert amount(12.5, "%") == "12.5%"
