@@ -134,6 +134,10 @@ def test_the_outline_sits_beside_the_lesson_on_a_desktop_and_behind_a_button_on_
     page.goto(live_server.url + SAMPLE)
     outline = page.get_by_role("navigation", name="Lesson outline")
     expect(outline).to_be_hidden()
+    # One tab stop, the disclosure's own button: the closed outline is no stop of its own on a phone.
+    page.get_by_role("link", name="See results").focus()
+    page.keyboard.press("Tab")
+    expect(page.locator("details.outline > summary")).to_be_focused()
     page.locator("details.outline > summary").click()
     expect(outline).to_be_visible()
     assert page.locator("#lesson-progress").bounding_box()["width"] >= 150  # the bar keeps its width on a phone
