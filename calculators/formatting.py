@@ -163,7 +163,9 @@ _SINGULAR = {"requests": "request", "copies": "copy", "cards": "card", "GPUs": "
 
 def amount(value: float | int | None, unit: str) -> str:
     """Return a number with its unit, singular for one: "1 request", "2.5 requests", "393 MB", "$11.51", "12.5%"."""
-    if value is not None and unit == "$":
+    if value is None:
+        return number(value)
+    if unit == "$":
         return money(value)
     text = number(value)
     if unit == "%":

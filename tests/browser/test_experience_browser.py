@@ -86,15 +86,15 @@ def test_the_biggest_diagram_is_readable_on_a_phone_and_a_desktop(live_server, p
     # Wider than the screen, the diagram scrolls in its own region; the page itself does not.
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
     region = figure.get_by_role("region")
-    # A shadow at its edge shows there is more to scroll to (compared with the region drawn without it); none when it fits.
-    with_hint = region.screenshot()
-    region.evaluate("r => r.style.background = 'none'")
-    without_hint = region.screenshot()
-    region.evaluate("r => r.style.background = ''")
-    overflows = region.evaluate("r => r.scrollWidth > r.clientWidth")
-    assert (with_hint != without_hint) == overflows
+    # Wider than its region, a shadow at the edge shows there is more to scroll to (compared with the region
+    # drawn without it).
+    if region.evaluate("r => r.scrollWidth > r.clientWidth"):
+        with_hint = region.screenshot()
+        region.evaluate("r => r.style.background = 'none'")
+        assert region.screenshot() != with_hint
+        region.evaluate("r => r.style.background = ''")
     if width == 375:
-        assert overflows
+        assert region.evaluate("r => r.scrollWidth > r.clientWidth")
         region.focus()
         page.keyboard.press("ArrowRight")
         expect(region).to_be_focused()

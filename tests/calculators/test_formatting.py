@@ -61,3 +61,4 @@ def test_dollars_and_percentages_read_as_they_are_written():
 
     assert (amount(125, "$"), amount(11.514, "$"), amount(0.00123, "$")) == ("$125.00", "$11.51", "$0.00123")
     assert amount(12.5, "%") == "12.5%"
+    assert amount(None, "$") == amount(None, "%") == "—"  # no value: no stray unit
