@@ -194,6 +194,23 @@ def test_the_results_tables_fit_a_phone(live_server, page, content):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", [375, 1280])
+def test_a_cards_content_sits_evenly_inside_it(live_server, page, content, width):
+    """A card's heading starts at its top padding as its last line ends at its bottom padding: no extra gap above."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{live_server.url}/results/")
+    gaps = page.evaluate(
+        """() => [...document.querySelectorAll('main .card')].map((card) => {
+          const style = getComputedStyle(card), box = card.getBoundingClientRect();
+          const first = card.firstElementChild.getBoundingClientRect(), last = card.lastElementChild.getBoundingClientRect();
+          return [Math.round(first.top - box.top - parseFloat(style.borderTopWidth) - parseFloat(style.paddingTop)),
+                  Math.round(box.bottom - last.bottom - parseFloat(style.borderBottomWidth) - parseFloat(style.paddingBottom))];
+        })"""
+    )
+    assert len(gaps) > 2 and all(gap == [0, 0] for gap in gaps), gaps
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [375, 1280])
 def test_lesson_tables_keep_words_and_numbers_whole(live_server, page, content, width):
     """A lesson's table never splits "10,000" or "Goal" over two lines: a wide one scrolls sideways in its region."""
     page.set_viewport_size({"width": width, "height": 900})
