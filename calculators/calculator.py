@@ -15,7 +15,7 @@ from typing import Any, Literal, get_type_hints
 
 from calculators.charts import Chart
 from calculators.errors import CalculatorError, CalculatorInputError
-from calculators.formatting import number
+from calculators.formatting import number, value_text
 
 __all__ = ["Calculator", "DerivationStep", "Output", "Parameter", "Preset", "Result", "parse_values", "step"]
 
@@ -158,6 +158,11 @@ class DerivationStep:
     expression: str
     value: OutputValue
     unit: str
+
+    @property
+    def text(self) -> str:
+        """The result as pages write it: "$2,924,800", "11.7%", "320 KiB" (formatting.value_text)."""
+        return value_text(self.value, self.unit)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -136,9 +136,7 @@ def value_text(value: float | int | bool | None, unit: str) -> str:
         return f"{money(value)} per 1M tokens"
     if unit == "×":
         return f"{number(value)}×"
-    if not unit:
-        return number(value)
-    return f"{number(value)} {unit}"
+    return amount(value, unit)  # the units content names too: "1 request", "$1.14", "12.5%"
 
 
 def input_text(value: float | int) -> str:

@@ -67,15 +67,11 @@ def _result_context(calculator: Calculator, result: Result | None) -> dict | Non
         }
         for output in calculator.outputs
     ]
-    steps = [
-        {"label": step.label, "expression": step.expression, "text": value_text(step.value, step.unit)}
-        for step in result.steps
-    ]
     headline = calculator.output(calculator.headline)
     chart = calculator.draw(result)
     return {
         "outputs": outputs,
-        "steps": steps,
+        "steps": result.steps,  # each with .label, .expression and .text
         "chart": chart,
         "chart_rows": [{"head": row[0], "cells": row[1:]} for row in chart.table.rows] if chart else [],
         "chart_svg": mark_safe(chart.svg) if chart else "",  # noqa: S308 - every text node is escaped in charts.py

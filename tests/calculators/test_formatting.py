@@ -62,3 +62,12 @@ def test_dollars_and_percentages_read_as_they_are_written():
     assert (amount(125, "$"), amount(11.514, "$"), amount(0.00123, "$")) == ("$125.00", "$11.51", "$0.00123")
     assert amount(12.5, "%") == "12.5%"
     assert amount(None, "$") == amount(None, "%") == "—"  # no value: no stray unit
+
+
+def test_a_calculators_values_and_a_lessons_amounts_are_written_alike():
+    """value_text (calculator units) hands the units content also names to amount(): one way to write each."""
+    from calculators.formatting import amount, value_text
+
+    for value, unit in ((1, "requests"), (2, "requests"), (125, "$"), (12.5, "%"), (393.216, "MB"), (7, "")):
+        assert value_text(value, unit) == amount(value, unit)
+    assert (value_text(2924800, "USD"), value_text(0.117, "fraction")) == ("$2,924,800", "11.7%")

@@ -1045,3 +1045,17 @@ def test_home_continues_at_the_lesson_page_when_an_answer_kept_no_place(api, les
     assert response.status_code == 200  # an API answer keeps no place in the lesson
     html = api.get("/").content.decode()
     assert main_button(html) == '<a class="button" href="/lessons/sample/">Continue with Lesson sample</a>'
+
+
+def test_the_worked_arithmetic_writes_each_line_in_its_unit(client, content):
+    """Dollars read "$2,924,800" and shares "11.7%", as on the calculator pages: not "2,924,800 USD", "0.117 fraction"."""
+    from lessons.models import Challenge
+
+    challenge = Challenge.objects.get(title="What the API bills on its share")
+    lesson = challenge.section.lesson
+    client.post(reverse("answer-challenge", args=[lesson.slug, challenge.pk]), {"value": "1"})
+    client.post(reverse("reveal", args=[lesson.slug, "challenge", challenge.pk]))
+    html = client.get(f"{lesson.get_absolute_url()}?layer={challenge.section.layer}").content.decode()
+    lines = re.findall(r"</code> = (.*?)</li>", html.split(f'id="{challenge.anchor}"')[1].split("</article>")[0])
+    assert lines and lines[-1].startswith("$") and not any(line.endswith((" USD", " fraction")) for line in lines)
+    assert any(line.endswith("%") for line in lines)
