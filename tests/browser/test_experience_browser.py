@@ -138,8 +138,10 @@ def test_the_outline_sits_beside_the_lesson_on_a_desktop_and_behind_a_button_on_
     page.get_by_role("link", name="See results").focus()
     page.keyboard.press("Tab")
     expect(page.locator("details.outline > summary")).to_be_focused()
-    page.locator("details.outline > summary").click()
+    page.keyboard.press("Enter")
     expect(outline).to_be_visible()
+    page.keyboard.press("Tab")  # opened, the next stop is its first link, not the list around it
+    expect(outline.get_by_role("link").first).to_be_focused()
     assert page.locator("#lesson-progress").bounding_box()["width"] >= 150  # the bar keeps its width on a phone
     violations = axe_violations(page)
     assert violations == [], describe(violations)

@@ -902,7 +902,7 @@ def test_the_outline_calls_a_missed_item_answered_not_done(client, lesson):
 
 def test_the_outline_marks_each_item_and_each_layer_leads_to_the_next(client, lesson):
     html = client.get(lesson.get_absolute_url()).content.decode()
-    assert '<nav aria-label="Lesson outline" tabindex="0">' in html
+    assert '<nav aria-label="Lesson outline">' in html
     assert '<li><a href="/lessons/sample/?layer=2#sec-core">Core</a>' in html
     assert '<span class="mark mark-todo" id="mark-dd-dd-1">' in html
     dd = DeepDive.objects.get(key="dd-1")
