@@ -337,3 +337,19 @@ def test_after_a_retry_the_first_answers_line_still_says_what_its_hints_cost(cli
     points = Answer.objects.get(is_first=True).points
     assert line.startswith(f"Tries recorded: 2. First answer: correct, {points} of 10 points")
     assert "1 hint taken before answering: −" in line
+
+
+def test_a_numbers_retry_feedback_says_what_the_first_answers_hints_cost(client, lesson):
+    """'Your score stays 8 of 10' after a retry says why it is not 10, as the first answer's feedback did."""
+    from lessons import services
+
+    step = Step.objects.get(title="Preamble size")
+    step.hints = ["Multiply the bytes per token by the tokens."]
+    step.save()
+    client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX)
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    right = {"value": repr(services.expected_for(step).value)}
+    assert "(1 hint taken before answering: −" in client.post(url, right, **HTMX).content.decode()
+    html = client.post(url, right, **HTMX).content.decode()
+    points = Answer.objects.get(is_first=True).points
+    assert re.search(rf"Your score stays {points} of 10 <span class=\"meta\">\(1 hint taken before answering: −", html)
