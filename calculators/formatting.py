@@ -176,7 +176,7 @@ def amount(value: float | int | None, unit: str) -> str:
 def tolerance_text(tolerance: float, kind: str, unit: str = "") -> str:
     """Return a grading tolerance in words: "within 1%", "within ± 2 requests", "within a factor of 1.05"."""
     if kind == "nominal":
-        return f"within ± {amount(tolerance, unit) if unit in ('%', '$') else value_text(tolerance, unit)}"
+        return f"within ± {value_text(tolerance, unit)}"
     if kind == "geometric":
         return f"within a factor of {number(1 + tolerance)} either way"
     return f"within {percent(tolerance)}"
