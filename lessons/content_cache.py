@@ -66,11 +66,21 @@ def new_generation(**_signal_kwargs) -> None:
         ContentGeneration.objects.create(token=token)
 
 
-def connect_signals() -> None:
-    """Start a new generation whenever a content row is saved or deleted (LessonsConfig.ready)."""
+SIGNALS = ((post_save, "save"), (post_delete, "delete"))
+
+
+def connect_signals(connect: bool = True) -> None:
+    """Start a new generation whenever a content row is saved or deleted (LessonsConfig.ready).
+
+    ``connect=False`` undoes it (a test that checks a writer starts its own generation).
+    """
     for model in CONTENT_MODELS:
-        post_save.connect(new_generation, sender=model, dispatch_uid=f"content-generation-save-{model.__name__}")
-        post_delete.connect(new_generation, sender=model, dispatch_uid=f"content-generation-delete-{model.__name__}")
+        for signal, what in SIGNALS:
+            uid = f"content-generation-{what}-{model.__name__}"
+            if connect:
+                signal.connect(new_generation, sender=model, dispatch_uid=uid)
+            else:
+                signal.disconnect(sender=model, dispatch_uid=uid)
 
 
 def cached(name: str, build: Callable[[], T]) -> T:

@@ -76,11 +76,7 @@ def test_render_markup_shows_its_html_at_once_though_it_writes_with_update(clien
 @pytest.fixture
 def no_save_signals():
     """Content saves start no generation for the test's length, as update() saves do not."""
-    from django.db.models.signals import post_delete, post_save
-
-    for model in content_cache.CONTENT_MODELS:
-        for signal, what in ((post_save, "save"), (post_delete, "delete")):
-            signal.disconnect(sender=model, dispatch_uid=f"content-generation-{what}-{model.__name__}")
+    content_cache.connect_signals(connect=False)
     yield
     content_cache.connect_signals()
 
