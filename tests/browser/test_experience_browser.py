@@ -130,6 +130,15 @@ def test_the_outline_sits_beside_the_lesson_on_a_desktop_and_behind_a_button_on_
     violations = axe_violations(page)
     assert violations == [], describe(violations)
 
+    # A focused outline link's ring (3 px outline 2 px out, 2 px halo) shows whole: the scrolling outline does not clip it.
+    layer_link = page.get_by_role("navigation", name="Lesson outline").get_by_role("link").first
+    layer_link.focus()
+    room = layer_link.evaluate(
+        "a => { const nav = a.closest('nav'), r = a.getBoundingClientRect(), n = nav.getBoundingClientRect();"
+        " return Math.min(r.left - n.left, n.right - r.right, r.top - n.top); }"
+    )
+    assert room >= 5, room
+
     page.set_viewport_size({"width": 375, "height": 800})
     page.goto(live_server.url + SAMPLE)
     outline = page.get_by_role("navigation", name="Lesson outline")
