@@ -979,9 +979,13 @@ def giveaway_warnings(lesson_data: Any) -> list[str]:
     return warnings
 
 
+# PyYAML's safe loader in C (libyaml, in its wheels) where present: the same documents, ten times faster.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
     except yaml.YAMLError as error:
         raise ContentError(path.name, "file", f"not valid YAML: {error}") from None
     except UnicodeDecodeError:
