@@ -91,10 +91,53 @@ def _migration_rows_survive_flush(request):
         _seed_migration_rows()
 
 
+@pytest.fixture(scope="session")
+def _loaded_content(django_db_setup, django_db_blocker) -> list[tuple[type, list[dict]]]:
+    """Run ``load_content`` once per test process and return the rows it wrote, model by model.
+
+    It runs in a transaction that is rolled back, so the database stays as migrations left it.
+    """
+    from django.apps import apps
+    from django.db import transaction
+
+    from lessons.models import ContentGeneration
+
+    models = [m for m in apps.get_models(include_auto_created=True) if m is not ContentGeneration]
+    with django_db_blocker.unblock(), transaction.atomic():
+        before = {model: set(model._base_manager.values_list("pk", flat=True)) for model in models}
+        call_command("load_content", verbosity=0)
+        written = [
+            (model, [row for row in model._base_manager.values() if row[model._meta.pk.attname] not in before[model]])
+            for model in models
+        ]
+        transaction.set_rollback(True)
+    return [(model, rows) for model, rows in written if rows]
+
+
 @pytest.fixture
-def content(db):
-    """Load the shipped content files, as `make run` does."""
-    call_command("load_content", verbosity=0)
+def content(db, _loaded_content):
+    """The shipped content files, loaded as `make run` does (``load_content``).
+
+    Loading parses and renders every file (about 1.5 s); a suite loads them for hundreds of tests.
+    So each test process loads them once (``_loaded_content``) and each test gets the same rows
+    written back, with a new content generation and its own timestamps, as the command leaves them.
+    Tests of loading itself call ``load_content``.
+    """
+    from django.core.management.color import no_style
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from lessons import content_cache
+
+    now = timezone.now()
+    with transaction.atomic():
+        for model, rows in _loaded_content:
+            stamped = [f.attname for f in model._meta.concrete_fields if getattr(f, "auto_now", False)]
+            model._base_manager.bulk_create([model(**{**row, **dict.fromkeys(stamped, now)}) for row in rows])
+        with connection.cursor() as cursor:  # PostgreSQL: new rows after these take the next ids
+            for sql in connection.ops.sequence_reset_sql(no_style(), [model for model, _ in _loaded_content]):
+                cursor.execute(sql)
+        content_cache.new_generation()
 
 
 @pytest.fixture

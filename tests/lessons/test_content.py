@@ -32,6 +32,17 @@ def snapshot():
     )
 
 
+def test_the_content_fixture_holds_what_load_content_writes(content, capsys):
+    """The fixture writes back rows loaded once per test process: loading the files again finds nothing to change."""
+    from django.apps import apps
+
+    counts = {m._meta.label: m._base_manager.count() for m in apps.get_models(include_auto_created=True)}
+    call_command("load_content", force=True)
+    assert "Loaded 12 lesson(s): 0 created, 0 updated, 0 deleted" in capsys.readouterr().out
+    assert {m._meta.label: m._base_manager.count() for m in apps.get_models(include_auto_created=True)} == counts
+    assert Lesson.objects.count() == 12 and Choice.objects.count() > 200
+
+
 def test_sample_lesson_uses_every_feature(content):
     lesson = Lesson.objects.get(slug=SAMPLE)
     assert set(lesson.sections.values_list("layer", flat=True)) == {1, 2, 3}
