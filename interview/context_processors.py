@@ -21,7 +21,7 @@ def layout_links() -> dict[str, str]:
     a trivial view does in all (about 2,400 Python calls a page).
     """
     names = {"home": "home", "calculators": "calculators:index", "simulator": "simulator:routing",
-             "results": "results", "interviews": "interviews", "admin": "admin:index",
+             "results": "results", "review": "review", "interviews": "interviews", "admin": "admin:index",
              "account": "account", "logout": "logout", "login": "login", "signup": "signup",
              "api_docs": "api-docs", "healthz": "healthz"}  # fmt: skip
     links = {key: reverse(name) for key, name in names.items()}

@@ -103,7 +103,10 @@ def test_a_review_session_grades_a_recall_reschedules_it_and_never_changes_the_s
     assert card.due > START + timedelta(minutes=11, hours=1)  # a recall comes back much later than a miss
     assert card.last_outcome == "correct"
     assert (card.reviews, card.latest_answer_id) == (card_before.reviews, card_before.latest_answer_id)
-    assert f"It comes back on <strong>{card.due:%-d %b %Y, %H:%M}</strong>" in html
+    # The time says its zone (the site keeps UTC), in the sentence and the session's table.
+    due = f'<time datetime="{card.due.isoformat()}">{card.due:%-d %b %Y, %H:%M}'
+    assert f"It comes back on <strong>{due} UTC</time></strong>" in html
+    assert "Next due (UTC)" in html and f"{due}</time></td>" in html
     assert "1 reviewed · 1 recalled" in html  # the session's summary
     assert "Nothing is due right now" in html
     first = Answer.objects.get()
@@ -450,3 +453,11 @@ def test_the_due_list_is_full_though_older_cards_are_of_steps_no_longer_graded(
     assert [item["title"] for item in listed] == ["How? (dd-1)", "How? (dd-2)"]
     html = client.get(reverse("review")).content.decode()
     assert "Lesson sample · 2 due" in html and "(Lesson sample, due " in html  # one asked, the other listed
+
+
+def test_every_page_header_links_to_review_and_marks_it_there(client, lesson):
+    home = client.get(reverse("home")).content.decode()
+    assert f'<a href="{reverse("review")}">Review</a>' in home
+    page = client.get(reverse("review")).content.decode()
+    assert f'<a href="{reverse("review")}" aria-current="page">Review</a>' in page
+    assert 'aria-current="page">Lessons</a>' not in page

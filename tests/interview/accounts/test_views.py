@@ -106,8 +106,10 @@ def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user
     assert 'id="new-key" readonly value="sil_' in html
     assert token.prefix in html
     key = html.split('id="new-key" readonly value="')[1].split('"')[0]
-    assert key not in client.get(reverse("account")).content.decode()
+    page = client.get(reverse("account")).content.decode()
+    assert key not in page
     assert token.key_hash != key
+    assert "Created (UTC)" in page and f"{token.created_at:%Y-%m-%d %H:%M}" in page  # the zone of its times
     # The key works for a script, as that account.
     results = client.get("/api/v1/results/", HTTP_AUTHORIZATION=f"Token {key}")
     assert results.status_code == 200
