@@ -58,6 +58,32 @@
       box.hidden = false;
     }
   });
+  // A scroll region (data-scroll-region) comes with tabindex="0" so the keyboard can scroll it; one whose
+  // content fits has nothing to scroll, so it is a tab stop only while it overflows (1 px allowed for rounding).
+  function updateScrollStop(region) {
+    var overflows = region.scrollWidth > region.clientWidth + 1 || region.scrollHeight > region.clientHeight + 1;
+    if (overflows) {
+      region.setAttribute("tabindex", "0");
+    } else if (region !== document.activeElement) { // never pull focus out from under the user
+      region.removeAttribute("tabindex");
+    }
+  }
+  // The observer re-checks a region when it is resized (window width, a <details> opened), and once on observe.
+  var resizes = window.ResizeObserver && new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) { updateScrollStop(entry.target); });
+  });
+  function updateScrollStops() {
+    document.querySelectorAll("[data-scroll-region]").forEach(function (region) {
+      updateScrollStop(region);
+      if (resizes) {
+        resizes.observe(region); // a no-op for a region already observed
+      }
+    });
+  }
+  updateScrollStops(); // the script is deferred: the page is parsed
+  window.addEventListener("load", updateScrollStops); // fonts and images may change what fits
+  document.addEventListener("htmx:afterSettle", updateScrollStops); // swapped fragments bring regions
+  document.addEventListener("toggle", updateScrollStops, true); // toggle does not bubble: caught on the way down
   // Confirm before destructive actions marked with data-confirm.
   document.addEventListener("submit", function (event) {
     var form = event.target;

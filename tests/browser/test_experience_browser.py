@@ -1,5 +1,5 @@
 """The learner experience in a real browser: number entry with units, live counters, focus after Next,
-and a diagram read on a phone."""
+a diagram read on a phone, and scroll regions that are tab stops only while they have something to scroll."""
 
 import re
 
@@ -10,7 +10,8 @@ from tests.browser.conftest import describe
 from tests.browser.narrow import layout_problems
 
 SAMPLE = "/lessons/how-the-lab-works/"
-CASE_STUDY_STEP_5 = "/lessons/llm-serving-platform/walkthroughs/build-the-design/5/"
+CASE_STUDY_STEP = "/lessons/llm-serving-platform/walkthroughs/build-the-design/{}/"
+CASE_STUDY_STEP_5 = CASE_STUDY_STEP.format(5)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -249,3 +250,84 @@ def test_lesson_tables_keep_words_and_numbers_whole(live_server, page, content, 
         page.goto(f"{live_server.url}{path}")
         broken = [p for p in layout_problems(page, ".prose .table-scroll") if p.startswith("word broken")]
         assert broken == [], f"{path}: {broken}"
+
+
+def scroll_regions_tabbed_to(page) -> list[str]:
+    """Press Tab from the top of the page until focus leaves it; return the names of the scroll regions it stopped on."""
+    page.evaluate("() => document.activeElement.blur()")
+    names = []
+    for _ in range(500):
+        page.keyboard.press("Tab")
+        stop = page.evaluate(
+            "() => { const e = document.activeElement; return e === document.body ? null"
+            " : e.matches('[data-scroll-region]') ? e.getAttribute('aria-label') : ''; }"
+        )
+        if stop is None:  # past the last stop
+            return names
+        if stop:
+            names.append(stop)
+    raise AssertionError("Tab never left the page")
+
+
+def overflowing(regions) -> list[bool]:
+    return regions.evaluate_all("rs => rs.map((r) => r.scrollWidth > r.clientWidth + 1)")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [1280, 375])
+def test_a_scroll_region_is_a_tab_stop_only_while_it_has_something_to_scroll(
+    live_server, page, content, axe_violations, console_errors, width
+):
+    """Step 1's two diagrams fit a desktop's column and are wider than a phone; the results table fits both."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(live_server.url + CASE_STUDY_STEP.format(1))
+    diagrams = page.locator("figure.diagram [data-scroll-region]")
+    names = diagrams.evaluate_all("rs => rs.map((r) => r.getAttribute('aria-label'))")
+    assert len(names) == 2
+    if width == 1280:
+        assert overflowing(diagrams) == [False, False]
+        assert diagrams.evaluate_all("rs => rs.map((r) => r.getAttribute('tabindex'))") == [None, None]
+        assert scroll_regions_tabbed_to(page) == []
+    else:
+        assert overflowing(diagrams) == [True, True]
+        assert diagrams.evaluate_all("rs => rs.map((r) => r.getAttribute('tabindex'))") == ["0", "0"]
+        assert scroll_regions_tabbed_to(page) == names
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    page.goto(f"{live_server.url}/results/")
+    table = page.get_by_role("region", name="Score per lesson")
+    assert overflowing(table) == [False]  # it fits a phone too (its numbers wrap)
+    assert table.get_attribute("tabindex") is None
+    assert scroll_regions_tabbed_to(page) == []
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    # A chart's table, in a <details>: a stop once opened, if it is wider than the screen.
+    page.goto(f"{live_server.url}/calculators/replica/")
+    page.locator("figure.calc-chart summary").click()
+    chart_table = page.locator("figure.calc-chart [data-scroll-region]")
+    assert overflowing(chart_table) == [width == 375]
+    if width == 375:
+        expect(chart_table).to_have_attribute("tabindex", "0")
+    else:
+        expect(chart_table).not_to_have_attribute("tabindex", "0")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    assert console_errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scroll_region_follows_swaps_and_the_window_width(live_server, page, content):
+    """A region swapped in by htmx, or resized with the window, becomes a stop or stops being one."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(live_server.url + CASE_STUDY_STEP.format(2))
+    diagram = page.locator("#wt-build-the-design [data-scroll-region]")
+    expect(diagram).to_have_attribute("tabindex", "0")  # step 2 is wider than the column
+    page.locator("#wt-build-the-design-back").click()
+    expect(page.locator("#wt-build-the-design .step-count")).to_have_text("Step 1 of 5")
+    expect(diagram).not_to_have_attribute("tabindex", "0")  # step 1, swapped in, fits
+    page.set_viewport_size({"width": 375, "height": 800})
+    expect(diagram).to_have_attribute("tabindex", "0")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    expect(diagram).not_to_have_attribute("tabindex", "0")
