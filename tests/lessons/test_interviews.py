@@ -633,7 +633,10 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
     assert history.count('role="img"') == 6 and "Every attempt, scores by dimension" in history
     assert "Practise this" in history and reverse("review") in history
     interview.refresh_from_db()
-    assert f'<time datetime="{interview.started_at.isoformat()}">{interview.started_at:%Y-%m-%d %H:%M} UTC</time>' in history
+    assert (
+        f'<time datetime="{interview.started_at.isoformat()}">{interview.started_at:%Y-%m-%d %H:%M} UTC</time>'
+        in history
+    )
 
 
 def test_finishing_with_questions_left_asks_to_confirm_first(client, scenario, stopped_clock):
