@@ -601,6 +601,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
     assert page.status_code == 200 and 'name="scenario"' in page.content.decode()
     assert '<option value="case">' in page.content.decode()
     url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    assert "#" not in url  # a new interview opens at the top of its page
     interview = Interview.objects.get()
     answered = 0
     while (row := interview.items.filter(answered_at=None).order_by("position").first()) is not None:
@@ -610,6 +611,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
         stopped_clock.shift(3)
         response = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
         assert response.status_code == 303
+        assert response["Location"] == f"{url}#question-title"  # the browser focuses the next question's heading
         answered += 1
         # Re-posting the same form (Back, then submit again) does not answer the next question.
         if answered == 1:
