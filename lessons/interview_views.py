@@ -126,7 +126,7 @@ def interview_answer(request: HttpRequest, interview: Interview) -> HttpResponse
             messages.info(request, error.message)
             return see_other(interview.get_absolute_url())
         return render_interview(request, interview, error=error.message, status=error.status)
-    return see_other(f"{interview.get_absolute_url()}#question")
+    return see_other(f"{interview.get_absolute_url()}#question-title")
 
 
 def see_other(url: str) -> HttpResponse:

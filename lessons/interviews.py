@@ -224,14 +224,18 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
     top_level = [dd for dd in pool.deep_dives if dd.pk not in follow_up_ids]
 
     # Requirements: each lesson's question that best frames the problem (see framing_rank); questions
-    # about requirements or the basics before each lesson's opening one, the scenario's first.
+    # about requirements or the basics before each lesson's opening one, the scenario's first: its own
+    # best question opens the interview whatever its rank (its opening one when it has nothing better).
     openings: dict[int, tuple[int, DeepDive]] = {}
     for dd in top_level:  # in lesson order, so the first of each rank wins
         rank, lesson = framing_rank(dd), dd.section.lesson_id
         if lesson not in openings or rank < openings[lesson][0]:
             openings[lesson] = (rank, dd)
-    framing = [(lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank < OPENING]
-    fallback = [(lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank == OPENING]
+    own = scenario.pk
+    framing = [(lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank < OPENING or lesson == own]
+    fallback = [
+        (lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank == OPENING and lesson != own
+    ]
     count = PHASE_ITEMS["requirements"]
     chosen = prefer_scenario(framing, count, rng, weight, scenario.pk)
     chosen += prefer_scenario(fallback, count - len(chosen), rng, weight, scenario.pk)

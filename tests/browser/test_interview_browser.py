@@ -104,3 +104,41 @@ def test_a_short_interview_runs_to_its_scorecard(
     page.locator("#budgets-caption").locator("..").screenshot(path="/tmp/fx-narrow-phases-375.png")
     # A clock poll still in flight when a form navigates away is cancelled by the browser: not an error.
     assert [error for error in console_errors if "/timer/" not in error] == []
+
+
+def focused_id(page) -> str:
+    return page.evaluate("() => document.activeElement.id")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_answering_with_the_keyboard_moves_focus_to_the_next_question(live_server, page, content, settings):
+    """After "Answer and go on" focus lands on the new question's heading (a screen reader reads it out),
+    not on the page; a fresh interview still starts at the top of the page."""
+    settings.INTERVIEW_TIMER_POLL_SECONDS = 600  # no clock swap during the test
+    page.goto(live_server.url + "/interviews/")
+    page.get_by_label("Scenario").select_option("buying-the-fleet")
+    page.get_by_role("button", name="Start the interview").click()
+    heading = page.locator("#question-title")
+    expect(heading).to_be_visible()
+    assert focused_id(page) != "question-title"  # first arrival: nothing is skipped over
+    assert page.evaluate("() => window.scrollY") == 0
+
+    for position in (2, 3, 4):  # two approaches picked with Space, then a number typed and sent with Enter
+        before = heading.inner_text()
+        if page.locator("#answer-value").count():
+            page.get_by_label("Your number").focus()
+            page.keyboard.type("110")
+            page.keyboard.press("Enter")
+        else:
+            page.locator("input[name=choice]").first.focus()
+            page.keyboard.press("Space")
+            page.keyboard.press("Tab")
+            expect(page.get_by_role("button", name="Answer and go on")).to_be_focused()
+            page.keyboard.press("Enter")
+        expect(page.locator("#question .eyebrow")).to_contain_text(f"question {position} of")
+        expect(heading).not_to_have_text(before)
+        expect(heading).to_be_focused()
+        assert focused_id(page) == "question-title"
+        assert page.evaluate("() => document.activeElement.tagName") == "H2"
+        expect(heading).to_have_accessible_description(re.compile(f"question {position} of \\d+$"))
+        expect(heading).to_be_in_viewport()

@@ -226,6 +226,39 @@ def test_the_requirements_phase_prefers_questions_that_frame_the_problem(db):
     assert asked[0] == "slo-question" and asked[1] == "dd-1"
 
 
+def test_the_scenarios_own_question_opens_the_interview_even_when_none_of_its_frames_the_problem(db):
+    """A scenario whose deep dives are all past layer 1, with no requirements in their names, still
+    opens with its own opening question; other lessons' framing questions come after it."""
+    from lessons.models import Section
+
+    case = make_lesson("case", deep_dives=3)  # layer-2 moments only: dd-1 opens the lesson
+    Lesson.objects.filter(pk=case.pk).update(kind="case_study")
+    for slug in ("basics-a", "basics-b"):  # two lessons whose layer-1 questions frame a problem
+        Section.objects.filter(lesson=make_lesson(slug, deep_dives=2)).update(layer=1)
+    pool = interviews.Pool.read(list(Lesson.objects.all()))
+    case = Lesson.objects.get(pk=case.pk)
+    for seed in range(10):
+        drawn = interviews.draw(pool, case, {}, random.Random(seed))
+        asked = [
+            (i["deep_dive"].section.lesson.slug, i["deep_dive"].key) for i in drawn if i["phase"] == "requirements"
+        ]
+        assert asked[0] == ("case", "dd-1") and asked[1] in {("basics-a", "dd-1"), ("basics-b", "dd-1")}, asked
+        assert drawn[0]["deep_dive"].key == "dd-1" and drawn[0]["deep_dive"].section.lesson_id == case.pk
+
+
+def test_every_shipped_scenario_opens_with_its_own_question(content):
+    """Choosing "Buying the fleet" (or any scenario) asks about it first, not about another lesson."""
+    published = list(Lesson.objects.filter(published=True))
+    pool = interviews.Pool.read(published)
+    scenarios = [lesson for lesson in published if lesson.kind in interviews.SCENARIO_KINDS]
+    assert "buying-the-fleet" in {lesson.slug for lesson in scenarios}
+    for scenario in scenarios:
+        for seed in range(3):
+            first = interviews.draw(pool, scenario, {}, random.Random(seed))[0]
+            assert first["phase"] == "requirements"
+            assert first["deep_dive"].section.lesson_id == scenario.pk, (scenario.slug, first["deep_dive"].key)
+
+
 def drawn_interviews(rf, draws: int = 8):
     """Yield the items of ``draws`` case-study interviews, each drawn by a new visitor with its own seed."""
     for seed in range(draws):
@@ -601,6 +634,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
     assert page.status_code == 200 and 'name="scenario"' in page.content.decode()
     assert '<option value="case">' in page.content.decode()
     url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    assert "#" not in url  # a new interview opens at the top of its page
     interview = Interview.objects.get()
     answered = 0
     while (row := interview.items.filter(answered_at=None).order_by("position").first()) is not None:
@@ -610,6 +644,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
         stopped_clock.shift(3)
         response = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
         assert response.status_code == 303
+        assert response["Location"] == f"{url}#question-title"  # the browser focuses the next question's heading
         answered += 1
         # Re-posting the same form (Back, then submit again) does not answer the next question.
         if answered == 1:
