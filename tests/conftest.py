@@ -91,11 +91,11 @@ def _migration_rows_survive_flush(request):
         _seed_migration_rows()
 
 
-@pytest.fixture(scope="session")
-def _loaded_content(django_db_setup, django_db_blocker) -> list[tuple[type, list[dict]]]:
-    """Run ``load_content`` once per test process and return the rows it wrote, model by model.
+def rows_written_by_load_content() -> list[tuple[type, list[dict]]]:
+    """Run ``load_content`` and return the rows it wrote, model by model, then roll it all back.
 
-    It runs in a transaction that is rolled back, so the database stays as migrations left it.
+    The migration-seeded rows (topics) are put back first: a transactional test that ran before
+    may have emptied every table, and the content names its topics.
     """
     from django.apps import apps
     from django.db import transaction
@@ -103,7 +103,8 @@ def _loaded_content(django_db_setup, django_db_blocker) -> list[tuple[type, list
     from lessons.models import ContentGeneration
 
     models = [m for m in apps.get_models(include_auto_created=True) if m is not ContentGeneration]
-    with django_db_blocker.unblock(), transaction.atomic():
+    with transaction.atomic():
+        _seed_migration_rows()
         before = {model: set(model._base_manager.values_list("pk", flat=True)) for model in models}
         call_command("load_content", verbosity=0)
         written = [
@@ -114,6 +115,13 @@ def _loaded_content(django_db_setup, django_db_blocker) -> list[tuple[type, list
     return [(model, rows) for model, rows in written if rows]
 
 
+@pytest.fixture(scope="session")
+def _loaded_content(django_db_setup, django_db_blocker) -> list[tuple[type, list[dict]]]:
+    """The rows ``load_content`` writes, loaded once per test process (the database is left as it was)."""
+    with django_db_blocker.unblock():
+        return rows_written_by_load_content()
+
+
 @pytest.fixture
 def content(db, _loaded_content):
     """The shipped content files, loaded as `make run` does (``load_content``).
@@ -121,7 +129,8 @@ def content(db, _loaded_content):
     Loading parses and renders every file (about 1.5 s); a suite loads them for hundreds of tests.
     So each test process loads them once (``_loaded_content``) and each test gets the same rows
     written back, with a new content generation and its own timestamps, as the command leaves them.
-    Tests of loading itself call ``load_content``.
+    Tests of loading itself call ``load_content``. Ask for ``content`` before any fixture that writes
+    content rows of its own: the stored rows keep the ids they were loaded with.
     """
     from django.core.management.color import no_style
     from django.db import connection, transaction
@@ -134,7 +143,9 @@ def content(db, _loaded_content):
         for model, rows in _loaded_content:
             stamped = [f.attname for f in model._meta.concrete_fields if getattr(f, "auto_now", False)]
             model._base_manager.bulk_create([model(**{**row, **dict.fromkeys(stamped, now)}) for row in rows])
-        with connection.cursor() as cursor:  # PostgreSQL: new rows after these take the next ids
+        # A safeguard: rows added after these take the next ids on any database (on PostgreSQL the
+        # sequences already moved past them, since a rollback does not move a sequence back).
+        with connection.cursor() as cursor:
             for sql in connection.ops.sequence_reset_sql(no_style(), [model for model, _ in _loaded_content]):
                 cursor.execute(sql)
         content_cache.new_generation()
