@@ -43,6 +43,27 @@ def test_the_content_fixture_holds_what_load_content_writes(content, capsys):
     assert Lesson.objects.count() == 12 and Choice.objects.count() > 200
 
 
+def test_the_content_fixture_loads_even_after_a_flush_emptied_the_seeded_topics(db):
+    """A transactional test empties every table, topics too; the fixture's one load must not depend on them."""
+    from lessons.models import Topic
+    from tests.conftest import rows_written_by_load_content
+
+    Topic.objects.all().delete()
+    written = dict(rows_written_by_load_content())
+    assert len(written[Lesson]) == 12 and Lesson.objects.count() == 0  # loaded, recorded, rolled back
+
+
+def test_the_c_and_python_yaml_loaders_read_every_shipped_file_alike():
+    """load_content reads with libyaml (validate.SAFE_LOADER); the tests' yaml.safe_load must see the same data."""
+    from lessons.content.validate import SAFE_LOADER
+
+    files = sorted(CONTENT.rglob("*.yaml"))
+    assert len(files) > 10 and SAFE_LOADER is yaml.CSafeLoader
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert yaml.load(text, Loader=SAFE_LOADER) == yaml.safe_load(text), path.name  # noqa: S506 - a safe loader
+
+
 def test_sample_lesson_uses_every_feature(content):
     lesson = Lesson.objects.get(slug=SAMPLE)
     assert set(lesson.sections.values_list("layer", flat=True)) == {1, 2, 3}
