@@ -84,6 +84,16 @@
   window.addEventListener("load", updateScrollStops); // fonts and images may change what fits
   document.addEventListener("htmx:afterSettle", updateScrollStops); // swapped fragments bring regions
   document.addEventListener("toggle", updateScrollStops, true); // toggle does not bubble: caught on the way down
+  document.addEventListener("focusout", function (event) { // kept while focused: checked again on leaving
+    if (event.target.matches && event.target.matches("[data-scroll-region]")) {
+      updateScrollStop(event.target);
+    }
+  });
+  document.addEventListener("htmx:beforeCleanupElement", function (event) { // a region swapped out is let go
+    if (resizes && event.target.matches && event.target.matches("[data-scroll-region]")) {
+      resizes.unobserve(event.target);
+    }
+  });
   // Confirm before destructive actions marked with data-confirm.
   document.addEventListener("submit", function (event) {
     var form = event.target;

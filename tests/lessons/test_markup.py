@@ -79,8 +79,16 @@ def test_fenced_code_keeps_angle_brackets_as_text_and_highlights_a_named_languag
     html = str(render_markdown('```python\nx = "<script>alert(1)</script>"\n```'))
     assert "<script" not in html
     assert "&lt;script&gt;" in html
-    assert '<div class="highlight"><pre tabindex="0" role="region" aria-label="Code sample">' in html
+    assert '<div class="highlight"><pre data-scroll-region tabindex="0" role="region" aria-label="Code sample">' in html
     assert '<span class="s2">' in html
+
+
+def test_a_table_is_a_labelled_scroll_region_as_the_templates_ones_are():
+    html = str(render_markdown("| GPU | HBM |\n|---|---|\n| H100 | 80 GB |"))
+    assert (
+        '<div class="table-scroll" data-scroll-region tabindex="0" role="region" '
+        'aria-label="Table 1: GPU, HBM; first row: H100"><table>' in html
+    )
 
 
 def test_only_pygments_classes_survive_the_sanitiser():
