@@ -126,7 +126,10 @@ def interview_answer(request: HttpRequest, interview: Interview) -> HttpResponse
             messages.info(request, error.message)
             return see_other(interview.get_absolute_url())
         return render_interview(request, interview, error=error.message, status=error.status)
-    return see_other(f"{interview.get_absolute_url()}#question-title")
+    # Focus lands on the next question's heading, or on the line saying every question is answered.
+    # (answer() marks the item answered in ``views``; an open question stays current until ticked.)
+    target = "question-title" if interviews.current(views) is not None else "all-answered"
+    return see_other(f"{interview.get_absolute_url()}#{target}")
 
 
 def see_other(url: str) -> HttpResponse:

@@ -644,7 +644,9 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
         stopped_clock.shift(3)
         response = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
         assert response.status_code == 303
-        assert response["Location"] == f"{url}#question-title"  # the browser focuses the next question's heading
+        # The browser focuses the next question's heading; after the last, the line saying all are answered.
+        last = not interview.items.filter(answered_at=None).exists()
+        assert response["Location"] == f"{url}#{'all-answered' if last else 'question-title'}"
         answered += 1
         # Re-posting the same form (Back, then submit again) does not answer the next question.
         if answered == 1:
@@ -653,7 +655,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
             assert "already answered" in client.get(url).content.decode()
             assert interview.items.filter(answered_at__isnull=False).count() == 1
     html = client.get(url).content.decode()
-    assert "Every question is answered" in html
+    assert '<p class="card" id="all-answered" tabindex="-1">Every question is answered' in html
     done = client.post(reverse("interview-finish", args=[interview.pk]))
     assert done.status_code == 303 and done["Location"].endswith("#scorecard")
     card = client.get(url).content.decode()
