@@ -231,11 +231,9 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
         rank, lesson = framing_rank(dd), dd.section.lesson_id
         if lesson not in openings or rank < openings[lesson][0]:
             openings[lesson] = (rank, dd)
-    own = scenario.pk
-    framing = [(lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank < OPENING or lesson == own]
-    fallback = [
-        (lesson, dd.topic_id, dd) for lesson, (rank, dd) in openings.items() if rank == OPENING and lesson != own
-    ]
+    framing, fallback = [], []
+    for lesson, (rank, dd) in openings.items():
+        (framing if rank < OPENING or lesson == scenario.pk else fallback).append((lesson, dd.topic_id, dd))
     count = PHASE_ITEMS["requirements"]
     chosen = prefer_scenario(framing, count, rng, weight, scenario.pk)
     chosen += prefer_scenario(fallback, count - len(chosen), rng, weight, scenario.pk)

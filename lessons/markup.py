@@ -30,9 +30,9 @@ ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}
 CODE_CLASS = "highlight"
 ALLOWED_CLASSES = {"div": {CODE_CLASS}, "span": {name for name in STANDARD_TYPES.values() if name}}
 CODE_BLOCK = f'<div class="{CODE_CLASS}"><pre>'
-FOCUSABLE_CODE_BLOCK = (
-    f'<div class="{CODE_CLASS}"><pre data-scroll-region tabindex="0" role="region" aria-label="Code sample">'
-)
+# What makes a box a scroll region, as the templates write it (README, "Scroll regions"): a tab stop while it overflows.
+SCROLL_REGION = 'data-scroll-region tabindex="0" role="region"'
+FOCUSABLE_CODE_BLOCK = f'<div class="{CODE_CLASS}"><pre {SCROLL_REGION} aria-label="Code sample">'
 MARKDOWN_EXTENSIONS = ["fenced_code", "codehilite", "tables", "sane_lists", "smarty"]
 MARKDOWN_CONFIG = {"codehilite": {"css_class": CODE_CLASS, "guess_lang": False}}
 
@@ -41,10 +41,7 @@ TABLE_PATTERN = re.compile(r"<table>.*?</table>", re.S)
 
 
 def wrap_tables(html: str) -> str:
-    """Wrap each table in a scroll region named after its position, headings and first cell.
-
-    Like the templates' scroll regions (README, "Scroll regions"), it is a tab stop while it overflows.
-    """
+    """Wrap each table in a scroll region named after its position, headings and first cell."""
     count = iter(range(1, 1000))
     return TABLE_PATTERN.sub(lambda match: wrap_table(match, next(count)), html)
 
@@ -57,7 +54,7 @@ def wrap_table(match: re.Match, number: int) -> str:
     headings, first_cell = cells("th"), next(iter(cells("td")), "")
     label = f"Table {number}: " + ", ".join(h for h in headings if h)[:80]
     label = escape(f"{label}; first row: {first_cell[:40]}" if first_cell else label)
-    return f'<div class="table-scroll" data-scroll-region tabindex="0" role="region" aria-label="{label}">{match.group(0)}</div>'
+    return f'<div class="table-scroll" {SCROLL_REGION} aria-label="{label}">{match.group(0)}</div>'
 
 
 class MarkupError(ValueError):

@@ -69,28 +69,25 @@
     }
   }
   // The observer re-checks a region when it is resized (window width, a <details> opened), and once on observe.
-  var resizes = window.ResizeObserver && new ResizeObserver(function (entries) {
+  var resizes = new ResizeObserver(function (entries) {
     entries.forEach(function (entry) { updateScrollStop(entry.target); });
   });
   function updateScrollStops() {
     document.querySelectorAll("[data-scroll-region]").forEach(function (region) {
       updateScrollStop(region);
-      if (resizes) {
-        resizes.observe(region); // a no-op for a region already observed
-      }
+      resizes.observe(region); // a no-op for a region already observed
     });
   }
   updateScrollStops(); // the script is deferred: the page is parsed
   window.addEventListener("load", updateScrollStops); // fonts and images may change what fits
   document.addEventListener("htmx:afterSettle", updateScrollStops); // swapped fragments bring regions
-  document.addEventListener("toggle", updateScrollStops, true); // toggle does not bubble: caught on the way down
   document.addEventListener("focusout", function (event) { // kept while focused: checked again on leaving
     if (event.target.matches && event.target.matches("[data-scroll-region]")) {
       updateScrollStop(event.target);
     }
   });
   document.addEventListener("htmx:beforeCleanupElement", function (event) { // a region swapped out is let go
-    if (resizes && event.target.matches && event.target.matches("[data-scroll-region]")) {
+    if (event.target.matches && event.target.matches("[data-scroll-region]")) {
       resizes.unobserve(event.target);
     }
   });
