@@ -331,3 +331,16 @@ def test_a_scroll_region_follows_swaps_and_the_window_width(live_server, page, c
     expect(diagram).to_have_attribute("tabindex", "0")
     page.set_viewport_size({"width": 1280, "height": 800})
     expect(diagram).not_to_have_attribute("tabindex", "0")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_header_links_take_two_rows_on_a_phone(live_server, page, content):
+    """Eight links (Review among them) for a visitor at 375 px: two rows, none left alone on a third."""
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(live_server.url + "/")
+    rows = page.evaluate(
+        "() => new Set([...document.querySelectorAll('.nav-list > li')].map((li) => Math.round(li.getBoundingClientRect().top))).size"
+    )
+    assert page.locator(".nav-list > li").count() == 8
+    assert rows == 2
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
