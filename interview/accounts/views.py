@@ -9,8 +9,9 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
@@ -159,6 +160,11 @@ class PasswordResetView(auth_views.PasswordResetView):
         return super().post(request, *args, **kwargs)
 
 
+def account_redirect(target: str) -> HttpResponse:
+    """Back to the account page at ``target``, which the browser focuses on load (it has tabindex -1)."""
+    return HttpResponseRedirect(f"{reverse('account')}#{target}")
+
+
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
@@ -175,7 +181,7 @@ def account(request: HttpRequest) -> HttpResponse:
                 deleted, _ = ApiToken.objects.filter(user=request.user, pk=int(token_id)).delete()
             if deleted:
                 messages.success(request, "Token revoked: scripts using it are refused from now on.")
-            return redirect("account")
+            return account_redirect("messages")
         if "email" in request.POST:
             email_form = EmailForm(request.POST, instance=request.user)
             if email_form.is_valid():
@@ -184,14 +190,14 @@ def account(request: HttpRequest) -> HttpResponse:
                     messages.success(request, "E-mail saved: password-reset links go there.")
                 else:
                     messages.success(request, "E-mail removed: add one to be able to reset a forgotten password.")
-                return redirect("account")
+                return account_redirect("messages")
         else:
             token_form = TokenForm(request.POST)
             if token_form.is_valid():
                 _token, key = create_token(request.user, token_form.cleaned_data["name"])
                 # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
                 request.session["new_token_key"] = key
-                return redirect("account")
+                return account_redirect("new-token")
         status = 400
     if request.method == "GET":
         new_key = request.session.pop("new_token_key", None)

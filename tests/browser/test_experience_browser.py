@@ -344,3 +344,46 @@ def test_the_header_links_take_two_rows_on_a_phone(live_server, page, content):
     assert page.locator(".nav-list > li").count() == 8
     assert rows == 2
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+
+
+def times_broken(page) -> list[str]:
+    """Return the dates and times (<time>) on the page that are split over two lines."""
+    return page.evaluate(
+        "() => [...document.querySelectorAll('main time')].filter((t) =>"
+        " new Set([...t.getClientRects()].map((r) => Math.round(r.bottom))).size > 1).map((t) => t.textContent)"
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_new_token_takes_focus_and_the_token_table_fits(live_server, page, django_user_model, width):
+    """Created with the keyboard, the new key's box has focus; the table fits a phone, "Revoke" and dates whole."""
+    django_user_model.objects.create_user("ada", "ada@example.com", "correct-horse-battery")
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(live_server.url + "/accounts/login/")
+    page.fill("#id_username", "ada")
+    page.fill("#id_password", "correct-horse-battery")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    page.goto(live_server.url + "/accounts/")
+    page.get_by_label("Name").fill("a script with a long name")
+    page.keyboard.press("Enter")
+    expect(page.locator("#new-token")).to_be_focused()
+    table = page.get_by_role("table", name="API tokens")
+    expect(table.get_by_role("button", name=re.compile("^Revoke"))).to_be_in_viewport()
+    assert times_broken(page) == []
+    if width == 375:
+        assert layout_problems(page, "main table") == []
+    # The "Create a token" card's heading starts at its padding, as every card's first line does.
+    above = page.evaluate(
+        "() => { const h = [...document.querySelectorAll('main .card h3')].find((e) => e.textContent === 'Create a token');"
+        " const card = h.closest('.card'), style = getComputedStyle(card);"
+        " return Math.round(h.getBoundingClientRect().top - card.getBoundingClientRect().top"
+        " - parseFloat(style.borderTopWidth) - parseFloat(style.paddingTop)); }"
+    )
+    assert above == 0, above
+    page.get_by_role("button", name=re.compile("^Revoke")).focus()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.keyboard.press("Enter")
+    expect(page.locator("#messages")).to_be_focused()
+    expect(page.locator("#messages")).to_contain_text("Token revoked")

@@ -101,7 +101,9 @@ def test_logout_is_post_only_and_signs_out(client, learner_user):
 def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user):
     client.force_login(learner_user)
     response = client.post(reverse("account"), {"name": "scripts"}, follow=True)
+    assert response.redirect_chain == [(f"{reverse('account')}#new-token", 302)]  # the browser focuses the key's box
     html = response.content.decode()
+    assert '<div class="feedback outcome-correct" role="status" tabindex="-1" id="new-token">' in html
     token = ApiToken.objects.get()
     assert 'id="new-key" readonly value="sil_' in html
     assert token.prefix in html
@@ -113,7 +115,8 @@ def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user
     # The key works for a script, as that account.
     results = client.get("/api/v1/results/", HTTP_AUTHORIZATION=f"Token {key}")
     assert results.status_code == 200
-    client.post(reverse("account"), {"revoke": token.pk})
+    revoked = client.post(reverse("account"), {"revoke": token.pk})
+    assert revoked["Location"] == f"{reverse('account')}#messages"  # focus on "Token revoked"
     assert not ApiToken.objects.exists()
     assert client.get("/api/v1/results/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 401
     assert_signed_in_as(client, "ada")
@@ -218,7 +221,7 @@ def test_the_account_page_sets_the_e_mail_that_password_reset_then_uses(client, 
     client.force_login(user)
     assert 'name="email"' in client.get(reverse("account")).content.decode()
     response = client.post(reverse("account"), {"email": "found@example.com"})
-    assert response.status_code == 302
+    assert response.status_code == 302 and response["Location"].endswith("#messages")
     page = client.get(response["Location"]).content.decode()
     assert "E-mail saved" in page
     assert 'value="found@example.com"' in page
