@@ -93,7 +93,7 @@ def render_interview(request: HttpRequest, interview: Interview, error: str = ""
             current=now_view,
             answered=sum(1 for v in views if v.item.answered_at is not None),
             timer=timer_context(interview, seconds, interviews.time_mark(seconds)),
-            current_phase=now_view.item.phase if now_view else None,
+            current_phase=interviews.phase_of(interview, now_view),
             total_seconds=sum(phase["seconds"] for phase in interview.phases),
         )
     return render(request, "lessons/interview.html", context, status=status)

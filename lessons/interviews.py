@@ -572,6 +572,11 @@ def next_step(steps: list[Step], reached: Step) -> Step | None:
     return next((s for s in steps if s.order > reached.order), None)
 
 
+def phase_of(interview: Interview, view: ItemView | None) -> dict | None:
+    """Return the phase (key, label, seconds, items) ``view``'s item is asked in, None for no item."""
+    return next((phase for phase in interview.phases if view and phase["key"] == view.item.phase), None)
+
+
 def current(views: list[ItemView]) -> ItemView | None:
     """Return the first item not answered yet (None when all are)."""
     return next((v for v in views if v.item.answered_at is None), None)
