@@ -642,9 +642,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
         assert f"question {row.position} of" in html and "Best" not in html
         phase = next(p for p in interview.phases if p["key"] == row.phase)  # the eyebrow names the phase
         part = ", second part" if row.kind == "open" and row.answer is not None else ""
-        assert re.search(
-            rf'id="question-position">{phase["label"]} · question {row.position} of \d+{part}</p>', html
-        )
+        assert re.search(rf'id="question-position">{phase["label"]} · question {row.position} of \d+{part}</p>', html)
         assert ("Drain the replica" in html) == (row.kind == "open" and row.answer is not None)
         stopped_clock.shift(3)
         response = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
