@@ -198,6 +198,7 @@ def account(request: HttpRequest) -> HttpResponse:
                 # Shown once, on the page the redirect leads to, so a reload cannot create a second token.
                 request.session["new_token_key"] = key
                 return account_redirect("new-token")
+        focus_first_error(email_form if "email" in request.POST else token_form)
         status = 400
     if request.method == "GET":
         new_key = request.session.pop("new_token_key", None)

@@ -94,6 +94,12 @@ def test_a_short_interview_runs_to_its_scorecard(
     expect(page.get_by_role("heading", name=re.compile("^Practise this"))).to_be_visible()
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+    # At 1280 px every column of the attempts shows without scrolling ("Time management", "Band"), and the
+    # start time keeps its date and its time whole (one line each).
+    attempts = page.locator(".attempts-table").locator("xpath=..")
+    assert attempts.evaluate("box => box.scrollWidth <= box.clientWidth"), attempts.evaluate("b => b.scrollWidth")
+    started = page.locator(".attempts-table tbody time").first
+    assert started.evaluate("t => new Set([...t.getClientRects()].map((r) => Math.round(r.bottom))).size") == 2
     page.set_viewport_size({"width": 375, "height": 800})
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
     scenario = page.locator(".attempts-table td.scenario").first.bounding_box()
@@ -111,10 +117,12 @@ def focused_id(page) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_answering_with_the_keyboard_moves_focus_to_the_next_question(live_server, page, content, settings):
+@pytest.mark.parametrize("width", [375, 1280])
+def test_answering_with_the_keyboard_moves_focus_to_the_next_question(live_server, page, content, settings, width):
     """After "Answer and go on" focus lands on the new question's heading (a screen reader reads it out),
-    not on the page; a fresh interview still starts at the top of the page."""
+    not on the page, with its phase and position line in view; a fresh interview still starts at the top."""
     settings.INTERVIEW_TIMER_POLL_SECONDS = 600  # no clock swap during the test
+    page.set_viewport_size({"width": width, "height": 800})
     page.goto(live_server.url + "/interviews/")
     page.get_by_label("Scenario").select_option("buying-the-fleet")
     page.get_by_role("button", name="Start the interview").click()
@@ -142,3 +150,4 @@ def test_answering_with_the_keyboard_moves_focus_to_the_next_question(live_serve
         assert page.evaluate("() => document.activeElement.tagName") == "H2"
         expect(heading).to_have_accessible_description(re.compile(f"question {position} of \\d+$"))
         expect(heading).to_be_in_viewport()
+        expect(page.locator("#question-position")).to_be_in_viewport(ratio=1)  # the whole line, above it

@@ -3,6 +3,8 @@
 Every action is followed by the next request a user would make, as the signed-in (or signed-out) user.
 """
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -131,6 +133,7 @@ def test_token_without_name_is_refused(client, learner_user):
     response = client.post(reverse("account"), {"name": ""})
     assert response.status_code == 400
     assert "Give the token a name." in response.content.decode()
+    assert re.search(r'<input[^>]*name="name"[^>]*autofocus', response.content.decode())  # the browser goes there
     assert not ApiToken.objects.exists()
 
 
@@ -235,6 +238,8 @@ def test_the_account_page_refuses_a_malformed_e_mail_and_keeps_the_old_one(clien
     response = client.post(reverse("account"), {"email": "nope"})
     assert response.status_code == 400
     assert "Enter a valid email address." in response.content.decode()
+    assert re.search(r'<input[^>]*name="email"[^>]*autofocus', response.content.decode())
+    assert response.content.decode().count("autofocus") == 1  # the one field with it
     assert "Give the token a name." not in response.content.decode()
     learner_user.refresh_from_db()
     assert learner_user.email == "ada@example.com"
