@@ -82,7 +82,9 @@ def interview_detail(request: HttpRequest, interview: Interview) -> HttpResponse
 def render_interview(request: HttpRequest, interview: Interview, error: str = "", status: int = 200) -> HttpResponse:
     finished = interview.finished_at is not None
     views = interviews.load(interview, reveal=finished)
-    context = {"interview": interview, "views": views, "error": error}
+    # A refused answer comes back with what was sent, to correct rather than retype.
+    sent = {name: request.POST.get(name, "") if error else "" for name in ("value", "text")}
+    context = {"interview": interview, "views": views, "error": error, "sent": sent}
     if finished:
         card = interviews.scorecard(interview, [v.item for v in views])
         context.update(card=card, practise=interviews.practise_links(interview, card, views))

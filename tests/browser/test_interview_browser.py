@@ -135,6 +135,13 @@ def test_answering_with_the_keyboard_moves_focus_to_the_next_question(live_serve
         before = heading.inner_text()
         if page.locator("#answer-value").count():
             page.get_by_label("Your number").focus()
+            page.keyboard.type("abc")  # refused: the message beside the field, which keeps "abc" and has focus
+            page.keyboard.press("Enter")
+            field = page.get_by_label("Your number")
+            expect(field).to_be_focused()
+            expect(field).to_have_value("abc")
+            expect(page.locator("#question form [role=alert]")).to_be_in_viewport()
+            page.keyboard.press("Control+a")
             page.keyboard.type("110")
             page.keyboard.press("Enter")
         else:

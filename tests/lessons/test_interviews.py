@@ -674,7 +674,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
     assert "Practise this" in history and reverse("review") in history
     interview.refresh_from_db()
     assert (
-        f'<time datetime="{interview.started_at.isoformat()}">{interview.started_at:%Y-%m-%d %H:%M} UTC</time>'
+        f'<time datetime="{interview.started_at.isoformat()}">{interview.started_at:%Y-%m-%d<br>%H:%M} UTC</time>'
         in history
     )
 
@@ -717,8 +717,13 @@ def test_a_bad_number_on_the_page_is_a_400_beside_the_field(client, scenario, st
     while (row := interview.items.filter(answered_at=None).order_by("position").first()).kind != "number":
         client.post(reverse("interview-answer", args=[interview.pk]), {"item": row.pk, **right_answer(row)})
     response = client.post(reverse("interview-answer", args=[interview.pk]), {"item": row.pk, "value": "many"})
-    assert response.status_code == 400 and "Enter a number" in response.content.decode()
-    assert 'role="alert"' in response.content.decode()
+    html = response.content.decode()
+    assert response.status_code == 400 and "Enter a number" in html
+    # Inside the form, just before the field, which keeps what was typed and takes focus.
+    form = html[html.index('<form method="post" action="' + reverse("interview-answer", args=[interview.pk])) :]
+    assert form.index('role="alert" id="answer-error"') < form.index('id="answer-value"')
+    assert re.search(r'id="answer-value"[^>]*value="many" aria-invalid="true" autofocus>', form)
+    assert html.count('id="answer-error"') == 1 and html.count("autofocus") == 1
     assert client.get(url).status_code == 200
 
 
