@@ -633,6 +633,10 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
     page = client.get(reverse("interviews"))
     assert page.status_code == 200 and 'name="scenario"' in page.content.decode()
     assert '<option value="case">' in page.content.decode()
+    # "Surprise me" fits the menu on a phone; what it does is said below it, and read with the menu.
+    assert '<option value="surprise">Surprise me</option>' in page.content.decode()
+    assert 'aria-describedby="scenario-help"' in page.content.decode()
+    assert "weighted toward your weakest topics" in page.content.decode()
     url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
     assert "#" not in url  # a new interview opens at the top of its page
     interview = Interview.objects.get()
