@@ -75,3 +75,12 @@ def button_text(choice) -> str:
     from django.utils.html import strip_tags
 
     return html.unescape(strip_tags(choice.text_html)).split("\n")[0][:40]
+
+
+def log_in(page, server_url: str, username: str, password: str) -> None:
+    """Log in through the log-in page, as a learner does, and wait for the page it leads to."""
+    page.goto(server_url + "/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    with page.expect_navigation():
+        page.keyboard.press("Enter")

@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import describe
+from tests.browser.conftest import describe, log_in
 from tests.browser.narrow import layout_problems
 
 SAMPLE = "/lessons/how-the-lab-works/"
@@ -354,11 +354,7 @@ def test_the_header_links_take_two_rows_on_a_phone(live_server, page, content, d
     assert abs(login - signup) <= 3
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
     django_user_model.objects.create_user("jordan_lee734", password="correct-horse-battery")
-    page.goto(live_server.url + "/accounts/login/")
-    page.fill("#id_username", "jordan_lee734")
-    page.fill("#id_password", "correct-horse-battery")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    log_in(page, live_server.url, "jordan_lee734", "correct-horse-battery")
     page.goto(live_server.url + "/")
     name, log_out = page.evaluate(account_js)
     assert abs(name - log_out) <= 3, (name, log_out)
@@ -379,11 +375,7 @@ def test_a_new_token_takes_focus_and_the_token_table_fits(live_server, page, dja
     """Created with the keyboard, the new key's box has focus; the table fits a phone, "Revoke" and dates whole."""
     django_user_model.objects.create_user("ada", "ada@example.com", "correct-horse-battery")
     page.set_viewport_size({"width": width, "height": 800})
-    page.goto(live_server.url + "/accounts/login/")
-    page.fill("#id_username", "ada")
-    page.fill("#id_password", "correct-horse-battery")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    log_in(page, live_server.url, "ada", "correct-horse-battery")
     page.goto(live_server.url + "/accounts/")
     page.get_by_label("Name").fill("a script with a long name")
     page.keyboard.press("Enter")
