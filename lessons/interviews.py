@@ -242,9 +242,11 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
         items.append({"phase": "requirements", "kind": "deep_dive", "deep_dive": dd})
         used.add(dd.pk)
 
-    # Deep dives: the scenario's moments first, each with the follow-ups its approaches lead to.
+    # Deep dives: first the follow-ups of the questions asked in requirements (the interviewer comes back
+    # to them, as their feedback may promise), then the scenario's moments, each with its follow-ups.
+    picked = [by_id[c] for _lesson, _topic, dd in chosen for c in pool.follow_ups.get(dd.pk, []) if c in by_id]
+    used.update(dd.pk for dd in picked)
     groups = [(dd.section.lesson_id, dd.topic_id, dd) for dd in top_level if dd.pk not in used]
-    picked: list[DeepDive] = []
     for _lesson, _topic, dd in prefer_scenario(groups, len(groups), rng, weight, scenario.pk):
         group = [dd] + [by_id[c] for c in pool.follow_ups.get(dd.pk, []) if c in by_id and c not in used]
         if len(picked) >= MIN_DEEP_DIVES:

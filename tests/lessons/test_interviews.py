@@ -259,6 +259,26 @@ def test_every_shipped_scenario_opens_with_its_own_question(content):
             assert first["deep_dive"].section.lesson_id == scenario.pk, (scenario.slug, first["deep_dive"].key)
 
 
+def test_a_question_asked_in_requirements_keeps_its_follow_ups_for_the_deep_dives(content):
+    """Buying the fleet opens with its own-rent-API question, whose best approach promises "the follow-up
+    about a spike month": every follow-up of a question the interview asks is asked too, later."""
+    published = list(Lesson.objects.filter(published=True))
+    pool = interviews.Pool.read(published)
+    fleet = next(lesson for lesson in published if lesson.slug == "buying-the-fleet")
+    for scenario in [fleet, *(lesson for lesson in published if lesson.kind in interviews.SCENARIO_KINDS)]:
+        for seed in range(3):
+            drawn = interviews.draw(pool, scenario, {}, random.Random(seed))
+            asked = [item["deep_dive"].pk for item in drawn if item["kind"] == "deep_dive"]
+            for position, pk in enumerate(asked):
+                for follow_up in pool.follow_ups.get(pk, []):
+                    assert follow_up in asked[position + 1 :], (scenario.slug, seed, pk, follow_up)
+            if scenario is fleet:
+                keys = [item["deep_dive"].key for item in drawn if item["kind"] == "deep_dive"]
+                assert keys[0] == "own-rent-api" and "spike-month" in keys
+                spike = next(item for item in drawn if item.get("deep_dive") and item["deep_dive"].key == "spike-month")
+                assert spike["phase"] == "deep_dives"
+
+
 def drawn_interviews(rf, draws: int = 8):
     """Yield the items of ``draws`` case-study interviews, each drawn by a new visitor with its own seed."""
     for seed in range(draws):
