@@ -279,6 +279,30 @@ def test_a_question_asked_in_requirements_keeps_its_follow_ups_for_the_deep_dive
                 assert spike["phase"] == "deep_dives"
 
 
+def test_a_design_question_says_which_lesson_it_comes_from_and_how_far_the_design_has_come(rf, content):
+    """A design moment may come from another lesson than the scenario: it names that lesson, the step the
+    design has reached (of how many) and the build-up's intro, before the parts the design has."""
+    from django.utils.html import strip_tags
+
+    seen = set()
+    for seed in range(8):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        for view in interviews.load(interviews.start(request, "buying-the-fleet", seed=seed)):
+            if view.item.kind != "design":
+                continue
+            walkthrough = view.item.step.walkthrough
+            steps = list(walkthrough.steps.order_by("order"))
+            text = unescape(strip_tags(view.body_html))
+            position = [s.pk for s in steps].index(view.item.step_id) + 1
+            assert f"From the lesson {walkthrough.section.lesson.title}" in text
+            assert f"after step {position} of {len(steps)}, {view.item.step.title}." in text
+            assert unescape(strip_tags(walkthrough.intro_html)) in text
+            assert text.index("From the lesson") < text.index("The design so far has:")
+            seen.add(walkthrough.section.lesson.slug)
+    assert seen and "buying-the-fleet" not in seen  # the fleet lesson has no build-up: these are other lessons'
+
+
 def drawn_interviews(rf, draws: int = 8):
     """Yield the items of ``draws`` case-study interviews, each drawn by a new visitor with its own seed."""
     for seed in range(draws):
