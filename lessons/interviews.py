@@ -502,13 +502,14 @@ def design_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
     by_pk = {s.pk: s for s in steps}
     walkthrough = item.step.walkthrough
     heading = f"{escape(walkthrough.title)}: which need does the design take on next?"
-    # Framed as its lesson frames it (the scenario may be another lesson's): the lesson, the build-up's
-    # intro and how far it has come. Never the steps' bodies, which may quote an estimate's answer.
+    # Framed for a scenario that may be another lesson's: the lesson and how far the design has come.
+    # Not the build-up's intro, written for the lesson page ("the interview moments below"), nor the
+    # steps' bodies, which may quote an estimate's answer.
     position = next((n for n, s in enumerate(steps, start=1) if s.pk == item.step.pk), len(steps))
     body = (
         f"<p>From the lesson <cite>{escape(walkthrough.section.lesson.title)}</cite>: a design built one need at a "
         f"time, here after step {position} of {len(steps)}, <strong>{escape(item.step.title)}</strong>.</p>"
-        f"{walkthrough.intro_html}<p>The design so far has: {', '.join(escape(part) for part in parts)}.</p>"
+        f"<p>The design so far has: {', '.join(escape(part) for part in parts)}.</p>"
     )
     view = ItemView(item, heading, body)
     offer(view, [(pk, escape(by_pk[pk].title)) for pk in item.options if pk in by_pk])  # stored shuffled
