@@ -45,8 +45,9 @@ def test_sign_up_leaves_the_learner_signed_in_with_the_sessions_progress(client,
         reverse("signup"), {"username": "newbie", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"}
     )
     assert response.status_code == 302
-    assert response["Location"] == reverse("results")
-    results = client.get(response["Location"]).content.decode()
+    assert response["Location"] == reverse("home")  # the lessons, where the learner goes on
+    assert f"Continue with {lesson.title}</a>" in client.get(response["Location"]).content.decode()
+    results = client.get(reverse("results")).content.decode()
     assert "<strong>10 of " in results  # the session's answer, now the account's
     assert_signed_in_as(client, "newbie")
     learner = Learner.objects.get(user__username="newbie")
