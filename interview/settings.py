@@ -73,7 +73,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "interview.context_processors.layout",
             ],
-            "builtins": ["django_htmx.templatetags.django_htmx"],
+            # interview.dates: the |when filter, every date and time the site shows, in one format.
+            "builtins": ["django_htmx.templatetags.django_htmx", "interview.dates"],
         },
     }
 ]

@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from interview.dates import utc_text
 from lessons import diagram
 from lessons.markup import MarkupError, check_prompt, render_stored_markup
 from lessons.scoring import choice_points, hint_cost
@@ -715,7 +716,7 @@ class ReviewCard(AboutItem):
         indexes = [models.Index(fields=["learner", "due"])]
 
     def __str__(self) -> str:
-        return f"{self.learner} · due {self.due:%Y-%m-%d %H:%M}"
+        return f"{self.learner} · due {utc_text(self.due)}"
 
 
 class ItemPractice(AboutItem):

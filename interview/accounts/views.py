@@ -43,7 +43,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user)
         services.adopt_session_progress(request, learner_id)
         messages.success(request, "Account created. Your progress so far is saved to it.")
-        return redirect(next_page or "results")
+        # Without a page to go back to, where log-in goes: the lessons, whose main button starts the
+        # first one or continues where the learner left off (results would be empty for a newcomer).
+        return redirect(next_page or settings.LOGIN_REDIRECT_URL)
     focus_first_error(form)
     context = {"form": form, "next": next_page}
     return render(request, "accounts/signup.html", context, status=400 if form.errors else 200)

@@ -77,6 +77,40 @@ def test_errors_and_the_autoscaling_page_are_accessible_on_a_phone(page, live_se
     chart.screenshot(path="/tmp/fx-narrow-simulator-ttft-375.png")
 
 
+def test_the_scroll_hint_stays_in_view_beside_a_table_wider_than_a_phone(page, live_server, axe_violations):
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}{SMALL}")  # five policies: wider than the phone
+    region = page.get_by_role("region", name="Results by policy")
+    hint = page.get_by_text(re.compile(r"scroll.*sideways", re.I))
+    assert region.evaluate("box => box.scrollWidth > box.clientWidth")
+    expect(hint).to_be_visible()
+    hint.evaluate("line => line.scrollIntoView({block: 'center'})")
+    for scrolled in (0, 10_000):  # at the table's start, and scrolled to its last policy
+        region.evaluate("(box, left) => { box.scrollLeft = left; }", scrolled)
+        expect(hint).to_be_in_viewport(ratio=1)  # whole, on the phone's screen
+    # Right above the table: wherever the table's top is on screen, so is the hint.
+    assert 0 <= region.bounding_box()["y"] - (hint.bounding_box()["y"] + hint.bounding_box()["height"]) < 40
+    # A screen reader hears it with the table's region, which the hint describes.
+    expect(region).to_have_accessible_description("Scroll the table sideways for every policy.")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    page.screenshot(path="/tmp/fix-header-simulator-hint-375.png")
+
+    # On a desktop the table fits: no hint, and the region is not described as scrolling.
+    page.set_viewport_size({"width": 1280, "height": 900})
+    expect(hint).to_be_hidden()
+    expect(region).to_have_accessible_description("")
+    page.screenshot(path="/tmp/fix-header-simulator-hint-1280.png")
+
+    # Nor on a phone when the table fits (three autoscaling policies): the hint shows only with something to scroll.
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}/simulator/autoscaling/")
+    region = page.get_by_role("region", name="Results by policy")
+    assert region.evaluate("box => box.scrollWidth <= box.clientWidth")
+    expect(page.get_by_text(re.compile(r"scroll.*sideways", re.I))).to_be_hidden()
+    expect(region).to_have_accessible_description("")
+
+
 def _chart_text_problems(chart) -> list[str]:
     """Return the chart's texts rendered under 12 px, past the picture's edges, or on top of a line."""
     return chart.evaluate(

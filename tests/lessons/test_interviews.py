@@ -599,6 +599,13 @@ def test_the_scoring_rules_are_written_in_plain_words(client, db):
 # --- The server's clock -------------------------------------------------------------------------
 
 
+def test_an_unfinished_interviews_deadline_is_written_with_its_date(client, scenario, stopped_clock):
+    client.post(reverse("interview-start"), {"scenario": "case"})
+    stopped_clock.shift(timedelta(days=2))  # left unfinished: "deadline 12:45 UTC" alone would not say which day
+    page = client.get(reverse("interviews")).content.decode()
+    assert '· deadline <time datetime="2026-11-30T12:45:15+00:00">30 Nov 2026, 12:45 UTC</time></span>' in page
+
+
 def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client, scenario, stopped_clock):
     started = client.post(reverse("interview-start"), {"scenario": "case"})
     assert started.status_code == 303
@@ -609,7 +616,9 @@ def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client,
     assert "Time left: <strong>45:00</strong>" in first and "Total budget: 45 minutes, in 5 phases" in first
     stopped_clock.shift(timedelta(minutes=35))
     page = client.get(url).content.decode()  # a reload
-    assert "Time left: <strong>10:00</strong>" in page and deadline.strftime("%H:%M:%S") in page
+    assert "Time left: <strong>10:00</strong>" in page
+    # Started at 12:00:15 (the stopped clock): the deadline as every time on the site is written.
+    assert 'Deadline: <strong><time datetime="2026-11-30T12:45:15+00:00">30 Nov 2026, 12:45 UTC</time></strong>' in page
     interview.refresh_from_db()
     assert interview.deadline == deadline
     # A second start does not move this interview's clock either.
@@ -722,10 +731,8 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
     assert history.count('role="img"') == 6 and "Every attempt, scores by dimension" in history
     assert "Practise this" in history and reverse("review") in history
     interview.refresh_from_db()
-    assert (
-        f'<time datetime="{interview.started_at.isoformat()}">{interview.started_at:%Y-%m-%d<br>%H:%M} UTC</time>'
-        in history
-    )
+    # Started at 12:00:15 on the stopped clock: the date over the time, in the one format of the site.
+    assert '<time datetime="2026-11-30T12:00:15+00:00">30 Nov 2026<br>12:00 UTC</time>' in history
 
 
 def test_finishing_with_questions_left_asks_to_confirm_first(client, scenario, stopped_clock):

@@ -104,9 +104,10 @@ def test_a_review_session_grades_a_recall_reschedules_it_and_never_changes_the_s
     assert card.last_outcome == "correct"
     assert (card.reviews, card.latest_answer_id) == (card_before.reviews, card_before.latest_answer_id)
     # The time says its zone (the site keeps UTC), in the sentence and the session's table.
-    due = f'<time datetime="{card.due.isoformat()}">{card.due:%-d %b %Y, %H:%M}'
-    assert f"It comes back on <strong>{due} UTC</time></strong>" in html
-    assert "Next due (UTC)" in html and f"{due}</time></td>" in html
+    # Recalled at 12:11:15 on the stopped clock, back four hours later: written as every time on the site.
+    due = '<time datetime="2026-11-30T16:11:15+00:00">30 Nov 2026, 16:11 UTC</time>'
+    assert f"It comes back on <strong>{due}</strong> (in 4\xa0hours)." in html
+    assert '<th scope="col">Next due</th>' in html and f'<td data-label="Next due">{due}</td>' in html
     assert "1 reviewed · 1 recalled" in html  # the session's summary
     assert "Nothing is due right now" in html
     first = Answer.objects.get()

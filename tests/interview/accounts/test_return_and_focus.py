@@ -2,7 +2,11 @@
 
 import re
 
+import pytest
 from django.urls import reverse
+
+from tests.lessons.factories import answer_deep_dive as answer
+from tests.lessons.factories import make_lesson
 
 PASSWORD = "a-long-pass-phrase"
 
@@ -44,10 +48,40 @@ def test_sign_up_returns_to_next(client, db):
     assert client.get(response["Location"]).status_code == 200
 
 
-def test_sign_up_ignores_a_next_on_another_site(client, db):
-    form = {"username": "newbie", "password1": PASSWORD, "password2": PASSWORD, "next": "https://evil.example/"}
+@pytest.mark.parametrize("elsewhere", ["https://evil.example/", "//evil.example/", "/\\evil.example/"])
+def test_sign_up_ignores_a_next_on_another_site(client, db, elsewhere):
+    # The form does not even carry it, and a posted one is refused: the new account lands on the lessons.
+    assert 'name="next"' not in client.get(reverse("signup"), {"next": elsewhere}).content.decode()
+    form = {"username": "newbie", "password1": PASSWORD, "password2": PASSWORD, "next": elsewhere}
     response = client.post(reverse("signup"), form)
-    assert response["Location"] == reverse("results")
+    assert response.status_code == 302
+    assert response["Location"] == reverse("home")
+
+
+def test_sign_up_without_a_next_lands_on_the_lessons_with_a_start_button(client, db):
+    make_lesson()
+    page = client.get(reverse("signup")).content.decode()
+    assert 'name="next"' not in page
+    form = {"username": "newbie", "password1": PASSWORD, "password2": PASSWORD}
+    response = client.post(reverse("signup"), form)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("home")
+    home = client.get(response["Location"]).content.decode()
+    assert "Account created. Your progress so far is saved to it." in home
+    assert "Practise the system-design interview about serving LLMs</h1>" in home
+    assert "Start with Lesson sample</a>" in home  # nothing answered yet: no empty results page
+
+
+def test_log_in_without_a_next_lands_on_the_lessons_where_continue_appears(client, learner_user):
+    lesson = make_lesson()
+    answer(client, lesson, "dd-1", "best")  # answered before logging in: merged into the account
+    page = client.get(reverse("login")).content.decode()
+    assert 'name="next" value=""' in page
+    response = client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery", "next": ""})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("home")
+    home = client.get(response["Location"]).content.decode()
+    assert "Continue with Lesson sample</a>" in home
 
 
 def test_log_in_returns_to_next(client, learner_user):
@@ -55,8 +89,14 @@ def test_log_in_returns_to_next(client, learner_user):
     response = client.post(reverse("login"), form)
     assert response.status_code == 302
     assert response["Location"] == "/simulator/"
-    bad = client.post(reverse("login"), {**form, "next": "//evil.example/"})
-    assert bad["Location"] != "//evil.example/"
+
+
+@pytest.mark.parametrize("elsewhere", ["https://evil.example/", "//evil.example/", "/\\evil.example/"])
+def test_log_in_ignores_a_next_on_another_site(client, learner_user, elsewhere):
+    form = {"username": "ada", "password": "correct-horse-battery", "next": elsewhere}
+    response = client.post(reverse("login"), form)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("home")
 
 
 def test_a_short_password_is_reported_under_the_password_and_focused(client, db):

@@ -4,6 +4,7 @@ Every action is followed by the next request a user would make, as the signed-in
 """
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
@@ -45,8 +46,9 @@ def test_sign_up_leaves_the_learner_signed_in_with_the_sessions_progress(client,
         reverse("signup"), {"username": "newbie", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"}
     )
     assert response.status_code == 302
-    assert response["Location"] == reverse("results")
-    results = client.get(response["Location"]).content.decode()
+    assert response["Location"] == reverse("home")  # the lessons, where the learner goes on
+    assert f"Continue with {lesson.title}</a>" in client.get(response["Location"]).content.decode()
+    results = client.get(reverse("results")).content.decode()
     assert "<strong>10 of " in results  # the session's answer, now the account's
     assert_signed_in_as(client, "newbie")
     learner = Learner.objects.get(user__username="newbie")
@@ -113,7 +115,6 @@ def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user
     page = client.get(reverse("account")).content.decode()
     assert key not in page
     assert token.key_hash != key
-    assert "Created (UTC)" in page and f"{token.created_at:%Y-%m-%d %H:%M}" in page  # the zone of its times
     # The key works for a script, as that account.
     results = client.get("/api/v1/results/", HTTP_AUTHORIZATION=f"Token {key}")
     assert results.status_code == 200
@@ -122,6 +123,23 @@ def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user
     assert not ApiToken.objects.exists()
     assert client.get("/api/v1/results/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 401
     assert_signed_in_as(client, "ada")
+
+
+def test_the_account_page_writes_a_tokens_times_as_every_time_on_the_site(client, learner_user, stopped_clock):
+    client.force_login(learner_user)
+    created = client.post(reverse("account"), {"name": "scripts"}, follow=True).content.decode()
+    key = created.split('id="new-key" readonly value="')[1].split('"')[0]
+    page = client.get(reverse("account")).content.decode()
+    # Created at 12:00:15 on the stopped clock; the column headings need not say UTC: each time does.
+    assert '<th scope="col">Created</th><th scope="col">Last used</th>' in page
+    assert (
+        '<td data-label="Created"><time datetime="2026-11-30T12:00:15+00:00">30 Nov 2026, 12:00 UTC</time></td>' in page
+    )
+    assert '<td data-label="Last used">never</td>' in page
+    stopped_clock.shift(timedelta(days=1, hours=3, minutes=12))
+    assert client.get("/api/v1/results/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 200
+    page = client.get(reverse("account")).content.decode()
+    assert '<td data-label="Last used"><time datetime="2026-12-01T15:12:15+00:00">1 Dec 2026, 15:12 UTC</time>' in page
 
 
 def test_account_page_needs_login(client, db):

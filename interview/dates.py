@@ -1,0 +1,51 @@
+"""Dates and times as the site shows them: "1 Dec 2026, 15:12 UTC", always in UTC and saying so.
+
+The one place that format is written. Templates use the ``when`` filter (a template builtin, see
+settings.TEMPLATES, so no ``{% load %}``); Python code that writes a time for people uses ``utc_text``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django import template
+from django.utils import dateformat
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+DATE = "j M Y"  # 1 Dec 2026
+TIME = "H:i"  # 15:12 (a deadline too: cut to the minute, it is never later than the real one)
+
+register = template.Library()
+
+
+def in_utc(value: datetime) -> datetime:
+    """Return ``value`` in UTC; a naive datetime is taken to be UTC already (the site's TIME_ZONE)."""
+    return value.astimezone(UTC) if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def utc_text(value: datetime) -> str:
+    """Return "1 Dec 2026, 15:12 UTC"."""
+    moment = in_utc(value)
+    return f"{dateformat.format(moment, DATE)}, {dateformat.format(moment, TIME)} UTC"
+
+
+@register.filter
+def when(value: datetime | None, style: str = "") -> SafeString | str:
+    """Return a <time> element reading "1 Dec 2026, 15:12 UTC", its datetime attribute the exact moment.
+
+    ``{{ value|when:"lines" }}`` puts the time under the date ("1 Dec 2026" / "15:12 UTC"), for a
+    narrow table column. None (a token never used, say) gives "", for the template to say what that means.
+    """
+    if value is None or value == "":
+        return ""
+    if style not in ("", "lines"):
+        raise ValueError(f'Unknown style for |when: {style!r} (use "" or "lines").')
+    moment = in_utc(value)
+    # HTML allows at most three digits of a second: whole seconds, as the page shows minutes anyway.
+    stamp = moment.isoformat(timespec="seconds")
+    if style == "lines":
+        text = format_html("{}<br>{} UTC", dateformat.format(moment, DATE), dateformat.format(moment, TIME))
+    else:
+        text = utc_text(moment)
+    return format_html('<time datetime="{}">{}</time>', stamp, text)

@@ -1,0 +1,48 @@
+"""Dates and times are written one way across the site, by interview.dates: "1 Dec 2026, 15:12 UTC"."""
+
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.template import engines
+
+from interview.dates import utc_text, when
+
+MOMENT = datetime(2026, 12, 1, 15, 12, 42, 123456, tzinfo=UTC)
+
+
+def render(source: str, **context) -> str:
+    return engines["django"].from_string(source).render(context)
+
+
+def test_a_time_reads_day_month_year_then_hours_and_minutes_in_utc():
+    assert utc_text(MOMENT) == "1 Dec 2026, 15:12 UTC"
+    # Whole seconds in the attribute: HTML allows at most three digits of a fraction.
+    assert render("{{ t|when }}", t=MOMENT) == '<time datetime="2026-12-01T15:12:42+00:00">1 Dec 2026, 15:12 UTC</time>'
+    assert render('{{ t|when:"lines" }}', t=MOMENT) == (
+        '<time datetime="2026-12-01T15:12:42+00:00">1 Dec 2026<br>15:12 UTC</time>'
+    )
+
+
+def test_a_time_from_another_zone_is_shown_in_utc_and_a_naive_one_is_taken_as_utc():
+    paris = MOMENT.astimezone(timezone(timedelta(hours=1)))
+    assert render("{{ t|when }}", t=paris) == render("{{ t|when }}", t=MOMENT)
+    assert utc_text(MOMENT.replace(tzinfo=None)) == "1 Dec 2026, 15:12 UTC"
+
+
+def test_no_time_gives_nothing_and_an_unknown_style_is_a_mistake_said_at_once():
+    assert render("{{ t|when }}", t=None) == ""
+    with pytest.raises(ValueError, match="Unknown style"):
+        when(MOMENT, "iso")
+
+
+def test_no_template_writes_a_date_or_time_itself():
+    """Every date and time goes through |when: no |date: format and no hand-made <time> element."""
+    found = []
+    for path in Path(settings.BASE_DIR, "templates").rglob("*.html"):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if re.search(r"\|date\b|\|time\b|<time\b", line):
+                found.append(f"{path.relative_to(settings.BASE_DIR)}:{number}")
+    assert found == []
