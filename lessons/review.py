@@ -15,7 +15,7 @@ from functools import reduce
 from operator import or_
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models import Count, F, Min, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
@@ -122,6 +122,20 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) 
         )
         for row, link in item_links(rows, lessons)
     ]
+
+
+def schedule_summary(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> tuple[datetime | None, int]:
+    """Return when the learner's next item not due yet comes back, and how many items are scheduled in all.
+
+    Counted over the items ``due_items`` lists (visible lessons, still graded), in one aggregate query.
+    """
+    now = now or timezone.now()
+    row = (
+        ReviewCard.objects.filter(**lookup)
+        .filter(reviewable_in(lessons))
+        .aggregate(next_due=Min("due", filter=Q(due__gt=now)), scheduled=Count("pk"))
+    )
+    return row["next_due"], row["scheduled"]
 
 
 def merge_cards(source_id: int, target_id: int) -> None:

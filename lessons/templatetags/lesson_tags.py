@@ -1,8 +1,12 @@
-"""Template helpers for lessons: safe Markdown, numbers with units, diagrams, drawn prompts."""
+"""Template helpers for lessons: safe Markdown, numbers with units, times, diagrams, drawn prompts."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django import template
+from django.utils.dateformat import format as format_date
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from calculators.formatting import amount, number, tolerance_text
@@ -23,6 +27,15 @@ def md_inline(text: str) -> SafeString:
 register.filter("number", number)
 register.filter("amount", amount)  # {{ value|amount:unit }}: "1 request", "3 requests"
 register.filter("converts_units", converts_units)  # {% if unit|converts_units %}: "393 MB" is accepted for a KiB
+
+
+@register.filter(expects_localtime=True)
+def utc_time(moment: datetime) -> SafeString:
+    """Return a time as sentences on the site say it: <time datetime="…">1 Dec 2026, 18:21 UTC</time>.
+
+    The site keeps UTC (settings.TIME_ZONE) and says so, as review's "It comes back on ..." does.
+    """
+    return format_html('<time datetime="{}">{} UTC</time>', format_date(moment, "c"), format_date(moment, "j M Y, H:i"))
 
 
 @register.filter

@@ -461,3 +461,58 @@ def test_every_page_header_links_to_review_and_marks_it_there(client, lesson):
     page = client.get(reverse("review")).content.decode()
     assert f'<a href="{reverse("review")}" aria-current="page">Review</a>' in page
     assert 'aria-current="page">Lessons</a>' not in page
+
+
+def test_with_nothing_due_review_and_results_say_when_the_next_item_comes_back(client, lesson, stopped_clock):
+    """Both pages give the next due time as review's "It comes back on" does (UTC, a <time>); review counts
+    every scheduled item. Past that time the item is asked; once reviewed, the next one is named."""
+    answer(client, lesson, "dd-1", "best")  # a first right answer comes back in four hours: 16:00:15
+    stopped_clock.shift(timedelta(minutes=30))
+    answer(client, lesson, "dd-2", "best")  # 16:30:15
+    first = '<strong><time datetime="2026-11-30T16:00:15+00:00">30 Nov 2026, 16:00 UTC</time></strong>'
+    html = client.get(reverse("review")).content.decode()
+    assert (
+        f"Nothing is due right now. The next item comes back on {first} (in 3\xa0hours, 30\xa0minutes); "
+        "2 items are scheduled in all." in html
+    )
+    results = client.get(reverse("results")).content.decode()
+    assert f"Nothing is due for review right now. The next item comes back on {first} (in 3\xa0hours" in results
+    stopped_clock.shift(timedelta(hours=3, minutes=31))  # 16:01:15: dd-1 is due, dd-2 not yet
+    html = client.get(reverse("review")).content.decode()
+    assert "Nothing is due right now" not in html and "How? (dd-1)" in html
+    assert "1 item due for review" in client.get(reverse("results")).content.decode()
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(
+        reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk}
+    )
+    second = '<strong><time datetime="2026-11-30T16:30:15+00:00">30 Nov 2026, 16:30 UTC</time></strong>'
+    html = client.get(reverse("review")).content.decode()
+    assert f"The next item comes back on {second} (in 29\xa0minutes); 2 items are scheduled in all." in html
+    assert f"The next item comes back on {second}" in client.get(reverse("results")).content.decode()
+
+
+def test_with_nothing_scheduled_the_pages_name_no_next_time(client, lesson, stopped_clock):
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    Step.objects.filter(pk=step.pk).update(calculator="", unit="", output="", tolerance=None)  # no longer graded
+    html = client.get(reverse("review")).content.decode()
+    assert "Nothing is due right now. Come back later" in html and "next item" not in html
+    assert "Nothing is due for review right now. Every answer" in client.get(reverse("results")).content.decode()
+
+
+def test_the_review_page_with_nothing_due_reads_as_many_queries_for_one_scheduled_item_as_for_many(
+    client, db, stopped_clock
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    lesson = make_lesson(deep_dives=6)
+    counts = []
+    for keys, said in ((["dd-1"], "1 item is scheduled"), (["dd-2", "dd-3", "dd-4", "dd-5", "dd-6"], "6 items are")):
+        for key in keys:
+            answer(client, lesson, key, "best")
+        client.get(reverse("review"))  # the content cache filled
+        with CaptureQueriesContext(connection) as queries:
+            assert said in client.get(reverse("review")).content.decode()
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
