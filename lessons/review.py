@@ -79,8 +79,9 @@ class DueItem:
     due: datetime
     last_outcome: str
     reviews: int
-    kind: str = ""
+    kind: str = ""  # one of ReviewCard.ITEM_KINDS: what the review answer's "type" names
     item_id: int = 0
+    lesson_slug: str = ""
 
     @property
     def outcome_label(self) -> str:
@@ -119,6 +120,7 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) 
             row["reviews"],
             link.kind,
             link.item_id,
+            link.lesson.slug,
         )
         for row, link in item_links(rows, lessons)
     ]

@@ -516,3 +516,36 @@ def test_the_review_page_with_nothing_due_reads_as_many_queries_for_one_schedule
             assert said in client.get(reverse("review")).content.decode()
         counts.append(len(queries))
     assert counts[0] == counts[1]
+
+
+def test_the_review_list_gives_what_the_review_answer_takes(lesson, token_api, stopped_clock):
+    """Each listed item names its lesson by slug (as results and /review/next/ do), with its title beside,
+    and carries the type and id that POST /api/v1/review/answer/ answers it with."""
+    api = token_api
+    step = Step.objects.get(title="Preamble size")
+    api.post(f"/api/v1/steps/{step.pk}/answer/", {"value": "1"}, format="json")
+    dd = DeepDive.objects.get(key="dd-1")
+    api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
+    stopped_clock.shift(timedelta(minutes=11))
+    listed = api.get("/api/v1/review/").json()
+    assert [(item["type"], item["id"]) for item in listed] == [("step", step.pk), ("deep_dive", dd.pk)]
+    assert {(item["lesson"], item["lesson_title"]) for item in listed} == {("sample", "Lesson sample")}
+    assert api.get("/api/v1/results/").json()["misses"][0]["lesson"] == listed[0]["lesson"]
+    assert api.get("/api/v1/review/next/").json()["item"]["lesson"] == listed[0]["lesson"]
+    first = listed[0]
+    answered = api.post(
+        "/api/v1/review/answer/", {"type": first["type"], "id": first["id"], "value": "375 MiB"}, format="json"
+    )
+    assert answered.status_code == 200 and answered.json()["outcome"] == "correct"
+    assert [(item["type"], item["id"]) for item in api.get("/api/v1/review/").json()] == [("deep_dive", dd.pk)]
+
+
+def test_the_schema_documents_the_review_lists_fields_with_the_answers_type(db):
+    from drf_spectacular.generators import SchemaGenerator
+
+    components = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+    item = components["ReviewItem"]["properties"]
+    assert {"type", "id", "lesson", "lesson_title"} <= set(item)
+    assert item["lesson"]["description"] == "The lesson's slug."
+    answer_type = components["ReviewAnswerRequest"]["properties"]["type"]
+    assert item["type"] == answer_type == {"$ref": "#/components/schemas/ReviewAnswerTypeEnum"}
