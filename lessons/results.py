@@ -81,11 +81,11 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
         )
         now = timezone.now()
         for row in cards:
-            if item_key_of(row) in catalog:
-                if row["due"] <= now:
+            if row["due"] <= now:
+                if item_key_of(row) in catalog:
                     due += 1
-                elif next_due is None or row["due"] < next_due:
-                    next_due = row["due"]
+            elif (next_due is None or row["due"] < next_due) and item_key_of(row) in catalog:
+                next_due = row["due"]
             if row["first_id"] is not None:
                 rows.append(row)
         rows.sort(key=lambda row: row["first_id"])  # oldest first answer first
