@@ -216,10 +216,12 @@ class Plot:
         y_text: Callable[[float], str],
         x_label: str,
         y_label: str,
+        x_span: tuple[float, float] | None = None,
     ) -> None:
+        """``x_span``: the x range drawn, when it is not the first to the last tick (one tick, centred)."""
         self.svg = svg
         self.left, self.right, self.top, self.bottom = 52.0, WIDTH - 14.0, 14.0, svg.height - 46.0
-        self.x0, self.x1 = x_ticks[0], x_ticks[-1]
+        self.x0, self.x1 = x_span or (x_ticks[0], x_ticks[-1])
         self.y0, self.y1 = y_ticks[0], y_ticks[-1]
         for tick in y_ticks:
             y = self.y(tick)

@@ -247,6 +247,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The review list's item `type` is what the review answer takes: one enum, under the name it had first.
+    "ENUM_NAME_OVERRIDES": {"ReviewAnswerTypeEnum": "lessons.models.ReviewCard.ITEM_KINDS"},
 }
 
 LOGGING = {

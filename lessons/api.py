@@ -33,6 +33,7 @@ from lessons.models import (
     ItemPractice,
     Lesson,
     OpenQuestion,
+    ReviewCard,
     Step,
 )
 from lessons.number_entry import EntryError, read_number
@@ -692,12 +693,16 @@ class ReviewView(APIView):
     @extend_schema(
         summary="Items due for spaced review",
         description=f"The {review.DUE_LIST_LIMIT} most overdue items at most (equals: the first answered first); "
-        "`GET /api/v1/review/next/` gives the count of all items due (`due`).",
+        "`GET /api/v1/review/next/` gives the count of all items due (`due`). Each item's `type` and `id` are "
+        "what `POST /api/v1/review/answer/` takes to answer it; `lesson` is the lesson's slug, as in results.",
         responses=inline_serializer(
             "ReviewItem",
             {
+                "type": serializers.ChoiceField(choices=ReviewCard.ITEM_KINDS),
+                "id": serializers.IntegerField(),
                 "title": serializers.CharField(),
-                "lesson": serializers.CharField(),
+                "lesson": serializers.CharField(help_text="The lesson's slug."),
+                "lesson_title": serializers.CharField(),
                 "url": serializers.CharField(),
                 "due": serializers.DateTimeField(),
                 "last_outcome": serializers.CharField(),
@@ -712,8 +717,11 @@ class ReviewView(APIView):
         return Response(
             [
                 {
+                    "type": item.kind,
+                    "id": item.item_id,
                     "title": item.title,
-                    "lesson": item.lesson_title,
+                    "lesson": item.lesson_slug,
+                    "lesson_title": item.lesson_title,
                     "url": request.build_absolute_uri(item.url),
                     "due": item.due,
                     "last_outcome": item.last_outcome,
@@ -1075,7 +1083,7 @@ class ReviewNextView(APIView):
 
 
 class ReviewAnswerSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=["deep_dive", "step", "challenge", "open_question"])
+    type = serializers.ChoiceField(choices=ReviewCard.ITEM_KINDS)  # as the review list gives it
     # Ids are bounded as the database's integers are (a larger one found by the fuzzer was a 500).
     id = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
     choice = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)

@@ -943,13 +943,15 @@ def trend_charts(attempts: list[tuple[Interview, Scorecard]]) -> list[dict]:
     x_ticks = [float(n) for n in range(1, count + 1, step)]
     if x_ticks[-1] != count:
         x_ticks.append(float(count))
-    if len(x_ticks) == 1:
-        x_ticks.append(2.0)
+    # One attempt: its one tick in the middle, not an axis running on to an attempt 2 that never was.
+    x_span = (0.5, 1.5) if count == 1 else None
     charts = []
     for key, label in DIMENSIONS:
         points = [(n, card.as_dict()[key]) for n, (_i, card) in enumerate(attempts, start=1)]
         scored = [(n, s) for n, s in points if s is not None]
-        if scored:
+        if count == 1 and scored:
+            description = f"{label}: {round(100 * scored[0][1])}% in your one attempt so far."
+        elif scored:
             latest, best = scored[-1][1], max(s for _n, s in scored)
             description = (
                 f"{label} over {len(scored)} attempt{'s' if len(scored) != 1 else ''}: "
@@ -959,10 +961,14 @@ def trend_charts(attempts: list[tuple[Interview, Scorecard]]) -> list[dict]:
             description = f"{label} was not assessed in any attempt yet."
         svg = line_svg(f"trend-{key}", f"{label} by attempt", description, height=200.0)
         plot = Plot(svg, x_ticks, [0.0, 0.6, 0.8, 1.0], lambda t: f"{t:.0f}", lambda t: f"{t:.0%}",
-                    "Attempt", "score")  # fmt: skip
+                    "Attempt", "score", x_span)  # fmt: skip
         if len(scored) > 1:
             svg.polyline([(plot.x(n), plot.y(s)) for n, s in scored], "chart-line")
         for n, s in scored:
             svg.circle(plot.x(n), plot.y(s), 4, "chart-point", f"Attempt {n}: {round(100 * s)}%")
+        if count == 1 and scored:  # a lone point says its value, beside it (above it near 0%, clear of the axis)
+            score = scored[0][1]
+            svg.text(plot.x(1) + 9, plot.y(score) + (4 if score >= 0.1 else -8), f"{round(100 * score)}%",
+                     "chart-point-label")  # fmt: skip
         charts.append({"key": key, "label": label, "svg": mark_safe(svg.render()), "description": description})  # noqa: S308
     return charts

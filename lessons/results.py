@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db.models import F
 from django.http import HttpRequest
@@ -29,6 +30,7 @@ class Results:
     misses: list[Miss]
     total: Score = field(default_factory=Score)
     due: int = 0  # items due for spaced review (lessons.review), in these lessons
+    next_due: datetime | None = None  # when the first item not due yet comes back
 
     def score_for(self, lesson: Lesson) -> Score:
         return next((score for row, score in self.lessons if row.pk == lesson.pk), Score())
@@ -66,6 +68,7 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     picked = picked_choices(lookup, [choice for item in catalog.values() for choice in item.leading])
     rows: list[dict] = []
     due = 0
+    next_due = None
     if lookup is not None:
         cards = ReviewCard.objects.filter(**lookup).order_by()
         cards = cards.values(
@@ -78,8 +81,11 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
         )
         now = timezone.now()
         for row in cards:
-            if row["due"] <= now and item_key_of(row) in catalog:
-                due += 1
+            if row["due"] <= now:
+                if item_key_of(row) in catalog:
+                    due += 1
+            elif (next_due is None or row["due"] < next_due) and item_key_of(row) in catalog:
+                next_due = row["due"]
             if row["first_id"] is not None:
                 rows.append(row)
         rows.sort(key=lambda row: row["first_id"])  # oldest first answer first
@@ -99,7 +105,7 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
         total.add_score(score)
     misses = misses_among(rows, lessons, catalog) if with_misses else []
     topic_list = [topics[ref] for ref in sorted(topics)]
-    return Results([(lesson, scores[lesson.pk]) for lesson in lessons], topic_list, misses, total, due)
+    return Results([(lesson, scores[lesson.pk]) for lesson in lessons], topic_list, misses, total, due, next_due)
 
 
 def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list[Miss]:

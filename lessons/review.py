@@ -15,7 +15,7 @@ from functools import reduce
 from operator import or_
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models import Count, F, Min, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
@@ -79,8 +79,9 @@ class DueItem:
     due: datetime
     last_outcome: str
     reviews: int
-    kind: str = ""
+    kind: str = ""  # one of ReviewCard.ITEM_KINDS: what the review answer's "type" names
     item_id: int = 0
+    lesson_slug: str = ""
 
     @property
     def outcome_label(self) -> str:
@@ -119,9 +120,24 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) 
             row["reviews"],
             link.kind,
             link.item_id,
+            link.lesson.slug,
         )
         for row, link in item_links(rows, lessons)
     ]
+
+
+def schedule_summary(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> tuple[datetime | None, int]:
+    """Return when the learner's next item not due yet comes back, and how many items are scheduled in all.
+
+    Counted over the items ``due_items`` lists (visible lessons, still graded), in one aggregate query.
+    """
+    now = now or timezone.now()
+    row = (
+        ReviewCard.objects.filter(**lookup)
+        .filter(reviewable_in(lessons))
+        .aggregate(next_due=Min("due", filter=Q(due__gt=now)), scheduled=Count("pk"))
+    )
+    return row["next_due"], row["scheduled"]
 
 
 def merge_cards(source_id: int, target_id: int) -> None:

@@ -448,7 +448,8 @@ def results(request: HttpRequest) -> HttpResponse:
     """Show the learner's results: totals, lessons, topics and misses to retry."""
     lessons = list(Lesson.objects.visible_to(request.user))
     results = compute_results(request, lessons)
-    return render(request, "lessons/results.html", {"results": results, "due": results.due})
+    context = {"results": results, "due": results.due, "next_due": results.next_due}
+    return render(request, "lessons/results.html", context)
 
 
 LAST_REVIEW_KEY = "review_last"  # the graded answer shown once, after the redirect
@@ -473,6 +474,10 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
     if quiz is None and due:
         card = quiz_module.next_card(lookup, lessons)
         quiz = quiz_module.present(card, services.learner_identity(request)) if card else None
+    # Nothing due: say when the next item comes back (one aggregate query, only then).
+    next_due, scheduled = (
+        review.schedule_summary(lookup, lessons) if lookup is not None and quiz is None and not due else (None, 0)
+    )
     shown = quiz_module.hints_shown(quiz, hints) if quiz else 0
     summary = request.session.get(quiz_module.SUMMARY_KEY)
     if summary:
@@ -494,6 +499,8 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
         # The list stops at its cap (the item asked is one of those listed): say how many it leaves out.
         "more_due": max(due_count - len(due), 0) if len(due) >= review.DUE_LIST_LIMIT else 0,
         "started": lookup is not None,
+        "next_due": next_due,
+        "scheduled": scheduled,
     }
     if request.htmx and request.method == "GET" and quiz:  # "Show a hint": the hints region only
         return render(request, "lessons/review.html#hints", context, status=status)

@@ -1,7 +1,8 @@
-// Calculator pages: keep aria-invalid in step with the error messages htmx swaps in.
-// Without JavaScript the server renders aria-invalid itself; this only matters after a live update.
+// Calculator and simulator pages: keep the result region as the learner left it across htmx swaps.
+// Without JavaScript the server renders every state itself; this only matters after a live update.
 (function () {
   "use strict";
+  // aria-invalid follows the error messages swapped in beside each field.
   function syncInvalid() {
     document.querySelectorAll(".calc-field").forEach(function (field) {
       var input = field.querySelector("input");
@@ -17,4 +18,41 @@
     });
   }
   document.addEventListener("htmx:afterSettle", syncInvalid);
+
+  // A recalculation swaps the whole result, which closed "The chart as a table" every time. Each chart's
+  // table stays open if the learner opened it (remembered by its place among the charts, and through a
+  // result with errors, which has no chart), and focus on a summary or a table goes back to the same one
+  // (htmx itself only restores focus on elements with an id).
+  var KEPT_FOCUS = "summary, [data-scroll-region]";
+  var tablesOpen = [];
+  var focusedAt = -1;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var result = event.detail.target;
+    if (!result || !result.querySelectorAll) {
+      return;
+    }
+    var tables = result.querySelectorAll(".calc-chart details");
+    if (tables.length) {
+      tablesOpen = Array.prototype.map.call(tables, function (details) { return details.open; });
+    }
+    focusedAt = Array.prototype.indexOf.call(result.querySelectorAll(KEPT_FOCUS), document.activeElement);
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var result = event.target; // the new result region (an outerHTML swap)
+    if (!(result instanceof Element)) {
+      return;
+    }
+    result.querySelectorAll(".calc-chart details").forEach(function (details, index) {
+      if (tablesOpen[index]) {
+        details.open = true;
+      }
+    });
+    if (focusedAt >= 0 && (document.activeElement === document.body || !document.activeElement)) {
+      var again = result.querySelectorAll(KEPT_FOCUS)[focusedAt];
+      if (again) {
+        again.focus({ preventScroll: true });
+      }
+    }
+    focusedAt = -1;
+  });
 })();

@@ -28,6 +28,46 @@ def test_changing_an_input_updates_the_result_the_chart_and_the_url(page, live_s
     assert console_errors == []
 
 
+def test_the_chart_table_stays_open_across_recalculations_and_focus_stays_where_it_was(
+    page, live_server, console_errors, axe_violations
+):
+    """htmx swaps the whole result: "The chart as a table" stays open if the learner opened it, through
+    a result with errors too, and a recalculation landing while the table's summary has focus keeps it there."""
+    page.goto(f"{live_server.url}/calculators/replica/")
+    requests = page.locator('[data-output="requests_per_replica"] dd')
+    table = page.locator("#calc-result .calc-chart details")
+    summary = page.locator("#calc-result .calc-chart summary")
+    summary.click()
+    expect(table).to_have_attribute("open", "")
+    gpus = page.get_by_label("GPUs per replica")
+    gpus.fill("8")
+    expect(requests).to_have_text("324 requests")  # swapped
+    expect(table).to_have_attribute("open", "")
+    expect(table.get_by_role("table")).to_be_visible()
+    expect(gpus).to_be_focused()
+    gpus.fill("0")  # an error: the result has no chart
+    expect(page.locator("#id_gpus_error")).not_to_be_empty()
+    expect(table).to_have_count(0)
+    gpus.fill("4")
+    expect(requests).to_have_text("110 requests")
+    expect(table).to_have_attribute("open", "")
+    # The learner moved on to the table's summary while their last edit was still to be sent.
+    summary.focus()
+    gpus.evaluate("input => { input.value = '8'; input.dispatchEvent(new Event('input', {bubbles: true})); }")
+    expect(requests).to_have_text("324 requests")
+    expect(table).to_have_attribute("open", "")
+    expect(summary).to_be_focused()
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    # Closed by the learner, it stays closed.
+    summary.press("Enter")
+    expect(table).not_to_have_attribute("open", "")
+    gpus.fill("4")
+    expect(requests).to_have_text("110 requests")
+    expect(table).not_to_have_attribute("open", "")
+    assert [error for error in console_errors if "status of 422" not in error] == []  # the refused value's 422
+
+
 def test_a_bad_value_shows_its_error_and_recovers(page, live_server):
     page.goto(f"{live_server.url}/calculators/kv-cache/")
     layers = page.get_by_label("Layers")

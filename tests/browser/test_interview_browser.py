@@ -91,6 +91,7 @@ def test_a_short_interview_runs_to_its_scorecard(
 
     page.get_by_role("link", name="Your attempts and trends").click()
     expect(page.get_by_role("img", name=re.compile("^Requirements by attempt"))).to_be_visible()
+    expect(page.locator("main")).to_contain_text("One attempt so far: take another to see a trend.")
     expect(page.get_by_role("heading", name=re.compile("^Practise this"))).to_be_visible()
     violations = axe_violations(page)
     assert violations == [], describe(violations)

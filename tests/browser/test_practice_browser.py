@@ -84,12 +84,14 @@ def test_think_before_the_reveal_an_open_question_and_a_review(
     page.set_viewport_size({"width": 1280, "height": 800})
     page.get_by_role("button", name="Finish this session").click()  # the page says what the session held
     expect(page.locator("#messages")).to_have_text("Review session finished: 1 reviewed, 1 recalled.")
+    expect(page.locator("main")).to_contain_text("Nothing is due right now. The next item comes back on")
     violations = axe_violations(page)
     assert violations == [], describe(violations)
     card = ReviewCard.objects.get(deep_dive__key="kv-heads")
     assert card.due > timezone.now() + timedelta(hours=1) and card.last_outcome == "correct"
     page.goto(live_server.url + "/results/")
     expect(page.locator("#total-title + p")).to_contain_text("7 of")  # the review left the 0 points as they were
+    expect(page.locator("#review-title + p")).to_contain_text("The next item comes back on")
     violations = axe_violations(page)
     assert violations == [], describe(violations)
     assert console_errors == []

@@ -43,6 +43,20 @@ def test_changing_an_input_reruns_and_keeps_focus(page, live_server, console_err
     assert console_errors == []
 
 
+def test_a_chart_table_the_learner_opened_stays_open_when_the_simulation_reruns(page, live_server):
+    """The same script as the calculators': each chart's table keeps its state by its place among the charts."""
+    page.goto(f"{live_server.url}{SMALL}")
+    tables = page.locator("#sim-result .calc-chart details")
+    expect(tables).to_have_count(3)
+    tables.nth(1).locator("summary").click()
+    page.get_by_label("Replicas", exact=True).fill("4")
+    page.get_by_label("Replicas", exact=True).press("Tab")
+    expect(page.locator('[data-output="busiest_share"] td').first).to_have_text("25%")  # re-run and swapped
+    expect(tables.nth(1)).to_have_attribute("open", "")
+    expect(tables.nth(0)).not_to_have_attribute("open", "")
+    expect(tables.nth(2)).not_to_have_attribute("open", "")
+
+
 def test_errors_and_the_autoscaling_page_are_accessible_on_a_phone(page, live_server, axe_violations):
     page.set_viewport_size({"width": 375, "height": 800})
     page.goto(f"{live_server.url}/simulator/?requests=0")

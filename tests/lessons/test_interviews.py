@@ -910,6 +910,35 @@ def test_the_history_page_reads_a_constant_number_of_queries(
         client.get(Interview.objects.last().get_absolute_url())
 
 
+def trend_chart(html: str, key: str) -> str:
+    """Return the SVG of the history page's trend chart of dimension ``key``."""
+    return re.search(rf'<svg[^>]*aria-labelledby="chart-trend-{key}-title[^>]*>.*?</svg>', html).group(0)
+
+
+def test_one_attempt_draws_its_point_on_an_axis_of_one_attempt_and_says_to_take_another(
+    client, scenario, stopped_clock
+):
+    api = APIClient()
+    finished_interviews(api, 1, stopped_clock)
+    client.cookies = api.cookies
+    html = client.get(reverse("interviews")).content.decode()
+    assert "One attempt so far: take another to see a trend." in html
+    chart = trend_chart(html, "requirements")
+    ticks = re.findall(r'class="chart-tick" text-anchor="middle">([^<]*)</text>', chart)
+    assert ticks == ["1"]  # no attempt 2 on the axis
+    assert '<line x1="229" y1="14" x2="229" y2="154" class="chart-grid"/>' in chart  # attempt 1 in the middle
+    assert re.search(r'<circle cx="229" cy="[\d.]+" r="4" class="chart-point"><title>Attempt 1: 0%</title>', chart)
+    assert 'class="chart-point-label" text-anchor="start">0%</text>' in chart  # the point says its value
+    assert "Requirements: 0% in your one attempt so far." in chart
+    finished_interviews(api, 1, stopped_clock)
+    html = client.get(reverse("interviews")).content.decode()
+    assert "One attempt so far" not in html
+    chart = trend_chart(html, "requirements")
+    assert re.findall(r'class="chart-tick" text-anchor="middle">([^<]*)</text>', chart) == ["1", "2"]
+    assert 'class="chart-line"' in chart and "chart-point-label" not in chart
+    assert "Requirements over 2 attempts: latest 0%, best 0%." in chart
+
+
 def test_staff_can_audit_an_interviews_draw_and_answers_in_the_admin(client, api, scenario, stopped_clock, admin_user):
     data = start(api)
     row = InterviewItem.objects.filter(interview_id=data["id"]).order_by("position").first()

@@ -462,3 +462,91 @@ def test_every_page_header_links_to_review_and_marks_it_there(client, lesson):
     page = client.get(reverse("review")).content.decode()
     assert f'<a href="{reverse("review")}" aria-current="page">Review</a>' in page
     assert 'aria-current="page">Lessons</a>' not in page
+
+
+def test_with_nothing_due_review_and_results_say_when_the_next_item_comes_back(client, lesson, stopped_clock):
+    """Both pages give the next due time as review's "It comes back on" does (UTC, a <time>); review counts
+    every scheduled item. Past that time the item is asked; once reviewed, the next one is named."""
+    answer(client, lesson, "dd-1", "best")  # a first right answer comes back in four hours: 16:00:15
+    stopped_clock.shift(timedelta(minutes=30))
+    answer(client, lesson, "dd-2", "best")  # 16:30:15
+    first = '<strong><time datetime="2026-11-30T16:00:15+00:00">30 Nov 2026, 16:00 UTC</time></strong>'
+    html = client.get(reverse("review")).content.decode()
+    assert (
+        f"Nothing is due right now. The next item comes back on {first} (in 3\xa0hours, 30\xa0minutes); "
+        "2 items are scheduled in all." in html
+    )
+    results = client.get(reverse("results")).content.decode()
+    assert f"Nothing is due for review right now. The next item comes back on {first} (in 3\xa0hours" in results
+    stopped_clock.shift(timedelta(hours=3, minutes=31))  # 16:01:15: dd-1 is due, dd-2 not yet
+    html = client.get(reverse("review")).content.decode()
+    assert "Nothing is due right now" not in html and "How? (dd-1)" in html
+    assert "1 item due for review" in client.get(reverse("results")).content.decode()
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(
+        reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk}
+    )
+    second = '<strong><time datetime="2026-11-30T16:30:15+00:00">30 Nov 2026, 16:30 UTC</time></strong>'
+    html = client.get(reverse("review")).content.decode()
+    assert f"The next item comes back on {second} (in 29\xa0minutes); 2 items are scheduled in all." in html
+    assert f"The next item comes back on {second}" in client.get(reverse("results")).content.decode()
+
+
+def test_with_nothing_scheduled_the_pages_name_no_next_time(client, lesson, stopped_clock):
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    Step.objects.filter(pk=step.pk).update(calculator="", unit="", output="", tolerance=None)  # no longer graded
+    html = client.get(reverse("review")).content.decode()
+    assert "Nothing is due right now. Come back later" in html and "next item" not in html
+    assert "Nothing is due for review right now. Every answer" in client.get(reverse("results")).content.decode()
+
+
+def test_the_review_page_with_nothing_due_reads_as_many_queries_for_one_scheduled_item_as_for_many(
+    client, db, stopped_clock
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    lesson = make_lesson(deep_dives=6)
+    counts = []
+    for keys, said in ((["dd-1"], "1 item is scheduled"), (["dd-2", "dd-3", "dd-4", "dd-5", "dd-6"], "6 items are")):
+        for key in keys:
+            answer(client, lesson, key, "best")
+        client.get(reverse("review"))  # the content cache filled
+        with CaptureQueriesContext(connection) as queries:
+            assert said in client.get(reverse("review")).content.decode()
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
+
+
+def test_the_review_list_gives_what_the_review_answer_takes(lesson, token_api, stopped_clock):
+    """Each listed item names its lesson by slug (as results and /review/next/ do), with its title beside,
+    and carries the type and id that POST /api/v1/review/answer/ answers it with."""
+    api = token_api
+    step = Step.objects.get(title="Preamble size")
+    api.post(f"/api/v1/steps/{step.pk}/answer/", {"value": "1"}, format="json")
+    dd = DeepDive.objects.get(key="dd-1")
+    api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
+    stopped_clock.shift(timedelta(minutes=11))
+    listed = api.get("/api/v1/review/").json()
+    assert [(item["type"], item["id"]) for item in listed] == [("step", step.pk), ("deep_dive", dd.pk)]
+    assert {(item["lesson"], item["lesson_title"]) for item in listed} == {("sample", "Lesson sample")}
+    assert api.get("/api/v1/results/").json()["misses"][0]["lesson"] == listed[0]["lesson"]
+    assert api.get("/api/v1/review/next/").json()["item"]["lesson"] == listed[0]["lesson"]
+    first = listed[0]
+    answered = api.post(
+        "/api/v1/review/answer/", {"type": first["type"], "id": first["id"], "value": "375 MiB"}, format="json"
+    )
+    assert answered.status_code == 200 and answered.json()["outcome"] == "correct"
+    assert [(item["type"], item["id"]) for item in api.get("/api/v1/review/").json()] == [("deep_dive", dd.pk)]
+
+
+def test_the_schema_documents_the_review_lists_fields_with_the_answers_type(db):
+    from drf_spectacular.generators import SchemaGenerator
+
+    components = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+    item = components["ReviewItem"]["properties"]
+    assert {"type", "id", "lesson", "lesson_title"} <= set(item)
+    assert item["lesson"]["description"] == "The lesson's slug."
+    answer_type = components["ReviewAnswerRequest"]["properties"]["type"]
+    assert item["type"] == answer_type == {"$ref": "#/components/schemas/ReviewAnswerTypeEnum"}
