@@ -57,6 +57,28 @@ def test_next_and_back_move_focus_to_the_new_steps_heading(live_server, page, co
 
 
 @pytest.mark.django_db(transaction=True)
+def test_next_to_a_step_removed_since_the_page_loaded_says_so_and_keeps_the_page(live_server, page, content):
+    """The step's URL is a 404 now: htmx swaps nothing in, the page says what happened, and a reload shows the steps left."""
+    from lessons.models import Step
+
+    page.goto(live_server.url + SAMPLE + "?layer=3")
+    build = page.locator("#wt-grow-a-replica")
+    expect(build.locator(".step-count")).to_have_text("Step 1 of 3")
+    Step.objects.get(walkthrough__key="grow-a-replica", order=2).delete()  # an author removes step 2 meanwhile
+    url = page.url
+    build.locator("#wt-grow-a-replica-next").click()
+    error = page.locator("#request-error")
+    expect(error).to_be_visible()
+    expect(error).to_have_text(re.compile(r"^That is not here any more \(error 404\).*Reload the page"))
+    expect(build.locator(".step-count")).to_have_text("Step 1 of 3")  # step 1 stays, not swapped for anything
+    expect(build).not_to_have_attribute("aria-busy", "true")
+    assert page.url == url  # no URL pushed for a step that is not there
+    page.reload()
+    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 2")
+    expect(page.locator("#request-error")).to_be_hidden()
+
+
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", [375, 1280])
 def test_the_biggest_diagram_is_readable_on_a_phone_and_a_desktop(live_server, page, content, axe_violations, width):
     page.set_viewport_size({"width": width, "height": 800})
