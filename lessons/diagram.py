@@ -14,9 +14,17 @@ import json
 import math
 from html import escape
 
-FONT_PX = 14  # at 1:1 scale, never shrunk: the figure scrolls sideways when it is wider than the column
-LABEL_CHARS = 18  # box and connection labels wrap at about this many characters
+FONT_PX = 14  # the text's size at 1:1 (site.css draws it at 14 px)
+# Labels wrap at about this many characters: narrow boxes keep a whole design within about 800 px
+# (the case study's widest step is 786 px), so a desktop column can show it whole, scaled down.
+LABEL_CHARS = 14
 PAD = 8
+# A column at least SCALE_FROM_PX wide shows a wider diagram scaled down to fit (site.css, a container
+# query); narrower (a phone) it scrolls sideways at 1:1. Only a diagram whose text then stays at least
+# MIN_FONT_PX is marked "scalable": a wider one scrolls at every width rather than shrink past reading.
+SCALE_FROM_PX = 640
+MIN_FONT_PX = 11
+MAX_SCALABLE_PX = SCALE_FROM_PX * FONT_PX // MIN_FONT_PX
 
 
 def wrap(label: str, width: int = LABEL_CHARS) -> str:
@@ -123,8 +131,9 @@ def render_svg(layout: dict, components: list[dict], connections: list[dict], ti
             ys.append(y)
     left, top = math.floor(min(xs)) - PAD, math.floor(min(ys)) - PAD
     width, height = math.ceil(max(xs)) + PAD - left, math.ceil(max(ys)) + PAD - top
+    scalable = ' class="scalable"' if width <= MAX_SCALABLE_PX else ""
     parts = [
-        f'<svg viewBox="{left} {top} {width} {height}" width="{width}" height="{height}" role="img" '
+        f'<svg viewBox="{left} {top} {width} {height}" width="{width}" height="{height}"{scalable} role="img" '
         f'aria-labelledby="{uid}-title" xmlns="http://www.w3.org/2000/svg">',
         f'<title id="{uid}-title">{escape(title)}</title>',
     ]

@@ -40,19 +40,31 @@ MARKDOWN_CONFIG = {"codehilite": {"css_class": CODE_CLASS, "guess_lang": False}}
 TABLE_PATTERN = re.compile(r"<table>.*?</table>", re.S)
 
 
-def wrap_tables(html: str) -> str:
-    """Wrap each table in a scroll region named after its position, headings and first cell."""
-    count = iter(range(1, 1000))
-    return TABLE_PATTERN.sub(lambda match: wrap_table(match, next(count)), html)
+def wrap_tables(html: str, where: str = "") -> str:
+    """Wrap each table in a scroll region named after where it is, its place among this text's tables,
+    its headings and first cell: "Tokens per month, table 2 of 2: Tier, Tokens; first row: Free".
+
+    Each text (a section's body, a step's) is rendered alone when it is saved, so a number counted
+    here restarts in every text; naming the text ("where": its section's title) keeps two sections'
+    tables apart on one page, and "of N" says the count is the text's own.
+    """
+    total = len(TABLE_PATTERN.findall(html))
+    count = iter(range(1, total + 1))
+    return TABLE_PATTERN.sub(lambda match: wrap_table(match, table_name(where, next(count), total)), html)
 
 
-def wrap_table(match: re.Match, number: int) -> str:
+def table_name(where: str, number: int, total: int) -> str:
+    name = "table" if total == 1 else f"table {number} of {total}"
+    return f"{where}, {name}" if where else name[0].upper() + name[1:]
+
+
+def wrap_table(match: re.Match, name: str) -> str:
     def cells(tag: str) -> list[str]:
         found = re.findall(rf"<{tag}[^>]*>(.*?)</{tag}>", match.group(0), re.S)
         return [re.sub(r"<[^>]+>", "", cell).strip() for cell in found]
 
     headings, first_cell = cells("th"), next(iter(cells("td")), "")
-    label = f"Table {number}: " + ", ".join(h for h in headings if h)[:80]
+    label = f"{name}: " + ", ".join(h for h in headings if h)[:80]
     label = escape(f"{label}; first row: {first_cell[:40]}" if first_cell else label)
     return f'<div class="table-scroll" {SCROLL_REGION} aria-label="{label}">{match.group(0)}</div>'
 
@@ -156,15 +168,18 @@ def converter() -> markdown_lib.Markdown:
     return md
 
 
-def render_markdown(text: str) -> SafeString:
-    """Return sanitised HTML for authored Markdown, with its {{calc ...}} numbers computed."""
+def render_markdown(text: str, where: str = "") -> SafeString:
+    """Return sanitised HTML for authored Markdown, with its {{calc ...}} numbers computed.
+
+    ``where`` names the text (a section's title) in its tables' labels (wrap_tables).
+    """
     if not text:
         return mark_safe("")
     expanded = markdown_text(text)
     # smarty's curly quotes are inline patterns, which never run inside code spans or fenced code.
     html = converter().reset().convert(expanded)
     # Wide tables and code scroll inside a keyboard-focusable region instead of widening the page.
-    html = wrap_tables(sanitize(html)).replace(CODE_BLOCK, FOCUSABLE_CODE_BLOCK)
+    html = wrap_tables(sanitize(html), where).replace(CODE_BLOCK, FOCUSABLE_CODE_BLOCK)
     return mark_safe(html)  # noqa: S308 - sanitised just above; the wrapper is ours
 
 
@@ -304,7 +319,7 @@ def render_stored_markup(row, fields: Mapping[str, str] | None = None) -> list[s
             inputs = row.inputs if isinstance(row.inputs, dict) else {}
             html = "" if row.ranges else str(render_markdown(fill_prompt(value or "", inputs)))
         else:
-            html = str(render_markdown(value or ""))
+            html = str(render_markdown(value or "", where=getattr(row, "title", "") or ""))
         setattr(row, f"{name}_html", html)
         names.append(f"{name}_html")
     return names

@@ -175,13 +175,15 @@ def step_setup_html(step: Step, earlier_titles: list[str]) -> str:
     numbers), the earlier steps' titles (never their answers), then the step's own body (HTML).
 
     The review page and mock interviews ask a step away from its walkthrough, where the intro and
-    the steps before it are not on screen.
+    the steps before it are not on screen. The titles are numbered and the step says its number, so
+    a body that names an earlier step ("the requests in flight at peak (step 2)") finds it in the list.
     """
     parts = [step.walkthrough.intro_html]
     if earlier_titles:
         titles = "".join(f"<li>{escape(title)}</li>" for title in earlier_titles)
         parts.append(
-            f"<p>Before this step, the example asks (their answers are yours to work out):</p><ol>{titles}</ol>"
+            f"<p>This is step {len(earlier_titles) + 1}. Before it, the example asks (their answers are yours"
+            f" to work out):</p><ol>{titles}</ol>"
         )
     parts.append(step.body_html)
     return "".join(part for part in parts if part)

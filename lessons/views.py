@@ -85,11 +85,12 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     walkthrough = next((s.walkthrough for s in data.steps if s.walkthrough.key == key), None)
     if walkthrough is None:
         return render(request, "404.html", {"message": "That walkthrough does not exist."}, status=404)
+    orders = sorted(s.order for s in data.steps if s.walkthrough_id == walkthrough.pk)
+    if number not in orders:
+        return missing_step(request, lesson, walkthrough, orders, number)
     layer = next((s.layer for s in data.sections if s.pk == walkthrough.section_id), None)
     page = build_lesson_page(request, lesson, {key: number}, data=data, layer=layer)
     view = page.walkthroughs[walkthrough.pk]
-    if number != view.current_order:
-        return redirect("walkthrough-step", slug=slug, key=key, number=view.current_order)
     learner = services.current_learner(request)
     if learner is not None:
         services.remember_position(
@@ -100,6 +101,24 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     if request.htmx and not request.htmx.history_restore_request:
         return render(request, "lessons/lesson.html#walkthrough", {**context, "as_fragment": True, "moved": True})
     return render(request, "lessons/lesson.html", context)
+
+
+def missing_step(request: HttpRequest, lesson: Lesson, walkthrough, orders: list[int], number: int) -> HttpResponse:
+    """Return the 404 page for a step the walkthrough does not have, saying how many it has and linking the first.
+
+    An htmx request gets the same 404: htmx swaps nothing and the page says the request failed (site.js).
+    """
+    count = len(orders)
+    if not orders:
+        message = f"The walkthrough “{walkthrough.title}” has no steps yet."
+        link = {"url": f"{lesson.get_absolute_url()}#{walkthrough.anchor}", "text": "Go to the walkthrough"}
+        return render(request, "404.html", {"message": message, "link": link}, status=404)
+    # Steps are numbered 1, 2, ... unless an author ordered them otherwise (0, 5, 10): then say only what is there.
+    there = f"there is no step {number}" if orders == list(range(1, count + 1)) else "none is at this address"
+    message = f"The walkthrough “{walkthrough.title}” has {count} {plural(count, 'step')}: {there}."
+    first_url = reverse("walkthrough-step", args=[lesson.slug, walkthrough.key, orders[0]])
+    link = {"url": f"{first_url}#{walkthrough.anchor}", "text": "Go to its first step"}
+    return render(request, "404.html", {"message": message, "link": link}, status=404)
 
 
 def item_errors(errors: dict | None = None) -> dict:

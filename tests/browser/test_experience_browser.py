@@ -57,6 +57,28 @@ def test_next_and_back_move_focus_to_the_new_steps_heading(live_server, page, co
 
 
 @pytest.mark.django_db(transaction=True)
+def test_next_to_a_step_removed_since_the_page_loaded_says_so_and_keeps_the_page(live_server, page, content):
+    """The step's URL is a 404 now: htmx swaps nothing in, the page says what happened, and a reload shows the steps left."""
+    from lessons.models import Step
+
+    page.goto(live_server.url + SAMPLE + "?layer=3")
+    build = page.locator("#wt-grow-a-replica")
+    expect(build.locator(".step-count")).to_have_text("Step 1 of 3")
+    Step.objects.get(walkthrough__key="grow-a-replica", order=2).delete()  # an author removes step 2 meanwhile
+    url = page.url
+    build.locator("#wt-grow-a-replica-next").click()
+    error = page.locator("#request-error")
+    expect(error).to_be_visible()
+    expect(error).to_have_text(re.compile(r"^That is not here any more \(error 404\).*Reload the page"))
+    expect(build.locator(".step-count")).to_have_text("Step 1 of 3")  # step 1 stays, not swapped for anything
+    expect(build).not_to_have_attribute("aria-busy", "true")
+    assert page.url == url  # no URL pushed for a step that is not there
+    page.reload()
+    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 2")
+    expect(page.locator("#request-error")).to_be_hidden()
+
+
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", [375, 1280])
 def test_the_biggest_diagram_is_readable_on_a_phone_and_a_desktop(live_server, page, content, axe_violations, width):
     page.set_viewport_size({"width": width, "height": 800})
@@ -65,7 +87,7 @@ def test_the_biggest_diagram_is_readable_on_a_phone_and_a_desktop(live_server, p
     expect(figure).to_be_visible()
     texts = figure.locator("svg text")
     assert texts.count() > 20
-    # Text is drawn at 1:1, never shrunk to fit: at least 12 px on screen at every width.
+    # Text is at least 12 px tall on screen at every width: 1:1 on a phone, scaled only a little to fit a desktop.
     heights = figure.evaluate("f => [...f.querySelectorAll('svg text')].map(t => t.getBoundingClientRect().height)")
     assert min(heights) >= 12, heights
     # No two texts overlap where they are drawn.
@@ -319,8 +341,10 @@ def test_a_scroll_region_is_a_tab_stop_only_while_it_has_something_to_scroll(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_scroll_region_follows_swaps_and_the_window_width(live_server, page, content):
-    """A region swapped in by htmx, or resized with the window, becomes a stop or stops being one."""
-    page.set_viewport_size({"width": 1280, "height": 800})
+    """A region swapped in by htmx, or resized with the window, becomes a stop or stops being one.
+
+    At 700 px the column (592 px) is too narrow to scale a diagram down, so a wide one scrolls."""
+    page.set_viewport_size({"width": 700, "height": 800})
     page.goto(live_server.url + CASE_STUDY_STEP.format(2))
     diagram = page.locator("#wt-build-the-design [data-scroll-region]")
     expect(diagram).to_have_attribute("tabindex", "0")  # step 2 is wider than the column
@@ -328,6 +352,11 @@ def test_a_scroll_region_follows_swaps_and_the_window_width(live_server, page, c
     expect(page.locator("#wt-build-the-design .step-count")).to_have_text("Step 1 of 5")
     expect(diagram).not_to_have_attribute("tabindex", "0")  # step 1, swapped in, fits
     page.set_viewport_size({"width": 375, "height": 800})
+    expect(diagram).to_have_attribute("tabindex", "0")
+    page.set_viewport_size({"width": 700, "height": 800})
+    expect(diagram).not_to_have_attribute("tabindex", "0")
+    page.locator("#wt-build-the-design-next").click()  # step 2 again, now on a desktop: scaled to fit the column
+    expect(page.locator("#wt-build-the-design .step-count")).to_have_text("Step 2 of 5")
     expect(diagram).to_have_attribute("tabindex", "0")
     page.set_viewport_size({"width": 1280, "height": 800})
     expect(diagram).not_to_have_attribute("tabindex", "0")

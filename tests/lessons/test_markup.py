@@ -1,5 +1,7 @@
 """Authored Markdown: sanitised, with {{calc}} numbers from the calculators."""
 
+import re
+
 import pytest
 
 from lessons.markup import MarkupError, check_markup, format_number, render_markdown
@@ -87,8 +89,20 @@ def test_a_table_is_a_labelled_scroll_region_as_the_templates_ones_are():
     html = str(render_markdown("| GPU | HBM |\n|---|---|\n| H100 | 80 GB |"))
     assert (
         '<div class="table-scroll" data-scroll-region tabindex="0" role="region" '
-        'aria-label="Table 1: GPU, HBM; first row: H100"><table>' in html
+        'aria-label="Table: GPU, HBM; first row: H100"><table>' in html
     )
+
+
+def test_tables_are_named_by_their_text_and_counted_within_it():
+    table = "| GPU | HBM |\n|---|---|\n| {} | 80 GB |"
+    html = str(render_markdown(f"{table.format('H100')}\n\nThen:\n\n{table.format('A100')}", where="Memory"))
+    labels = re.findall(r'aria-label="([^"]+)"><table>', html)
+    assert labels == [
+        "Memory, table 1 of 2: GPU, HBM; first row: H100",
+        "Memory, table 2 of 2: GPU, HBM; first row: A100",
+    ]
+    escaped = str(render_markdown(table.format("H100"), where='Costs <"b">'))
+    assert 'aria-label="Costs &lt;&quot;b&quot;&gt;, table: GPU, HBM; first row: H100"' in escaped
 
 
 def test_only_pygments_classes_survive_the_sanitiser():

@@ -1,5 +1,7 @@
 """Authored Markdown is rendered to sanitised HTML when it is saved or loaded, and pages read that HTML."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -127,3 +129,35 @@ def test_render_markup_writes_only_the_html_and_leaves_the_lesson_unchanged(db):
     again = Lesson.objects.get(pk=lesson.pk)
     assert again.summary_html != "<p>stale</p>"
     assert again.updated_at == changed  # re-rendering is not an edit
+
+
+def test_two_sections_tables_on_one_page_have_labels_of_their_own_in_reading_order(client, db):
+    """Each section's body is rendered alone; its tables' labels name the section, so a layer page with a
+    table in two sections no longer shows "Table 1" twice (a screen reader's list of regions told them apart
+    by nothing but their cells)."""
+    lesson = make_lesson()
+    table = "| Policy | Hit rate |\n|---|---|\n| Round robin | 40% |"
+    Section.objects.filter(key="core").update(title="Round robin")
+    core = Section.objects.get(key="core")
+    core.body = f"First.\n\n{table}"
+    core.save()
+    Section.objects.create(
+        lesson=lesson, key="hashing", layer=2, order=2, title="Hashing", minutes=2, body=f"{table}\n\nAnd:\n\n{table}"
+    )
+    html = client.get(f"{lesson.get_absolute_url()}?layer=2").content.decode()
+    labels = re.findall(r'<div class="table-scroll"[^>]* aria-label="([^"]+)"><table>', html)
+    assert labels == [
+        "Round robin, table: Policy, Hit rate; first row: Round robin",
+        "Hashing, table 1 of 2: Policy, Hit rate; first row: Round robin",
+        "Hashing, table 2 of 2: Policy, Hit rate; first row: Round robin",
+    ]
+
+
+def test_no_shipped_layer_page_names_two_tables_alike(content):
+    labels: dict[tuple[str, int], list[str]] = {}
+    for section in Section.objects.select_related("lesson").order_by("lesson__slug", "order"):
+        page = labels.setdefault((section.lesson.slug, section.layer), [])
+        page += re.findall(r'<div class="table-scroll"[^>]* aria-label="([^"]+)"><table>', section.body_html)
+    assert sum(map(len, labels.values())) >= 10  # the shipped lessons' tables were found
+    assert {page: names for page, names in labels.items() if len(set(names)) < len(names)} == {}
+    assert not any(name.startswith("Table 1") for names in labels.values() for name in names)

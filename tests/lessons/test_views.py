@@ -8,7 +8,7 @@ from django.db.models import Max
 from django.urls import reverse
 
 from lessons import content_cache
-from lessons.models import Answer, ChallengeDraw, Choice, DeepDive, Step
+from lessons.models import Answer, ChallengeDraw, Choice, DeepDive, Step, Walkthrough
 from tests.lesson_pages import whole_lesson
 from tests.lessons.factories import make_deep_dive, make_lesson, make_open_question
 
@@ -156,10 +156,39 @@ def test_walkthrough_step_navigation_full_page_and_fragment(client, lesson):
     assert "Step 2 of 2: Router" in fragment  # announced
 
 
-def test_step_number_out_of_range_redirects_to_a_real_step(client, lesson):
-    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 9]))
-    assert response.status_code == 302
-    assert response["Location"].endswith("/build/1/")
+@pytest.mark.parametrize("number", [3, 0, 9])
+def test_a_step_the_walkthrough_lacks_is_a_404_naming_its_steps_and_linking_the_first(client, lesson, number):
+    """/build/3/ of a two-step walkthrough is not step 1 in disguise: a 404 says so and leads to step 1."""
+    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", number]))
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert f"The walkthrough “Build it” has 2 steps: there is no step {number}." in html
+    first = re.search(r'<a href="([^"]+)">Go to its first step</a>', html).group(1)
+    assert first == "/lessons/sample/walkthroughs/build/1/#wt-build"
+    page = client.get(first).content.decode()  # the learner follows the link
+    assert "Step 1 of 2" in page
+    assert "Front end" in page
+
+
+def test_an_htmx_request_for_a_missing_step_is_a_404_too(client, lesson):
+    """Next on a stale page (the step was removed since) gets a 404, which htmx does not swap in (base.html's
+    htmx-config): the page stays as it was and site.js says the request failed, rather than step 1 replacing it."""
+    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 3]), **HTMX)
+    assert response.status_code == 404
+    assert "has 2 steps: there is no step 3" in response.content.decode()
+    assert client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 2]), **HTMX).status_code == 200
+
+
+def test_a_missing_steps_message_is_escaped_and_counts_steps_ordered_otherwise(client, lesson):
+    """Steps ordered 0, 5 (as the admin allows) are two steps, and /size/1/ is neither; a title is text, never markup."""
+    Step.objects.filter(title="Requests per replica").update(order=0)
+    Step.objects.filter(title="Preamble size").update(order=5)
+    Walkthrough.objects.filter(key="size").update(title="Size <b>it</b>")
+    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]))
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "The walkthrough “Size &lt;b&gt;it&lt;/b&gt;” has 2 steps: none is at this address." in html
+    assert '<a href="/lessons/sample/walkthroughs/size/0/#wt-size">Go to its first step</a>' in html
 
 
 def test_walkthrough_urls_follow_step_order_not_position(client, lesson):

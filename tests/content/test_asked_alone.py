@@ -1,0 +1,100 @@
+"""Items asked on their own (review, mock interviews) read right there: nothing points back at "above".
+
+Review and mock interviews show an envelope step with its walkthrough's intro and the numbered
+titles of the steps before it (services.step_setup_html), and a challenge or deep dive with its
+own prompt alone. A text that leans on what came before it in the lesson ("the figure you worked
+out above", "the previous step", "Same fleet and ε.") has nothing to lean on there; naming the
+step ("(step 2)") reads right in both places.
+"""
+
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import yaml
+from django.urls import reverse
+
+from lessons.models import Step
+
+CONTENT = Path(__file__).resolve().parents[2] / "content" / "lessons"
+
+BACK_REFERENCE = re.compile(
+    r"""
+    \b(?:above|earlier|previously)\s*(?:[.,;:)?!”"]|$)                           # "worked out above."
+    | \b(?:previous|preceding|prior|last|earlier)\s+(?:step|answer|question|result|number|figure)s?\b
+    | \byou(?:'ve|\s+have)?\s+(?:just\s+)?(?:worked\s+out|computed|calculated|found|derived|got|sized)\b
+    | \bjust\s+(?:worked\s+out|computed|calculated|found|derived)\b
+    | \bas\s+before\b
+    | (?:^|[.!?;]\s+)same\b(?![^.!?;]*\bstep\s+\d)                     # "Same fleet and ε." naming no step
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def asked_alone() -> list[tuple[str, str]]:
+    """Return (where, text) for every step body, challenge prompt and deep-dive prompt of the shipped lessons."""
+    found = []
+    for path in sorted(CONTENT.glob("*.yaml")):
+        for section in yaml.safe_load(path.read_text(encoding="utf-8"))["sections"]:
+            for item in section.get("items") or []:
+                for kind, fields in item.items():
+                    where = f"{path.stem}: {kind} {fields['key']!r}"
+                    if kind == "walkthrough":
+                        found += [(f"{where}, step {n}", s.get("body") or "") for n, s in enumerate(fields["steps"], 1)]
+                    elif kind in ("challenge", "deep_dive"):
+                        found.append((where, fields["prompt"]))
+    return found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4,096 times the per-token figure you worked out above.",
+        "weights, and the KV per token you worked out above) at 90% memory use",
+        "Use the concurrency from the previous step.",
+        "What do you tell them, reading the run above?”",
+        "Same fleet and ε.",
+        "Take the number you just computed.",
+    ],
+)
+def test_the_check_catches_a_text_pointing_back(text):
+    assert BACK_REFERENCE.search(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The evening queue is above target, so it starts another replica.",
+        "a gap above 32 and a ratio above 1.5",
+        "Use the requests in flight at peak (step 2).",
+        "The acceptance and draft length of step 1 (α = 0.8, γ = 4).",
+        "the next request that starts the same way skips that prefill",
+    ],
+)
+def test_the_check_lets_a_self_contained_text_through(text):
+    assert not BACK_REFERENCE.search(text)
+
+
+def test_no_step_body_or_prompt_points_back_at_what_came_before_it():
+    texts = asked_alone()
+    assert len(texts) > 100  # every lesson's steps and prompts were read
+    pointing_back = [(where, " ".join(text.split())) for where, text in texts if BACK_REFERENCE.search(text)]
+    assert pointing_back == []
+
+
+@pytest.mark.django_db
+def test_a_step_that_builds_on_an_earlier_one_reads_right_in_review(client, content, stopped_clock):
+    """Autoscaling's third envelope step uses the second's answer: review numbers the step and lists step 2."""
+    step = Step.objects.get(walkthrough__key="scale-envelope", order=3)
+    client.post(reverse("answer-step", args=["autoscaling", step.pk]), {"value": "1"})  # a miss: due in ten minutes
+    stopped_clock.shift(timedelta(minutes=11))
+    html = " ".join(client.get(reverse("review")).content.decode().split())
+    assert f"Scale the pool: {step.title}" in html
+    assert (
+        "<p>This is step 3. Before it, the example asks (their answers are yours to work out):</p><ol>"
+        "<li>12 replicas average 9 waiting requests against a target of 4. How many replicas does the HPA ask for?</li>"
+        "<li>Peak is 40 requests a second lasting 50 seconds each. How many are in flight?</li></ol>"
+        "<p>Use the requests in flight at peak (step 2).</p>"
+    ) in html
+    assert "previous step" not in html
