@@ -104,21 +104,21 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
 
 
 def missing_step(request: HttpRequest, lesson: Lesson, walkthrough, orders: list[int], number: int) -> HttpResponse:
-    """Return the 404 page for a step the walkthrough does not have, saying how many it has and linking the first.
+    """Answer a step the walkthrough does not have: say so, and show its first step.
 
-    An htmx request gets the same 404: htmx swaps nothing and the page says the request failed (site.js).
+    A page (a saved place or a bookmark, from before an author removed or renumbered steps) is sent
+    to the first step, with a message at the top saying how many steps there are (it takes focus,
+    ``#messages``), so the Resume button never ends on an error page. An htmx request (Next on a
+    page loaded before the change) gets a 404: htmx swaps nothing and site.js says the request failed.
     """
     count = len(orders)
-    if not orders:
-        message = f"The walkthrough “{walkthrough.title}” has no steps yet."
-        link = {"url": f"{lesson.get_absolute_url()}#{walkthrough.anchor}", "text": "Go to the walkthrough"}
-        return render(request, "404.html", {"message": message, "link": link}, status=404)
     # Steps are numbered 1, 2, ... unless an author ordered them otherwise (0, 5, 10): then say only what is there.
-    there = f"there is no step {number}" if orders == list(range(1, count + 1)) else "none is at this address"
+    there = f"there is no step {number}" if orders == list(range(1, count + 1)) else "none is at that address"
     message = f"The walkthrough “{walkthrough.title}” has {count} {plural(count, 'step')}: {there}."
-    first_url = reverse("walkthrough-step", args=[lesson.slug, walkthrough.key, orders[0]])
-    link = {"url": f"{first_url}#{walkthrough.anchor}", "text": "Go to its first step"}
-    return render(request, "404.html", {"message": message, "link": link}, status=404)
+    if request.htmx and not request.htmx.history_restore_request:
+        return render(request, "404.html", {"message": message}, status=404)
+    messages.info(request, f"{message} Here is its first step.")
+    return redirect(reverse("walkthrough-step", args=[lesson.slug, walkthrough.key, orders[0]]) + "#messages")
 
 
 def item_errors(errors: dict | None = None) -> dict:

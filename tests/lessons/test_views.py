@@ -157,20 +157,20 @@ def test_walkthrough_step_navigation_full_page_and_fragment(client, lesson):
 
 
 @pytest.mark.parametrize("number", [3, 0, 9])
-def test_a_step_the_walkthrough_lacks_is_a_404_naming_its_steps_and_linking_the_first(client, lesson, number):
-    """/build/3/ of a two-step walkthrough is not step 1 in disguise: a 404 says so and leads to step 1."""
+def test_a_step_the_walkthrough_lacks_shows_its_first_step_and_says_why(client, lesson, number):
+    """/build/3/ of a two-step walkthrough (a saved place or a bookmark from before steps were removed) is not
+    step 1 in disguise, nor an error page behind the Resume button: step 1, under a message saying why."""
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", number]))
-    assert response.status_code == 404
-    html = response.content.decode()
-    assert f"The walkthrough “Build it” has 2 steps: there is no step {number}." in html
-    first = re.search(r'<a href="([^"]+)">Go to its first step</a>', html).group(1)
-    assert first == "/lessons/sample/walkthroughs/build/1/#wt-build"
-    page = client.get(first).content.decode()  # the learner follows the link
-    assert "Step 1 of 2" in page
-    assert "Front end" in page
+    assert response.status_code == 302
+    assert response["Location"] == "/lessons/sample/walkthroughs/build/1/#messages"
+    page = client.get(response["Location"]).content.decode()  # the browser follows it
+    message = re.search(r'<div class="messages" id="messages" role="status" tabindex="-1">(.*?)</div>', page, re.S)
+    assert f"The walkthrough “Build it” has 2 steps: there is no step {number}. Here is its first step." in message[1]
+    assert "Step 1 of 2" in page and "Front end" in page
+    assert "there is no step" not in client.get(response["Location"]).content.decode()  # said once
 
 
-def test_an_htmx_request_for_a_missing_step_is_a_404_too(client, lesson):
+def test_an_htmx_request_for_a_missing_step_is_a_404(client, lesson):
     """Next on a stale page (the step was removed since) gets a 404, which htmx does not swap in (base.html's
     htmx-config): the page stays as it was and site.js says the request failed, rather than step 1 replacing it."""
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 3]), **HTMX)
@@ -184,11 +184,24 @@ def test_a_missing_steps_message_is_escaped_and_counts_steps_ordered_otherwise(c
     Step.objects.filter(title="Requests per replica").update(order=0)
     Step.objects.filter(title="Preamble size").update(order=5)
     Walkthrough.objects.filter(key="size").update(title="Size <b>it</b>")
-    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]))
-    assert response.status_code == 404
+    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]), follow=True)
+    assert response.redirect_chain == [("/lessons/sample/walkthroughs/size/0/#messages", 302)]
     html = response.content.decode()
-    assert "The walkthrough “Size &lt;b&gt;it&lt;/b&gt;” has 2 steps: none is at this address." in html
-    assert '<a href="/lessons/sample/walkthroughs/size/0/#wt-size">Go to its first step</a>' in html
+    assert "The walkthrough “Size &lt;b&gt;it&lt;/b&gt;” has 2 steps: none is at that address." in html
+
+
+def test_resume_to_a_step_removed_since_lands_on_the_walkthrough(client, lesson):
+    """The Resume button keeps a walkthrough step's own address; when that step is gone, it still leads somewhere."""
+    step = Step.objects.get(walkthrough__key="build", order=2)
+    numbered = Step.objects.get(walkthrough__key="size", order=1)
+    client.post(reverse("answer-step", args=[lesson.slug, numbered.pk]), {"value": "1"})  # a learner now
+    assert client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 2])).status_code == 200
+    resume = re.search(r'id="lesson-resume" href="([^"]+)"', client.get(lesson.get_absolute_url()).content.decode())[1]
+    assert resume.startswith("/lessons/sample/walkthroughs/build/2/")
+    step.delete()  # an author removes the step the learner was on
+    response = client.get(resume, follow=True)
+    assert response.status_code == 200
+    assert "Step 1 of 1" in response.content.decode()
 
 
 def test_walkthrough_urls_follow_step_order_not_position(client, lesson):
