@@ -244,8 +244,13 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
 
     # Deep dives: first the follow-ups of the questions asked in requirements (the interviewer comes back
     # to them, as their feedback may promise), then the scenario's moments, each with its follow-ups.
-    picked = [by_id[c] for _lesson, _topic, dd in chosen for c in pool.follow_ups.get(dd.pk, []) if c in by_id]
-    used.update(dd.pk for dd in picked)
+    # At most MIN_DEEP_DIVES - 1 of them, each once, so at least one moment of the scenario's own follows.
+    picked: list[DeepDive] = []
+    for _lesson, _topic, dd in chosen:
+        for child in pool.follow_ups.get(dd.pk, []):
+            if child in by_id and child not in used and len(picked) < MIN_DEEP_DIVES - 1:
+                picked.append(by_id[child])
+                used.add(child)
     groups = [(dd.section.lesson_id, dd.topic_id, dd) for dd in top_level if dd.pk not in used]
     for _lesson, _topic, dd in prefer_scenario(groups, len(groups), rng, weight, scenario.pk):
         group = [dd] + [by_id[c] for c in pool.follow_ups.get(dd.pk, []) if c in by_id and c not in used]

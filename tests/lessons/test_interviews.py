@@ -279,6 +279,37 @@ def test_a_question_asked_in_requirements_keeps_its_follow_ups_for_the_deep_dive
                 assert spike["phase"] == "deep_dives"
 
 
+def test_follow_ups_of_the_requirements_questions_are_asked_once_and_leave_room_for_the_scenarios_moments(db):
+    """Opening questions with many follow-ups (one shared by two of them) still give an interview of at most
+    six deep dives, each asked once, with moments of the scenario's own after the follow-ups."""
+    from lessons.models import Choice, Section
+
+    case = make_lesson("case", deep_dives=4)  # layer-2 moments: dd-1 opens the lesson
+    Lesson.objects.filter(pk=case.pk).update(kind="case_study")
+    other = make_lesson("other", deep_dives=1)
+    Section.objects.filter(lesson=other).update(layer=1)  # its dd-1 frames the problem: the second question
+    section = Section.objects.filter(lesson=case).first()
+    opening = DeepDive.objects.get(section__lesson=case, key="dd-1")
+    other_opening = DeepDive.objects.get(section__lesson=other, key="dd-1")
+    for n in range(6):
+        follow_up = make_deep_dive(section, key=f"fu-{n}", order=50 + n)
+        Choice.objects.create(deep_dive=opening, order=10 + n, text=f"Path {n}", verdict="weak", feedback="No.",
+                              follow_up=follow_up)  # fmt: skip
+        if n == 0:
+            Choice.objects.create(deep_dive=other_opening, order=10, text="Path", verdict="weak", feedback="No.",
+                                  follow_up=follow_up)  # fmt: skip
+    pool = interviews.Pool.read(list(Lesson.objects.all()))
+    case = Lesson.objects.get(pk=case.pk)
+    for seed in range(5):
+        drawn = interviews.draw(pool, case, {}, random.Random(seed))
+        asked = [item["deep_dive"].pk for item in drawn if item["kind"] == "deep_dive"]
+        assert len(asked) == len(set(asked)), asked  # the shared follow-up once, like every question
+        deep_dives = [item["deep_dive"] for item in drawn if item["phase"] == "deep_dives"]
+        assert interviews.MIN_DEEP_DIVES <= len(deep_dives) <= interviews.PHASE_ITEMS["deep_dives"]
+        assert [dd.key for dd in deep_dives[:3]] == ["fu-0", "fu-1", "fu-2"]
+        assert any(dd.key.startswith("dd-") for dd in deep_dives), [dd.key for dd in deep_dives]
+
+
 def test_a_design_question_says_which_lesson_it_comes_from_and_how_far_the_design_has_come(rf, content):
     """A design moment may come from another lesson than the scenario: it names that lesson, the step the
     design has reached (of how many), before the parts the design has; not the build-up's intro, which
