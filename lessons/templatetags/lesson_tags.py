@@ -1,4 +1,4 @@
-"""Template helpers for lessons: safe Markdown, numbers with units, times, diagrams, drawn prompts."""
+"""Template helpers for lessons: safe Markdown, numbers with units, diagrams, drawn prompts."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@
       : status === 403
         ? "Your session changed (for example you logged in elsewhere): reload the page and try again."
         : status === 404 // e.g. Next to a step removed since the page was loaded
-          ? "That is not here any more (error 404): the lesson changed since this page was loaded. Reload the page; your saved answers are safe."
+          ? "That is not here any more (error 404): it may have changed since this page was loaded. Reload the page; your saved answers are safe."
           : "That did not work (error " + status + "). Reload the page and try again; your saved answers are safe.";
     if (announcer) {
       announcer.textContent = message;

@@ -108,13 +108,11 @@ def test_the_scroll_hint_stays_in_view_beside_a_table_wider_than_a_phone(page, l
     expect(region).to_have_accessible_description("Scroll the table sideways for every policy.")
     violations = axe_violations(page)
     assert violations == [], describe(violations)
-    page.screenshot(path="/tmp/fix-header-simulator-hint-375.png")
 
     # On a desktop the table fits: no hint, and the region is not described as scrolling.
     page.set_viewport_size({"width": 1280, "height": 900})
     expect(hint).to_be_hidden()
     expect(region).to_have_accessible_description("")
-    page.screenshot(path="/tmp/fix-header-simulator-hint-1280.png")
 
     # Nor on a phone when the table fits (three autoscaling policies): the hint shows only with something to scroll.
     page.set_viewport_size({"width": 375, "height": 800})
