@@ -472,9 +472,13 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     for step in Step.objects.filter(walkthrough__in=walkthroughs).order_by("order"):
         build_steps[step.walkthrough_id].append(step)
     views = []
+    # A follow-up shows in its lesson only once reached, inside its parent: its lesson link goes to the
+    # parent (asked in the same interview, so its choices are loaded above; else to the follow-up itself).
+    asked = {item.deep_dive_id: item.deep_dive for item in items if item.deep_dive_id}
+    parents = {c.follow_up_id: asked[c.deep_dive_id] for rows in choices.values() for c in rows if c.follow_up_id}
     for item in items:
         if item.kind == InterviewItem.Kind.DEEP_DIVE:
-            views.append(deep_dive_view(item, choices[item.deep_dive_id], reveal))
+            views.append(deep_dive_view(item, choices[item.deep_dive_id], reveal, parents.get(item.deep_dive_id)))
         elif item.kind == InterviewItem.Kind.DESIGN:
             views.append(design_view(item, build_steps[item.step.walkthrough_id], reveal))
         elif item.kind == InterviewItem.Kind.OPEN:
@@ -484,12 +488,14 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     return views
 
 
-def deep_dive_view(item: InterviewItem, offered: list[Choice], reveal: bool) -> ItemView:
+def deep_dive_view(
+    item: InterviewItem, offered: list[Choice], reveal: bool, parent: DeepDive | None = None
+) -> ItemView:
     dd = item.deep_dive
     order = services.choice_order(f"interview:{item.interview_id}", dd, offered)  # shuffled per interview
     view = ItemView(item, dd.prompt_html, dd.context_html)
     offer(view, [(c.pk, c.text_html) for c in order])
-    view.lesson_url = dd.get_absolute_url()
+    view.lesson_url = (parent or dd).get_absolute_url()
     if reveal and offered:
         best = next((c for c in offered if c.verdict == "best"), offered[0])
         view.worked_html = f"{best.text_html}{best.feedback_html}"

@@ -187,7 +187,8 @@ class Item(models.Model):
         return self.anchor_for(self.key)
 
     def get_absolute_url(self) -> str:
-        return f"{self.section.lesson.get_absolute_url()}#{self.anchor}"
+        """Return the item on its layer's page (a lesson page shows one layer: ``?layer=N``)."""
+        return f"{self.section.lesson.get_absolute_url()}?layer={self.section.layer}#{self.anchor}"
 
 
 class DeepDive(RenderedMarkdown, Item):

@@ -335,6 +335,23 @@ def test_a_design_question_says_which_lesson_it_comes_from_and_how_far_the_desig
     assert seen and "buying-the-fleet" not in seen  # the fleet lesson has no build-up: these are other lessons'
 
 
+def test_every_link_from_an_interview_to_its_lesson_lands_on_the_question(client, rf, content):
+    """ "Open it in its lesson" (the scorecard's practice links) goes to the layer page holding the question:
+    a lesson page shows one layer, so /lessons/<slug>/#dd-x of a layer-2 question landed at the top."""
+    request = rf.post("/")
+    request.user, request.session = AnonymousUser(), SessionStore()
+    views = interviews.load(interviews.start(request, "buying-the-fleet", seed=1), reveal=True)
+    layers = set()
+    for view in views:
+        path, _, anchor = view.lesson_url.partition("#")
+        assert "?layer=" in path, view.lesson_url
+        layers.add(path.rsplit("=", 1)[1])
+        page = client.get(path)
+        assert page.status_code == 200
+        assert f'id="{anchor}"' in page.content.decode(), view.lesson_url
+    assert len(layers) > 1  # questions of several layers, each on its own page
+
+
 def drawn_interviews(rf, draws: int = 8):
     """Yield the items of ``draws`` case-study interviews, each drawn by a new visitor with its own seed."""
     for seed in range(draws):
