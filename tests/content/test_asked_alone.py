@@ -98,3 +98,15 @@ def test_a_step_that_builds_on_an_earlier_one_reads_right_in_review(client, cont
         "<p>Use the requests in flight at peak (step 2).</p>"
     ) in html
     assert "previous step" not in html
+
+
+def test_a_question_about_a_run_carries_the_runs_table_when_asked_alone(content):
+    """Routing's "Here are the three affinity policies on the same traffic..." is asked in review and mock
+    interviews away from its section: the run's table is the question's own context, not the section's."""
+    from lessons.models import DeepDive
+
+    question = DeepDive.objects.get(key="read-the-policies")
+    assert "<table" in question.context_html
+    for policy in ("hash affinity", "bounded loads", "prefix-aware", "round robin"):
+        assert policy in question.context_html
+    assert "<table" not in question.section.body_html  # shown once on the lesson page, with the question
