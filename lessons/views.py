@@ -107,8 +107,8 @@ def missing_step(request: HttpRequest, lesson: Lesson, walkthrough, orders: list
     """Answer a step the walkthrough does not have: say so, and show its first step.
 
     A page (a saved place or a bookmark, from before an author removed or renumbered steps) is sent
-    to the first step, with a message at the top saying how many steps there are (it takes focus,
-    ``#messages``), so the Resume button never ends on an error page. An htmx request (Next on a
+    to the first step, at the walkthrough (another may come before it on the page), with a message at
+    the top saying how many steps there are, so the Resume button never ends on an error page. An htmx request (Next on a
     page loaded before the change) gets a 404: htmx swaps nothing and site.js says the request failed.
     """
     count = len(orders)
@@ -118,7 +118,8 @@ def missing_step(request: HttpRequest, lesson: Lesson, walkthrough, orders: list
     if request.htmx and not request.htmx.history_restore_request:
         return render(request, "404.html", {"message": message}, status=404)
     messages.info(request, f"{message} Here is its first step.")
-    return redirect(reverse("walkthrough-step", args=[lesson.slug, walkthrough.key, orders[0]]) + "#messages")
+    first = reverse("walkthrough-step", args=[lesson.slug, walkthrough.key, orders[0]])
+    return redirect(f"{first}#{walkthrough.anchor}")
 
 
 def item_errors(errors: dict | None = None) -> dict:

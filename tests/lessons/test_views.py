@@ -162,7 +162,7 @@ def test_a_step_the_walkthrough_lacks_shows_its_first_step_and_says_why(client, 
     step 1 in disguise, nor an error page behind the Resume button: step 1, under a message saying why."""
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", number]))
     assert response.status_code == 302
-    assert response["Location"] == "/lessons/sample/walkthroughs/build/1/#messages"
+    assert response["Location"] == "/lessons/sample/walkthroughs/build/1/#wt-build"  # at the walkthrough
     page = client.get(response["Location"]).content.decode()  # the browser follows it
     message = re.search(r'<div class="messages" id="messages" role="status" tabindex="-1">(.*?)</div>', page, re.S)
     assert f"The walkthrough “Build it” has 2 steps: there is no step {number}. Here is its first step." in message[1]
@@ -185,7 +185,7 @@ def test_a_missing_steps_message_is_escaped_and_counts_steps_ordered_otherwise(c
     Step.objects.filter(title="Preamble size").update(order=5)
     Walkthrough.objects.filter(key="size").update(title="Size <b>it</b>")
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]), follow=True)
-    assert response.redirect_chain == [("/lessons/sample/walkthroughs/size/0/#messages", 302)]
+    assert response.redirect_chain == [("/lessons/sample/walkthroughs/size/0/#wt-size", 302)]
     html = response.content.decode()
     assert "The walkthrough “Size &lt;b&gt;it&lt;/b&gt;” has 2 steps: none is at that address." in html
 
