@@ -519,9 +519,9 @@ def design_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
     position = next((n for n, s in enumerate(steps, start=1) if s.pk == item.step.pk), len(steps))
     body = (
         f"<p>From the lesson <cite>{escape(walkthrough.section.lesson.title)}</cite>: a design built one need at a "
-        f"time, here after step {position} of {len(steps)}, <strong>{escape(item.step.title)}</strong>.</p>"
-        f"<p>The design so far has: {', '.join(escape(part) for part in parts)}.</p>"
-    )
+        f"time, here after step {position} of {len(steps)}, “{escape(item.step.title)}”.</p>"
+        f"<p>The design so far has:</p><ul>{''.join(f'<li>{escape(part)}</li>' for part in parts)}</ul>"
+    )  # a list: a part's own label may hold commas and colons ("Front end: auth, quota, SSE")
     view = ItemView(item, heading, body)
     offer(view, [(pk, escape(by_pk[pk].title)) for pk in item.options if pk in by_pk])  # stored shuffled
     view.lesson_url = item.step.walkthrough.get_absolute_url()
