@@ -359,6 +359,11 @@ class LessonPage:
     def percent(self) -> int:
         return self.score.progress
 
+    @property
+    def has_follow_ups(self) -> bool:
+        """Whether the total may grow: a follow-up counts once an answer opens it (scoring.counts_toward_score)."""
+        return any(view.is_follow_up for view in self.deep_dives.values())
+
     def layer_of(self, section_id: int) -> LayerView | None:
         """Return the layer holding a section."""
         return next((view for view in self.layers if any(s.section.pk == section_id for s in view.sections)), None)

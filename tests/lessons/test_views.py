@@ -550,6 +550,17 @@ def test_lesson_page_home_and_results_agree_on_totals_when_a_follow_up_opens(cli
     assert "10 of 50 points" in client.get(reverse("results")).content.decode()
 
 
+def test_a_lesson_with_follow_ups_says_its_total_grows_when_one_opens(client, lesson):
+    """ "0 of 4" becoming "1 of 5" after one answer reads as a miscount unless the page says why."""
+    note = "Follow-up questions join the total when one of your answers opens them."
+    assert note not in client.get(lesson.get_absolute_url()).content.decode()  # no follow-ups: nothing to say
+    Choice.objects.filter(pk=choice(lesson, "weak").pk).update(
+        follow_up=make_deep_dive(lesson.sections.get(), key="dd-follow", order=60)
+    )
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert note in page and page.index("0 of 4 answered") < page.index(note)  # under the progress line
+
+
 def test_a_retry_that_opens_a_follow_up_counts_it_at_once(client, lesson, follow_up):
     dd = DeepDive.objects.get(key="dd-1")
     client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
