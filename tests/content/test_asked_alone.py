@@ -110,3 +110,30 @@ def test_a_question_about_a_run_carries_the_runs_table_when_asked_alone(content)
     for policy in ("hash affinity", "bounded loads", "prefix-aware", "round robin"):
         assert policy in question.context_html
     assert "<table" not in question.section.body_html  # shown once on the lesson page, with the question
+
+
+def test_a_question_that_reads_a_run_carries_the_run(content):
+    """A deep dive asking what "the run" shows is asked alone in review and mock interviews: its own context
+    gives the run's numbers (the section around it is not shown there)."""
+    import re
+
+    from django.utils.html import strip_tags
+
+    from lessons.models import DeepDive
+
+    reading = [
+        dd for dd in DeepDive.objects.all() if re.search(r"\bthe (simulated )?run\b", strip_tags(dd.prompt_html))
+    ]
+    assert reading  # routing's read-the-policies, at least
+    for dd in reading:
+        assert re.search(r"\d", strip_tags(dd.context_html)), dd.key
+
+
+def test_an_envelope_step_asked_alone_states_the_model_it_sizes(content):
+    """kv-allocation's 128K-token envelope sizes Llama-3.1-8B: asked alone, its intro gives the shape."""
+    from lessons.models import Step
+    from lessons.services import step_setup_html
+
+    for step in Step.objects.filter(walkthrough__key="long-context-envelope"):
+        earlier = list(step.walkthrough.steps.filter(order__lt=step.order).values_list("title", flat=True))
+        assert "32 layers, 8 KV heads, head dimension 128" in step_setup_html(step, earlier)
