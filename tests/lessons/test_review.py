@@ -550,3 +550,13 @@ def test_the_schema_documents_the_review_lists_fields_with_the_answers_type(db):
     assert item["lesson"]["description"] == "The lesson's slug."
     answer_type = components["ReviewAnswerRequest"]["properties"]["type"]
     assert item["type"] == answer_type == {"$ref": "#/components/schemas/ReviewAnswerTypeEnum"}
+
+
+def test_the_review_page_says_where_you_stand_before_how_the_schedule_works(client, db):
+    """A newcomer read seven lines about FSRS before the page said whether anything was due: one sentence,
+    then the status; the schedule's workings are a disclosure to open."""
+    html = client.get(reverse("review")).content.decode()
+    top = html[html.index("<h1>Review</h1>") : html.index("Answer a few questions in the")]
+    shown = re.sub(r"<details.*?</details>", "", top, flags=re.S)
+    assert len(re.sub(r"<[^>]+>", "", shown).split()) <= 30  # a sentence, not a paragraph
+    assert "<summary>How the schedule works</summary>" in top and "FSRS" in top
