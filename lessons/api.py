@@ -1051,7 +1051,8 @@ class InterviewFinishView(APIView):
 
 def quiz_data(quiz: quiz_module.Quiz, hints: int) -> dict:
     """A due item as a review session asks it: no verdict, no earlier answer, numbers drawn anew."""
-    data = {"type": quiz.kind, "id": quiz.item_id, "lesson": quiz.lesson.slug, "prompt_html": quiz.prompt_html,
+    data = {"type": quiz.kind, "id": quiz.item_id, "lesson": quiz.lesson.slug, "lesson_title": quiz.lesson.title,
+            "prompt_html": quiz.prompt_html,
             "body_html": quiz.body_html,
             "hints": quiz.hints_html[:hints], "hints_total": len(quiz.hints_html), "due": quiz.card.due}  # fmt: skip
     if quiz.kind == "deep_dive":
