@@ -32,9 +32,23 @@ def layout_links() -> dict[str, str]:
 
 ACCOUNT_PAGES = {"login", "signup"}
 
+# Which header link a page belongs to (base.html marks it aria-current="page"), by URL name, else by app.
+NAV_BY_URL_NAME = {"home": "home", "lesson": "home", "walkthrough-step": "home", "review": "review",
+                   "results": "results", "interviews": "interviews", "interview": "interviews",
+                   "account": "account", "login": "login", "signup": "signup"}  # fmt: skip
+NAV_BY_APP = {"calculators": "calculators", "simulator": "simulator"}
+
 
 def layout(request: HttpRequest) -> dict:
-    return {"layout": layout_links(), "return_to": return_to(request)}
+    return {"layout": layout_links(), "return_to": return_to(request), "nav_current": nav_current(request)}
+
+
+def nav_current(request: HttpRequest) -> str:
+    """Return the header link the request's page belongs to ("" for none): one lookup, not one per link."""
+    match = request.resolver_match
+    if match is None:
+        return ""
+    return NAV_BY_APP.get(match.app_name) or NAV_BY_URL_NAME.get(match.url_name, "")
 
 
 def return_to(request: HttpRequest) -> str:

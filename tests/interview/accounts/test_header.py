@@ -44,3 +44,17 @@ def test_the_account_page_marks_the_account_link(client, db):
     assert marked(account.content.decode()) == ["newbie"]
     # Elsewhere the account link is not the current page.
     assert marked(client.get(reverse("results")).content.decode()) == ["Results"]
+
+
+def test_a_walkthrough_step_and_a_mock_interview_mark_their_section(client, db):
+    """A walkthrough step's own page is a lesson page (Lessons); one interview is under Mock interviews."""
+    from tests.lessons.factories import make_lesson
+
+    lesson = make_lesson()
+    step = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 1]))
+    assert step.status_code == 200 and marked(step.content.decode()) == ["Lessons"]
+    type(lesson).objects.filter(pk=lesson.pk).update(kind="case_study")  # a scenario
+    started = client.post(reverse("interview-start"), {"scenario": lesson.slug}, follow=True)
+    assert started.status_code == 200 and "/interviews/" in started.redirect_chain[-1][0]
+    assert marked(started.content.decode()) == ["Mock interviews"]
+    assert marked(client.get(reverse("calculators:detail", args=["kv-cache"])).content.decode()) == ["Calculators"]
