@@ -26,6 +26,7 @@ BACK_REFERENCE = re.compile(
     | \byou(?:'ve|\s+have)?\s+(?:just\s+)?(?:worked\s+out|computed|calculated|found|derived|got|sized)\b
     | \bjust\s+(?:worked\s+out|computed|calculated|found|derived)\b
     | \bas\s+before\b
+    | \b(?:Skim|Core|Deep)\s+layer\b                                           # "the formula from the Skim layer"
     | (?:^|[.!?;]\s+)same\b(?![^.!?;]*\bstep\s+\d)                     # "Same fleet and ε." naming no step
     """,
     re.IGNORECASE | re.VERBOSE,
@@ -129,11 +130,23 @@ def test_a_question_that_reads_a_run_carries_the_run(content):
         assert re.search(r"\d", strip_tags(dd.context_html)), dd.key
 
 
-def test_an_envelope_step_asked_alone_states_the_model_it_sizes(content):
-    """kv-allocation's 128K-token envelope sizes Llama-3.1-8B: asked alone, its intro gives the shape."""
-    from lessons.models import Step
+@pytest.mark.parametrize(
+    "walkthrough, stated",
+    [
+        ("long-context-envelope", ["32 layers, 8 KV heads, head dimension 128"]),  # kv-allocation
+        ("step-envelope", ["140 GB", "3.35 TB/s", "989 dense BF16 TFLOPS"]),  # batching
+        ("spec-envelope", ["α = 0.8", "γ = 4"]),  # speculative decoding
+    ],
+)
+def test_an_envelope_step_asked_alone_states_what_it_sizes(content, walkthrough, stated):
+    """Asked alone (review, interviews), every step of these envelopes shows the model and hardware (or the
+    draft's acceptance and length) its numbers need: the walkthrough's intro gives them (expert review)."""
     from lessons.services import step_setup_html
 
-    for step in Step.objects.filter(walkthrough__key="long-context-envelope"):
+    steps = Step.objects.filter(walkthrough__key=walkthrough)
+    assert steps
+    for step in steps:
         earlier = list(step.walkthrough.steps.filter(order__lt=step.order).values_list("title", flat=True))
-        assert "32 layers, 8 KV heads, head dimension 128" in step_setup_html(step, earlier)
+        setup = step_setup_html(step, earlier)
+        for text in stated:
+            assert text in setup, (walkthrough, step.order, text)
