@@ -434,7 +434,8 @@ class NumberQuestionFormMixin:
 
 
 class MarkdownCheckMixin:
-    """Refuse Markdown whose {{calc ...}} numbers cannot be computed, with the reason beside the field."""
+    """Refuse Markdown whose {{calc ...}} numbers cannot be computed, or that holds HTML removed when shown
+    (markup.check_markup), with the reason beside the field."""
 
     def clean(self):
         cleaned = super().clean()
@@ -688,8 +689,17 @@ class ChoiceFormSet(RowsFormSet):
         return graph
 
 
+class ChoiceForm(MarkdownCheckMixin, forms.ModelForm):
+    """A choice's text and feedback are Markdown: checked as every other authored text is."""
+
+    class Meta:
+        model = Choice
+        fields = "__all__"
+
+
 class ChoiceInline(admin.StackedInline):
     model = Choice
+    form = ChoiceForm
     formset = ChoiceFormSet
     fk_name = "deep_dive"
     extra = 0

@@ -7,6 +7,7 @@ import re
 import string
 import threading
 from collections.abc import Collection, Mapping
+from html.parser import HTMLParser
 
 import markdown as markdown_lib
 import nh3
@@ -25,6 +26,7 @@ ALLOWED_TAGS = {
     "tbody", "tr", "th", "td", "hr", "sub", "sup", "abbr", "span", "h3", "h4", "dl", "dt", "dd", "kbd", "div",
 }  # fmt: skip
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}, "td": {"align"}}
+URL_SCHEMES = {"http", "https", "mailto"}
 # Fenced code is highlighted by Pygments on the server (static/css/pygments.css colours it):
 # only its wrapper and its token classes survive the sanitiser, never an author's own classes.
 CODE_CLASS = "highlight"
@@ -133,11 +135,52 @@ def expand_calcs(text: str) -> str:
 
 
 def check_markup(text: str) -> None:
-    """Raise MarkupError if any {{calc ...}} in ``text`` cannot be rendered."""
-    expand_calcs(text)
+    """Raise MarkupError if any {{calc ...}} in ``text`` cannot be rendered, or if it holds HTML that is
+    removed when shown (a script, an image, an event handler, a javascript: link): said, not silently dropped."""
+    expanded = expand_calcs(text)
     leftover = re.search(r"\{\{.*?\}\}", CALC_PATTERN.sub("", text))
     if leftover:
         raise MarkupError(f"'{leftover.group(0)}' is not a valid {{{{calc slug.output ... | format}}}}")
+    removed = removed_html(converter().reset().convert(expanded))
+    if removed:
+        raise MarkupError(
+            f"{', '.join(removed)} would be removed when shown: lessons show Markdown and plain formatting, "
+            "never scripts, images or event handlers (to show a tag as text, put it in `backticks`)"
+        )
+
+
+class _Tags(HTMLParser):
+    """Collect the start tags of an HTML text with their attributes."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, attrs))
+
+
+def removed_html(html: str) -> list[str]:
+    """Return what ``sanitize`` would remove from ``html`` that an author wrote on purpose, each named once:
+    a tag it does not allow ("<script>"), an event handler ("onerror="), a link to another scheme ("javascript:").
+
+    Attributes Markdown itself writes (a table column's alignment) are not the author's and are not named.
+    """
+    parser = _Tags()
+    parser.feed(html)
+    parser.close()
+    removed: list[str] = []
+    for tag, attrs in parser.found:
+        problems = [] if tag in ALLOWED_TAGS else [f"<{tag}>"]
+        for name, value in attrs:
+            if name.startswith("on"):
+                problems.append(f"{name}=")
+            elif name in ("href", "src") and value and ":" in value.split("/", 1)[0]:
+                scheme = value.split(":", 1)[0].strip().lower()
+                if scheme not in URL_SCHEMES:
+                    problems.append(f"{scheme}:")
+        removed += [problem for problem in problems if problem not in removed]
+    return removed
 
 
 def sanitize(html: str) -> str:
@@ -147,7 +190,7 @@ def sanitize(html: str) -> str:
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         allowed_classes=ALLOWED_CLASSES,
-        url_schemes={"http", "https", "mailto"},
+        url_schemes=URL_SCHEMES,
         link_rel="noopener noreferrer",
     )
 

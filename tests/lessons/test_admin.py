@@ -141,6 +141,35 @@ def test_bad_calc_reference_in_admin_markdown_is_refused_with_reason(instructor_
     assert section.body == "Read me."
 
 
+def test_html_that_would_be_removed_is_refused_beside_its_field_and_nothing_is_lost(instructor_client, db):
+    """A <script> in a section's Markdown used to save with a success message and vanish on the page: the
+    instructor is told, beside the field, and the saved text stays as it was."""
+    lesson = make_lesson()
+    section = lesson.sections.get()
+    data = {"lesson": lesson.pk, "key": section.key, "layer": 2, "order": 1, "title": "Core", "minutes": 3,
+            "body": "Read me. <script>alert('hi')</script>"}  # fmt: skip
+    response = instructor_client.post(reverse("admin:lessons_section_change", args=[section.pk]), data)
+    assert response.status_code == 200  # the form again, not a redirect
+    html = response.content.decode()
+    assert re.search(r'<ul class="errorlist" id="id_body_error"><li>&lt;script&gt; would be removed when shown', html)
+    section.refresh_from_db()
+    assert section.body == "Read me."
+    data["body"] = "Read me. `<script>` is shown as code."  # in backticks it is text, and saves
+    assert instructor_client.post(reverse("admin:lessons_section_change", args=[section.pk]), data).status_code == 302
+
+
+def test_a_choices_markdown_is_checked_like_every_other_text(instructor_client, fresh_dive):
+    """Choices (an inline of the deep dive) had no Markdown check: a broken {{calc}} or an onerror handler saved."""
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
+    rows[1]["feedback"] = "Costs {{calc nope.x | int}}."
+    rows[2]["feedback"] = 'See <img src="x" onerror="alert(1)">'
+    html = instructor_client.post(url, choice_formset(fresh_dive, rows)).content.decode()
+    assert "unknown calculator &#x27;nope&#x27;" in html
+    assert "&lt;img&gt;, onerror= would be removed when shown" in html
+    assert not Choice.objects.filter(deep_dive=fresh_dive).exists()
+
+
 def test_view_on_site_links_to_the_lesson(instructor_client, db):
     lesson = make_lesson()
     html = instructor_client.get(reverse("admin:lessons_lesson_change", args=[lesson.pk])).content.decode()

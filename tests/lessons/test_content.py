@@ -749,3 +749,13 @@ def test_every_problem_of_a_lesson_s_and_a_section_s_own_fields_is_reported_in_o
         "title must not be empty",
     ):
         assert told in message, told
+
+
+def test_a_content_file_with_html_that_would_be_removed_is_refused_and_nothing_changes(content_copy, db):
+    """The content loader says what the admin says: a <script> in a choice's feedback is refused, naming it."""
+    path = content_copy / "lessons" / "batching.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("feedback: |-\n", "feedback: |-\n          <script>alert(1)</script>\n", 1))
+    with pytest.raises(CommandError, match=r"<script> would be removed when shown"):
+        call_command("load_content", dir=content_copy, verbosity=0)
+    assert not Lesson.objects.exists()  # nothing was loaded from the refused folder
