@@ -38,6 +38,7 @@ from lessons.content.validate import (
     hint_list,
     parse_challenge,
     parse_walkthrough,
+    reachable,
     sentence,
     step_part,
     too_large,
@@ -665,14 +666,28 @@ class ChoiceFormSet(RowsFormSet):
             lesson_id = self.instance.section.lesson_id
             if any(follow_up.section.lesson_id != lesson_id for follow_up in follow_ups):
                 problems.append("A follow-up must be a deep dive of the same lesson.")
+                self.mark_follow_ups(lambda follow_up: follow_up.section.lesson_id != lesson_id,
+                                     "This deep dive is in another lesson: pick one of this lesson's.")  # fmt: skip
             else:
                 check = Checker("admin", f"deep_dive '{self.instance.key}'")
                 graph = self.follow_up_graph(lesson_id, follow_ups)
-                problems += [
-                    sentence(f"{e.item}: {e.problem}")
-                    for e in validator_problems(check, lambda: check_follow_ups(check, graph))
-                ]
+                found = validator_problems(check, lambda: check_follow_ups(check, graph))
+                problems += [sentence(f"{e.item}: {e.problem}") for e in found]
+                if found:  # beside each choice at fault: it leads to this deep dive, or back to it later
+                    key = self.instance.key
+                    self.mark_follow_ups(
+                        lambda follow_up: follow_up.pk == self.instance.pk or key in reachable(follow_up.key, graph),
+                        f"This follow-up leads back to “{key}”, the deep dive it follows: a learner would go round "
+                        "in a loop. Pick a deep dive that does not lead back.",
+                    )
         return problems
+
+    def mark_follow_ups(self, at_fault, message: str) -> None:
+        """Put ``message`` beside the follow-up of each choice whose follow-up is ``at_fault``."""
+        for form in kept_forms(self):
+            follow_up = form.cleaned_data.get("follow_up")
+            if follow_up is not None and at_fault(follow_up):
+                form.add_error("follow_up", message)
 
     def follow_up_graph(self, lesson_id: int, follow_ups: list[DeepDive]) -> dict[str, set[str]]:
         """Return the lesson's follow-up graph by key, with this deep dive's choices as edited (two queries)."""

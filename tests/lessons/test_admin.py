@@ -102,6 +102,32 @@ def test_follow_up_loop_is_refused(instructor_client, fresh_dive):
     assert "follow-ups lead back to it in a loop" in response.content.decode()
 
 
+def test_a_refused_follow_up_is_marked_beside_the_choice_at_fault(instructor_client, fresh_dive):
+    """The loop (and another lesson's deep dive) was told only above the choices, never which choice: now the
+    follow-up field of the choice at fault says why, and the others say nothing."""
+    other = make_deep_dive(fresh_dive.section, key="other", order=20, follow_up=fresh_dive)
+    elsewhere = make_deep_dive(make_lesson(slug="elsewhere", deep_dives=0).sections.get(), key="far", order=1)
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+
+    def errors_by_choice(rows) -> list[str]:
+        """Return the text of each choice's Follow up errors ("" for none)."""
+        html = instructor_client.post(url, choice_formset(fresh_dive, rows)).content.decode()
+        found = []
+        for i in range(len(rows)):
+            errors = re.search(rf'<ul class="errorlist" id="id_choices-{i}-follow_up_error">(.*?)</ul>', html)
+            found.append(" ".join(re.findall(r"<li>(.*?)</li>", errors[1])) if errors else "")
+        return found
+
+    marked = errors_by_choice([row(1, "best"), row(2, "acceptable", follow_up=other.pk), row(3, "weak")])
+    assert marked[0] == "" and marked[2] == ""
+    assert "leads back to “new”, the deep dive it follows" in marked[1]
+    marked = errors_by_choice([row(1, "best", follow_up=elsewhere.pk), row(2, "acceptable"), row(3, "weak")])
+    assert "in another lesson" in marked[0] and marked[1] == marked[2] == ""
+    marked = errors_by_choice([row(1, "best"), row(2, "acceptable"), row(3, "weak", follow_up=fresh_dive.pk)])
+    assert "leads back to “new”" in marked[2] and marked[0] == marked[1] == ""
+    assert not Choice.objects.filter(deep_dive=fresh_dive).exists()
+
+
 def test_numeric_step_needs_unit_and_tolerance(instructor_client, db):
     lesson = make_lesson()
     wt = lesson.sections.get().walkthroughs.get(key="size")
