@@ -733,7 +733,8 @@ class ExpectedAnswerMixin:
         text = expected_text(obj.calculator, obj.output, obj.inputs, obj.scale, obj.unit, drawn) if obj else ""
         return format_html(
             '<output class="expected-answer" aria-live="polite" hx-get="{}" '
-            'hx-trigger="change from:closest fieldset, calculator-changed from:closest fieldset" '
+            # On load too: after a refused save the page shows the inputs as typed, not as saved.
+            'hx-trigger="load, change from:closest fieldset, calculator-changed from:closest fieldset" '
             'hx-include="closest fieldset" hx-swap="innerHTML">{}</output>',
             reverse("admin:lessons_challenge_expected"),
             text or "Shown once a calculator and an output are chosen.",
@@ -925,7 +926,7 @@ def expected_text(slug: str, output: str, inputs, scale: float, unit: str, drawn
         )
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return "The output is not a number for these inputs."
-    answer = f"{number(value * scale)} {unit}".strip() + " (parameters left empty at their defaults)"
+    answer = f"{number(value * scale)} {unit}".strip() + " (empty parameters take their defaults)"
     names = sorted(drawn) if isinstance(drawn, dict) else []
     if names:
         answer += f"; each learner draws their own {', '.join(names)}, so their answers differ"

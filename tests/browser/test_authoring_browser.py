@@ -182,6 +182,25 @@ def test_the_admin_lesson_page_and_a_challenge_form_pass_axe(live_server, page, 
     expect(expected).to_contain_text("copies")
 
 
+def test_after_a_refused_save_the_expected_answer_follows_the_inputs_as_typed(live_server, page, content):
+    """A save refused for an input out of range showed the answer for the saved (or default) inputs beside the
+    typed ones: the expected answer is worked out again from the form as the page shows it."""
+    User.objects.create_superuser("boss", "boss@example.com", PASSWORD)
+    page.goto(live_server.url + "/admin/login/")
+    page.get_by_label("Username").fill("boss")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    challenge = Challenge.objects.filter(calculator="kv-cache").exclude(output="").first()
+    page.goto(f"{live_server.url}/admin/lessons/challenge/{challenge.pk}/change/")
+    expected = page.locator("output.expected-answer")
+    expect(expected).to_contain_text("empty parameters take their defaults")
+    page.locator("#id_inputs__layers").fill("5000")
+    page.locator('input[name="_continue"]').first.click()  # Save and continue editing
+    expect(page.locator(".errornote")).to_be_visible()  # refused
+    expect(page.locator("#id_inputs__layers")).to_have_value("5000")
+    expect(expected).to_contain_text("The calculator refuses these inputs")
+
+
 @pytest.mark.django_db(transaction=True)
 def test_an_output_chosen_the_moment_the_calculator_swaps_it_in_offers_its_units(live_server, page):
     """What an htmx swap brings in answers at once: htmx's default 20 ms settle delay left a newly swapped

@@ -406,7 +406,7 @@ def test_switching_calculators_keeps_what_was_typed_for_a_parameter_both_have(in
 def test_the_expected_answer_says_which_numbers_each_learner_draws(instructor_client, db):
     url = reverse("admin:lessons_challenge_expected")
     fields = {"calculator": "kv-cache", "output": "copies_per_cache", "unit": "copies"}
-    assert instructor_client.get(url, fields).content.decode().endswith("(parameters left empty at their defaults)")
+    assert instructor_client.get(url, fields).content.decode().endswith("(empty parameters take their defaults)")
     drawn = instructor_client.get(url, {**fields, "ranges__cache_gb__min": "4", "ranges__cache_gb__max": "40",
                                         "ranges__cache_gb__step": "4"}).content.decode()  # fmt: skip
     assert drawn.endswith("; each learner draws their own cache_gb, so their answers differ")
@@ -608,7 +608,7 @@ def test_the_expected_answer_follows_the_form_as_it_is_edited(instructor_client,
 
     expected = get_calculator("kv-cache").evaluate({"tokens": 2400}).outputs["copy_bytes"] / 1e6
     answer = instructor_client.get(url, {**form, "inputs__tokens": "2400"}).content.decode()
-    assert answer == f"{number(expected)} MB (parameters left empty at their defaults)"
+    assert answer == f"{number(expected)} MB (empty parameters take their defaults)"
     refused = instructor_client.get(url, {**form, "inputs__tokens": "0"}).content.decode()
     assert refused.startswith("The calculator refuses these inputs: tokens: Must be at least 1")
     assert instructor_client.get(url).content.decode() == "Choose a calculator and an output."
@@ -652,12 +652,12 @@ def test_an_envelope_step_shows_its_expected_answer_as_it_is_edited(instructor_c
     wt = make_lesson().sections.get().walkthroughs.get(key="size")
     page = instructor_client.get(reverse("admin:lessons_walkthrough_change", args=[wt.pk])).content.decode()
     copy_bytes = get_calculator("kv-cache").evaluate({}).outputs["copy_bytes"]
-    assert f"{number(copy_bytes / 1e6)} MB (parameters left empty at their defaults)</output>" in page
+    assert f"{number(copy_bytes / 1e6)} MB (empty parameters take their defaults)</output>" in page
     step = {"steps-1-calculator": "kv-cache", "steps-1-output": "copy_bytes", "steps-1-unit": "KiB"}
     url = reverse("admin:lessons_challenge_expected")
     halved = get_calculator("kv-cache").evaluate({"bytes_per_value": 1}).outputs["copy_bytes"]
     answer = instructor_client.get(url, {**step, "steps-1-inputs__bytes_per_value": "1"}).content.decode()
-    assert answer == f"{number(halved / 1024)} KiB (parameters left empty at their defaults)"
+    assert answer == f"{number(halved / 1024)} KiB (empty parameters take their defaults)"
 
 
 def test_a_step_without_a_number_saves_with_its_inputs_left_out(instructor_client, db):
