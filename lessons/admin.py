@@ -569,8 +569,9 @@ class RowsFormSet(BaseInlineFormSet):
 
     def _construct_form(self, i, **kwargs):
         """Number the empty rows shown after the saved ones (1, 2, 3 after none), as static/js/admin_rows.js
-        numbers a row added with "Add another": they would all start at 0 and clash on save."""
-        if i >= self.initial_form_count() and not self.is_bound:
+        numbers a row added with "Add another": they would all start at 0 and clash on save. The same numbers
+        on a save, so a row sent back with only its number is unchanged, and skipped as empty."""
+        if i >= self.initial_form_count():
             highest = max((row.order for row in self.get_queryset()), default=0)  # the rows already read
             kwargs.setdefault("initial", {"order": highest + i - self.initial_form_count() + 1})
         return super()._construct_form(i, **kwargs)
@@ -1217,9 +1218,13 @@ class ChecklistPointInline(admin.TabularInline):
     model = ChecklistPoint
     form = ChecklistPointForm
     formset = ChecklistPointFormSet
-    extra = 0
-    min_num = MIN_CHECKLIST
+    # The count is checked as a whole (ChecklistPointFormSet): a row left empty is skipped, not "required",
+    # so one point written says "needs 2 to 12 ... has 1". Empty rows are offered up to the minimum.
+    min_num = 0
     fields = ("order", "text")
+
+    def get_extra(self, request, obj=None, **kwargs) -> int:
+        return max(MIN_CHECKLIST - (obj.checklist.count() if obj else 0), 0)
 
 
 class OpenQuestionForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):

@@ -97,6 +97,28 @@ def test_an_instructor_authors_an_open_question_with_its_checklist(instructor_cl
     assert [p.text_html for p in question.checklist.all()] == ["Drain it.", "Retry <strong>elsewhere</strong>."]
 
 
+def test_one_point_written_of_the_rows_offered_says_how_many_are_needed(instructor_client, db):
+    """The add page offers two checklist rows; writing one left the other "This field is required.", which
+    never said that two points are the minimum."""
+    import re
+
+    from django.urls import reverse
+
+    from tests.lessons.factories import make_lesson
+
+    section = make_lesson(deep_dives=0).sections.get()
+    url = reverse("admin:lessons_openquestion_add")
+    page = instructor_client.get(url).content.decode()
+    management = dict(re.findall(r'name="(checklist-[A-Z_]+)" value="(\d+)"', page))
+    assert management["checklist-TOTAL_FORMS"] == "2"  # the two rows the page offers
+    orders = dict(re.findall(r'name="(checklist-\d-order)" value="(\d+)"', page))
+    data = {**open_question_form(section, ["Only one point."]), **management, **orders, "checklist-1-text": ""}
+    html = instructor_client.post(url, data).content.decode()
+    assert "An open question needs 2 to 12 checklist points; this one has 1." in html
+    assert "This field is required." not in html
+    assert not OpenQuestion.objects.exists()
+
+
 def test_one_save_reports_a_shared_position_and_too_many_checklist_points_together(instructor_client, db):
     from django.urls import reverse
 
