@@ -951,10 +951,15 @@ def giveaway_warnings(lesson_data: Any) -> list[str]:
                 )
     allowed = int(len(deep_dives) * BEST_LONGEST_SHARE)
     if len(best_longest) > allowed:
+        limit = (
+            f"at most {allowed} of them may be"
+            if allowed
+            else f"with {len(deep_dives)} deep {'dive' if len(deep_dives) == 1 else 'dives'}, none may be"
+        )
         warnings.append(
             f"{lesson}: the best choice is the longest in {len(best_longest)} of {len(deep_dives)} deep dives "
-            f"({', '.join(best_longest)}); at most {allowed} may be, or length alone finds the answer "
-            "(rule: best is longest)."
+            f"({', '.join(best_longest)}); {limit}, or length alone finds the answer: make a wrong choice "
+            "longer, or the best one shorter (rule: best is longest)."
         )
     by_key = {d.get("key"): d for d in deep_dives}
     for parent in deep_dives:

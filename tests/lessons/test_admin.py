@@ -332,6 +332,7 @@ def test_give_away_warnings_show_while_editing_a_deep_dive_and_its_lesson(instru
         reverse("admin:lessons_lesson_change", args=[fresh_dive.section.lesson_id])
     ).content.decode()
     assert "(rule: best is longest)" in lesson_html
+    assert "with 1 deep dive, none may be, or length alone finds the answer" in lesson_html  # not "at most 0"
     rows[0]["text"] = "Paged"  # shorter than the others: the warnings go
     data = choice_formset(fresh_dive, rows)
     for i, pk in enumerate(fresh_dive.choices.order_by("order").values_list("pk", flat=True)):
