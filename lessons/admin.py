@@ -507,22 +507,41 @@ def in_part(item: str, part: str) -> bool:
     return item == part or item.startswith(f"{part}, ")
 
 
-class UniqueKeyMixin:
-    """An item's key must be unique within its lesson: links and follow-ups name items by it."""
+class UniqueKeyAndPositionMixin:
+    """An item's key is unique within its lesson (links and follow-ups name items by it), and its position
+    within its section, whatever the kind: a deep dive at 3 beside a walkthrough at 3 had no order, and a
+    content file, a list, never has two items in one place. Each is told beside its own field."""
 
     def clean(self):
         cleaned = super().clean()
-        section, key = cleaned.get("section"), cleaned.get("key")
+        section, key, order = cleaned.get("section"), cleaned.get("key"), cleaned.get("order")
         if section is not None and key:
-            for model in (DeepDive, Walkthrough, Challenge, OpenQuestion):
-                taken = model.objects.filter(section__lesson_id=section.lesson_id, key=key)
-                if model is self._meta.model:
-                    taken = taken.exclude(pk=self.instance.pk)
-                if taken.exists():
+            for _name, model, _label in ITEM_MODELS:  # the lesson outline's list of item kinds
+                if self.others(model).filter(section__lesson_id=section.lesson_id, key=key).exists():
                     name = model._meta.verbose_name
                     self.add_error("key", f"A {name} in this lesson already uses the key '{key}'; keys name items.")
                     break
+        if section is not None and order is not None:
+            for _name, model, label in ITEM_MODELS:
+                taken = self.others(model).filter(section=section, order=order).first()
+                if taken is not None:
+                    self.add_error(
+                        "order",
+                        f"Position {order} of this section is taken by the {label.lower()} “{item_title(taken)}”; "
+                        "choose a free one (the lesson's outline lists them).",
+                    )
+                    break
         return cleaned
+
+    def others(self, model):
+        """Return ``model``'s rows, this form's own row left out."""
+        rows = model.objects.all()
+        return rows.exclude(pk=self.instance.pk) if model is self._meta.model else rows
+
+
+def item_title(item) -> str:
+    """Return how an item is named to an author: its title, else its key."""
+    return getattr(item, "title", "") or item.key
 
 
 class StepForm(NumberQuestionFormMixin, MarkdownCheckMixin, forms.ModelForm):
@@ -624,7 +643,7 @@ class StepFormSet(RowsFormSet):
         ]
 
 
-class ChallengeForm(NumberQuestionFormMixin, UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
+class ChallengeForm(NumberQuestionFormMixin, UniqueKeyAndPositionMixin, MarkdownCheckMixin, forms.ModelForm):
     always_asks = True
 
     class Meta:
@@ -1059,7 +1078,7 @@ class SectionAdmin(ContentAdmin):
         return f"{obj.lesson.get_absolute_url()}#{obj.anchor}"
 
 
-class DeepDiveForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
+class DeepDiveForm(UniqueKeyAndPositionMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = DeepDive
         fields = "__all__"
@@ -1091,7 +1110,7 @@ class DeepDiveAdmin(InLessonMixin, GiveawayWarningsMixin, ContentAdmin):
         return obj.section.lesson
 
 
-class WalkthroughForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
+class WalkthroughForm(UniqueKeyAndPositionMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Walkthrough
         fields = "__all__"
@@ -1227,7 +1246,7 @@ class ChecklistPointInline(admin.TabularInline):
         return max(MIN_CHECKLIST - (obj.checklist.count() if obj else 0), 0)
 
 
-class OpenQuestionForm(UniqueKeyMixin, MarkdownCheckMixin, forms.ModelForm):
+class OpenQuestionForm(UniqueKeyAndPositionMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = OpenQuestion
         fields = "__all__"

@@ -128,6 +128,27 @@ def test_a_refused_follow_up_is_marked_beside_the_choice_at_fault(instructor_cli
     assert not Choice.objects.filter(deep_dive=fresh_dive).exists()
 
 
+def test_an_item_at_a_taken_position_is_refused_beside_its_order_naming_what_is_there(instructor_client, fresh_dive):
+    """A deep dive saved at a walkthrough's position sat beside it with no order between them; one at another
+    deep dive's position was told "…with this Section and Order already exists." above the form."""
+    walkthrough = fresh_dive.section.walkthroughs.get(key="build")
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
+    for taken, named in [(walkthrough.order, f"the walkthrough “{walkthrough.title}”")]:
+        data = {**choice_formset(fresh_dive, rows), "order": taken}
+        html = instructor_client.post(url, data).content.decode()
+        errors = re.search(r'<ul class="errorlist" id="id_order_error">(.*?)</ul>', html)
+        assert errors and f"Position {taken} of this section is taken by {named}" in errors[1]
+    other = make_deep_dive(fresh_dive.section, key="other", order=30)
+    html = instructor_client.post(url, {**choice_formset(fresh_dive, rows), "order": 30}).content.decode()
+    errors = re.search(r'<ul class="errorlist" id="id_order_error">(.*?)</ul>', html)
+    assert errors and "taken by the deep dive “other”" in errors[1]
+    assert "already exists" not in html
+    fresh_dive.refresh_from_db()
+    assert fresh_dive.order == 9 and other.order == 30
+    assert instructor_client.post(url, {**choice_formset(fresh_dive, rows), "order": 31}).status_code == 302
+
+
 def test_numeric_step_needs_unit_and_tolerance(instructor_client, db):
     lesson = make_lesson()
     wt = lesson.sections.get().walkthroughs.get(key="size")
