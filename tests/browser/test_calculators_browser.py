@@ -128,3 +128,18 @@ def test_dark_mode_has_no_axe_violations(browser, live_server, axe_violations):
     violations = axe_violations(page)
     context.close()
     assert violations == [], describe(violations)
+
+
+def test_on_a_phone_a_chart_table_wider_than_its_box_shows_an_edge_to_scroll_to(page, live_server):
+    """The KV-cache table's byte counts run past a 375 px screen: "750.0 M" was cut with nothing to say the
+    table scrolls. A shadow at the edge shows there is more (compared with the region drawn without it)."""
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}/calculators/kv-cache/")
+    details = page.locator(".calc-chart details")
+    details.locator("summary").click()
+    region = details.get_by_role("region")
+    assert region.evaluate("r => r.scrollWidth > r.clientWidth")
+    region.scroll_into_view_if_needed()
+    with_hint = region.screenshot()
+    region.evaluate("r => r.style.background = 'none'")
+    assert region.screenshot() != with_hint
