@@ -659,6 +659,16 @@ class ChallengeForm(NumberQuestionFormMixin, UniqueKeyAndPositionMixin, Markdown
         check = Checker("admin", f"challenge '{cleaned.get('key', '')}'")
         # The prompt's own problems are shown beside it by the mixin and Challenge.clean().
         run_validator(self, check, lambda: parse_challenge(check, payload), skip={"prompt"})
+        for name in ("inputs", "ranges"):
+            if name in self.errors:  # refused, so not saved: Challenge.clean checks the prompt against the names
+                # as written ({tokens} named in a refused range is no unknown parameter), not the saved ones
+                raw = self.fields[name].widget.value_from_datadict(self.data, self.files, self.add_prefix(name))
+                try:
+                    written = json.loads(raw)
+                except (TypeError, ValueError, RecursionError):
+                    continue
+                if isinstance(written, dict):
+                    setattr(self.instance, name, written)
         return cleaned
 
 

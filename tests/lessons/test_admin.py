@@ -341,6 +341,25 @@ def test_ranges_that_would_break_drawing_are_refused(instructor_client, db, rang
     assert message in response.content.decode()
 
 
+def test_a_refused_range_is_told_once_not_again_as_a_prompt_naming_no_parameter(instructor_client, db):
+    """A range of four values was refused ("must be [min, max, step]"), and the prompt's {tokens} was then told
+    it names no parameter, though the author had named it in the ranges (instructor check)."""
+    from lessons.models import Challenge
+
+    make_lesson()
+    challenge = Challenge.objects.get()
+    data = challenge_post(challenge, ranges='{"tokens": [1000, 2000, 100, 5]}', prompt="Room for {tokens} tokens?")
+    response = instructor_client.post(reverse("admin:lessons_challenge_change", args=[challenge.pk]), data)
+    errors = response.context["adminform"].form.errors
+    assert errors["ranges"] == ["Ranges: 'tokens' must be [min, max, step]."]
+    assert "prompt" not in errors
+    challenge.refresh_from_db()
+    assert challenge.ranges == {"cache_gb": [4, 40, 4]}  # nothing saved
+    data["prompt"] = "Room for {tokenz} tokens?"  # a name no input or range has is still told
+    errors = instructor_client.post(reverse("admin:lessons_challenge_change", args=[challenge.pk]), data)
+    assert "'tokenz' is not a parameter" in errors.context["adminform"].form.errors["prompt"][0]
+
+
 def test_give_away_warnings_show_while_editing_a_deep_dive_and_its_lesson(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
     rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
