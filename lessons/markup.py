@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 from pygments.token import STANDARD_TYPES
 
 from calculators.formatting import in_format, number
-from calculators.registry import CalculatorInputError, get_calculator
+from calculators.registry import CALCULATORS, CalculatorInputError, get_calculator
 from calculators.simulator import REFERENCE_SLUGS, simulated_value
 
 CALC_PATTERN = re.compile(r"\{\{\s*calc\s+(?P<ref>[^}|]*?)\s*(?:\|\s*(?P<format>[A-Za-z0-9]+)\s*)?\}\}")
@@ -113,14 +113,14 @@ def calc_value(ref: str) -> float | int | bool | None:
     try:
         calculator = get_calculator(slug)
     except KeyError:
-        raise MarkupError(f"unknown calculator '{slug}'") from None
+        raise MarkupError(f"unknown calculator '{slug}' (the calculators: {', '.join(CALCULATORS)})") from None
     try:
         result = calculator.evaluate(params)
     except CalculatorInputError as error:
         problems = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in error.errors.items())
         raise MarkupError(f"bad inputs for {slug}: {problems}") from None
     if output not in result.outputs:
-        raise MarkupError(f"calculator '{slug}' has no output '{output}'")
+        raise MarkupError(f"calculator '{slug}' has no output '{output}' (its outputs: {', '.join(result.outputs)})")
     return result.outputs[output]
 
 

@@ -172,3 +172,13 @@ def test_shipped_drawn_prompts_read_as_sentences(content):
     for prompt in Challenge.objects.exclude(ranges={}).values_list("prompt", flat=True):
         assert "(s)" not in prompt
     assert not re.search(r"\{cards\} cards\*\*[,.]", challenge.prompt)
+
+
+def test_a_mistyped_calc_reference_is_refused_with_what_it_could_have_named():
+    """An instructor's "{{calc kv-cache.bytes_per_tokn}}" was refused without the outputs to choose from."""
+    from lessons.markup import MarkupError, check_markup
+
+    with pytest.raises(MarkupError, match=r"has no output 'bytes_per_tokn' \(its outputs: .*bytes_per_token"):
+        check_markup("{{calc kv-cache.bytes_per_tokn | int}}")
+    with pytest.raises(MarkupError, match=r"unknown calculator 'kv-cach' \(the calculators: .*kv-cache"):
+        check_markup("{{calc kv-cach.bytes_per_token | int}}")
