@@ -801,6 +801,16 @@ class StepInline(ExpectedAnswerMixin, admin.StackedInline):
             },
         ),
     )
+    # Which of the two parts a walkthrough of each kind leaves unused (fieldsets' index): it comes folded.
+    UNUSED_PART = {"envelope": 1, "build_up": 2, "request_flow": 2}
+
+    def get_fieldsets(self, request, obj=None):
+        """Fold the part this kind of walkthrough does not use (a new walkthrough, of no kind yet, shows both)."""
+        unused = self.UNUSED_PART.get(getattr(obj, "kind", None))
+        return tuple(
+            (name, {**options, "classes": ("collapse",)}) if index == unused else (name, options)
+            for index, (name, options) in enumerate(self.fieldsets)
+        )
 
 
 class SectionInline(admin.StackedInline):

@@ -149,6 +149,24 @@ def test_an_item_at_a_taken_position_is_refused_beside_its_order_naming_what_is_
     assert instructor_client.post(url, {**choice_formset(fresh_dive, rows), "order": 31}).status_code == 302
 
 
+def test_a_walkthroughs_steps_fold_the_part_its_kind_does_not_use(instructor_client, db):
+    """An envelope's steps showed the diagram's Components and Connections rows, and a build-up's the graded
+    number's, open among the fields the author fills in: the unused part is folded (a closed <details>)."""
+    lesson = make_lesson()
+    folded = r'<fieldset class="module aligned collapse"[^>]*>\s*<details><summary>\s*<h4 [^>]*>{}'
+    for key, unused, used in [
+        ("size", "Diagram (build-up", "A graded number (envelope"),
+        ("build", "A graded number (envelope", "Diagram (build-up"),
+    ]:
+        walkthrough = lesson.sections.get().walkthroughs.get(key=key)
+        html = instructor_client.get(
+            reverse("admin:lessons_walkthrough_change", args=[walkthrough.pk])
+        ).content.decode()
+        assert re.search(folded.format(re.escape(unused)), html), (walkthrough.kind, unused)
+        assert not re.search(folded.format(re.escape(used)), html), (walkthrough.kind, used)
+        assert used in html
+
+
 def test_numeric_step_needs_unit_and_tolerance(instructor_client, db):
     lesson = make_lesson()
     wt = lesson.sections.get().walkthroughs.get(key="size")
