@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from django import template
+from django.contrib.humanize.templatetags.humanize import naturaltime
 from django.utils import dateformat
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -35,17 +36,20 @@ def when(value: datetime | None, style: str = "") -> SafeString | str:
     """Return a <time> element reading "1 Dec 2026, 15:12 UTC", its datetime attribute the exact moment.
 
     ``{{ value|when:"lines" }}`` puts the time under the date ("1 Dec 2026" / "15:12 UTC"), for a
-    narrow table column. None (a token never used, say) gives "", for the template to say what that means.
+    narrow table column; ``{{ value|when:"ago" }}`` says how long ago ("10 minutes ago", "now"), the
+    moment itself in its title. None (a token never used, say) gives "", for the template to say what that means.
     """
     if value is None or value == "":
         return ""
-    if style not in ("", "lines"):
-        raise ValueError(f'Unknown style for |when: {style!r} (use "" or "lines").')
+    if style not in ("", "lines", "ago"):
+        raise ValueError(f'Unknown style for |when: {style!r} (use "", "lines" or "ago").')
     moment = in_utc(value)
     # HTML allows at most three digits of a second: whole seconds, as the page shows minutes anyway.
     stamp = moment.isoformat(timespec="seconds")
     if style == "lines":
         text = format_html("{}<br>{} UTC", dateformat.format(moment, DATE), dateformat.format(moment, TIME))
+    elif style == "ago":
+        return format_html('<time datetime="{}" title="{}">{}</time>', stamp, utc_text(moment), naturaltime(moment))
     else:
         text = utc_text(moment)
     return format_html('<time datetime="{}">{}</time>', stamp, text)

@@ -149,7 +149,10 @@ def test_the_review_page_words_times_as_a_learner_reads_them(client, db, stopped
     answer(client, lesson, "dd-3", "weak")
     stopped_clock.shift(timedelta(minutes=10))  # dd-1 (asked) and dd-2 due 10 minutes ago, dd-3 just now
     html = client.get(reverse("review")).content.decode()
-    assert "(Lesson words, due 10\xa0minutes ago)" in html and "(Lesson words, due now)" in html
+    # Each "due" is a <time>: the moment in its datetime and, on hover, in its title.
+    ago = re.search(r'\(Lesson words, due <time datetime="([^"]+)" title="([^"]+)">10\xa0minutes ago</time>\)', html)
+    assert ago and ago[2].endswith(" UTC") and ago[1].endswith("+00:00")
+    assert re.search(r'\(Lesson words, due <time datetime="[^"]+" title="[^"]+">now</time>\)', html)
     dd = DeepDive.objects.get(key="dd-1")
     response = client.post(
         reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="weak").pk}
