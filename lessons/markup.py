@@ -141,7 +141,7 @@ def check_markup(text: str) -> None:
     leftover = re.search(r"\{\{.*?\}\}", CALC_PATTERN.sub("", text))
     if leftover:
         raise MarkupError(f"'{leftover.group(0)}' is not a valid {{{{calc slug.output ... | format}}}}")
-    removed = removed_html(converter().reset().convert(expanded))
+    removed = removed_html(convert_markdown(expanded))
     if removed:
         raise MarkupError(
             f"{', '.join(removed)} would be removed when shown: lessons show Markdown and plain formatting, "
@@ -211,6 +211,14 @@ def converter() -> markdown_lib.Markdown:
     return md
 
 
+# A pure function of its text: an authored text is converted to check it (check_markup) and again to store
+# it rendered (render_stored_markup), in the same save or load; the memo makes that one conversion.
+@functools.lru_cache(maxsize=4096)  # every text of the shipped lessons, with room
+def convert_markdown(text: str) -> str:
+    """Return Markdown (its {{calc ...}} numbers filled in) as HTML, not yet sanitised."""
+    return converter().reset().convert(text)
+
+
 def render_markdown(text: str, where: str = "") -> SafeString:
     """Return sanitised HTML for authored Markdown, with its {{calc ...}} numbers computed.
 
@@ -220,7 +228,7 @@ def render_markdown(text: str, where: str = "") -> SafeString:
         return mark_safe("")
     expanded = markdown_text(text)
     # smarty's curly quotes are inline patterns, which never run inside code spans or fenced code.
-    html = converter().reset().convert(expanded)
+    html = convert_markdown(expanded)
     # Wide tables and code scroll inside a keyboard-focusable region instead of widening the page.
     html = wrap_tables(sanitize(html), where).replace(CODE_BLOCK, FOCUSABLE_CODE_BLOCK)
     return mark_safe(html)  # noqa: S308 - sanitised just above; the wrapper is ours

@@ -108,8 +108,9 @@ def missing_step(request: HttpRequest, lesson: Lesson, walkthrough, orders: list
 
     A page (a saved place or a bookmark, from before an author removed or renumbered steps) is sent
     to the first step, at the walkthrough (another may come before it on the page), with a message at
-    the top saying how many steps there are, so the Resume button never ends on an error page. An htmx request (Next on a
-    page loaded before the change) gets a 404: htmx swaps nothing and site.js says the request failed.
+    the top saying how many steps there are, so the Resume button never ends on an error page. An htmx
+    request (Next on a page loaded before the change) gets a 404: htmx swaps nothing and site.js says
+    the request failed.
     """
     count = len(orders)
     # Steps are numbered 1, 2, ... unless an author ordered them otherwise (0, 5, 10): then say only what is there.
