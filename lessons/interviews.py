@@ -524,7 +524,7 @@ def design_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
     )  # a list: a part's own label may hold commas and colons ("Front end: auth, quota, SSE")
     view = ItemView(item, heading, body)
     offer(view, [(pk, escape(by_pk[pk].title)) for pk in item.options if pk in by_pk])  # stored shuffled
-    view.lesson_url = item.step.walkthrough.get_absolute_url()
+    view.lesson_url = item.step.get_absolute_url()
     following = next_step(steps, item.step)
     if reveal and following is not None:
         view.worked_html = f"<p><strong>{escape(following.title)}</strong></p>{following.body_html}"
@@ -555,7 +555,7 @@ def number_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
     else:
         earlier = [s.title for s in steps if s.order < item.step.order]
         view = ItemView(item, step_question(item.step), services.step_setup_html(item.step, earlier), unit=number.unit)
-        view.lesson_url = item.step.walkthrough.get_absolute_url()
+        view.lesson_url = item.step.get_absolute_url()
     if reveal:
         expected = services.expected_for(number, item.drawn_inputs)
         view.expected, view.derivation = expected.value, expected.steps

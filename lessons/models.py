@@ -396,6 +396,12 @@ class Step(RenderedMarkdown, GradedNumber):
     def __str__(self) -> str:
         return self.title
 
+    def get_absolute_url(self) -> str:
+        """Return the step's own page, at its walkthrough (a walkthrough shows one step at a time)."""
+        walkthrough = self.walkthrough
+        url = reverse("walkthrough-step", args=[walkthrough.section.lesson.slug, walkthrough.key, self.order])
+        return f"{url}#{walkthrough.anchor}"
+
     def save(self, *args, **kwargs):
         # As stored HTML is rendered on save (RenderedMarkdown), the diagram is laid out on save:
         # pages then draw it without layout work.

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.db import SessionStore
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 from rest_framework.test import APIClient
 
 from lessons import interviews, services
@@ -343,15 +344,21 @@ def test_every_link_from_an_interview_to_its_lesson_lands_on_the_question(client
     request = rf.post("/")
     request.user, request.session = AnonymousUser(), SessionStore()
     views = interviews.load(interviews.start(request, "buying-the-fleet", seed=1), reveal=True)
-    layers = set()
+    layers, steps = set(), 0
     for view in views:
         path, _, anchor = view.lesson_url.partition("#")
-        assert "?layer=" in path, view.lesson_url
-        layers.add(path.rsplit("=", 1)[1])
         page = client.get(path)
         assert page.status_code == 200
         assert f'id="{anchor}"' in page.content.decode(), view.lesson_url
-    assert len(layers) > 1  # questions of several layers, each on its own page
+        if view.item.step_id:  # a design moment or an envelope step: its own step's page, not step 1
+            steps += 1
+            position = list(view.item.step.walkthrough.steps.values_list("pk", flat=True)).index(view.item.step_id)
+            assert f"Step {position + 1} of " in page.content.decode(), view.lesson_url
+            assert escape(view.item.step.title) in page.content.decode()
+        else:
+            assert "?layer=" in path, view.lesson_url
+            layers.add(path.rsplit("=", 1)[1])
+    assert len(layers) > 1 and steps  # questions of several layers, each on its own page, and steps
 
 
 def drawn_interviews(rf, draws: int = 8):
