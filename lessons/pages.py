@@ -189,6 +189,7 @@ class WalkthroughView:
     step_url: Callable[[int], str]  # the URL of the step of a given order
     current: int = 1
     kind: str = "walkthrough"
+    notice: str = ""  # said at the top of the walkthrough: the step asked for is not there (views.missing_step)
 
     @property
     def prev_url(self) -> str | None:

@@ -91,6 +91,9 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     layer = next((s.layer for s in data.sections if s.pk == walkthrough.section_id), None)
     page = build_lesson_page(request, lesson, {key: number}, data=data, layer=layer)
     view = page.walkthroughs[walkthrough.pk]
+    missing = request.GET.get("missing", "")  # sent here from a step it lacks (missing_step): said in the walkthrough
+    if missing.isascii() and missing.isdigit() and len(missing) < 6 and int(missing) not in orders:
+        view.notice = f"{missing_step_message(walkthrough, orders, int(missing))} Here is its first step."
     learner = services.current_learner(request)
     if learner is not None:
         services.remember_position(
@@ -106,21 +109,23 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
 def missing_step(request: HttpRequest, lesson: Lesson, walkthrough, orders: list[int], number: int) -> HttpResponse:
     """Answer a step the walkthrough does not have: say so, and show its first step.
 
-    A page (a saved place or a bookmark, from before an author removed or renumbered steps) is sent
-    to the first step, at the walkthrough (another may come before it on the page), with a message at
-    the top saying how many steps there are, so the Resume button never ends on an error page. An htmx
-    request (Next on a page loaded before the change) gets a 404: htmx swaps nothing and site.js says
-    the request failed.
+    A page (a saved place or a bookmark, from before an author removed or renumbered steps) is sent to the
+    first step, at the walkthrough, which says why at its top (``?missing=N``), so the Resume button never
+    ends on an error page. An htmx request (Next on a page loaded before the change) gets a 404: htmx
+    swaps nothing and site.js says the request failed.
     """
+    if request.htmx and not request.htmx.history_restore_request:
+        return render(request, "404.html", {"message": missing_step_message(walkthrough, orders, number)}, status=404)
+    first = reverse("walkthrough-step", args=[lesson.slug, walkthrough.key, orders[0]])
+    return redirect(f"{first}?missing={number}#{walkthrough.anchor}")
+
+
+def missing_step_message(walkthrough, orders: list[int], number: int) -> str:
+    """Return "The walkthrough “Build it” has 2 steps: there is no step 3." (``orders``: its steps' orders)."""
     count = len(orders)
     # Steps are numbered 1, 2, ... unless an author ordered them otherwise (0, 5, 10): then say only what is there.
     there = f"there is no step {number}" if orders == list(range(1, count + 1)) else "none is at that address"
-    message = f"The walkthrough “{walkthrough.title}” has {count} {plural(count, 'step')}: {there}."
-    if request.htmx and not request.htmx.history_restore_request:
-        return render(request, "404.html", {"message": message}, status=404)
-    messages.info(request, f"{message} Here is its first step.")
-    first = reverse("walkthrough-step", args=[lesson.slug, walkthrough.key, orders[0]])
-    return redirect(f"{first}#{walkthrough.anchor}")
+    return f"The walkthrough “{walkthrough.title}” has {count} {plural(count, 'step')}: {there}."
 
 
 def item_errors(errors: dict | None = None) -> dict:

@@ -159,15 +159,23 @@ def test_walkthrough_step_navigation_full_page_and_fragment(client, lesson):
 @pytest.mark.parametrize("number", [3, 0, 9])
 def test_a_step_the_walkthrough_lacks_shows_its_first_step_and_says_why(client, lesson, number):
     """/build/3/ of a two-step walkthrough (a saved place or a bookmark from before steps were removed) is not
-    step 1 in disguise, nor an error page behind the Resume button: step 1, under a message saying why."""
+    step 1 in disguise, nor an error page behind the Resume button: step 1, saying why at the walkthrough's
+    top, where the page lands (a message at the page's top was out of sight, far above it)."""
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", number]))
     assert response.status_code == 302
-    assert response["Location"] == "/lessons/sample/walkthroughs/build/1/#wt-build"  # at the walkthrough
+    assert response["Location"] == f"/lessons/sample/walkthroughs/build/1/?missing={number}#wt-build"
     page = client.get(response["Location"]).content.decode()  # the browser follows it
-    message = re.search(r'<div class="messages" id="messages" role="status" tabindex="-1">(.*?)</div>', page, re.S)
-    assert f"The walkthrough “Build it” has 2 steps: there is no step {number}. Here is its first step." in message[1]
-    assert "Step 1 of 2" in page and "Front end" in page
-    assert "there is no step" not in client.get(response["Location"]).content.decode()  # said once
+    walkthrough = page[page.index('id="wt-build"') :]
+    notice = re.search(
+        r'<p class="message" role="status">(.*?)</p>\s*<p class="step-count">Step 1 of 2</p>', walkthrough
+    )
+    assert (
+        notice
+        and notice[1] == f"The walkthrough “Build it” has 2 steps: there is no step {number}. Here is its first step."
+    )
+    assert "Front end" in page
+    assert "there is no step" not in client.get("/lessons/sample/walkthroughs/build/1/").content.decode()
+    assert "there is no step" not in client.get("/lessons/sample/walkthroughs/build/1/?missing=2").content.decode()
 
 
 def test_an_htmx_request_for_a_missing_step_is_a_404(client, lesson):
@@ -185,7 +193,7 @@ def test_a_missing_steps_message_is_escaped_and_counts_steps_ordered_otherwise(c
     Step.objects.filter(title="Preamble size").update(order=5)
     Walkthrough.objects.filter(key="size").update(title="Size <b>it</b>")
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]), follow=True)
-    assert response.redirect_chain == [("/lessons/sample/walkthroughs/size/0/#wt-size", 302)]
+    assert response.redirect_chain == [("/lessons/sample/walkthroughs/size/0/?missing=1#wt-size", 302)]
     html = response.content.decode()
     assert "The walkthrough “Size &lt;b&gt;it&lt;/b&gt;” has 2 steps: none is at that address." in html
 
