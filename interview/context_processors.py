@@ -6,8 +6,11 @@ import functools
 
 from django.core.signals import setting_changed
 from django.http import HttpRequest
+from django.middleware.csrf import get_token
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
+from django.utils.html import format_html
 
 # Settings the links are derived from: a test that overrides one gets them worked out again.
 LINK_SETTINGS = {"ROOT_URLCONF", "FORCE_SCRIPT_NAME", "STATIC_URL", "STORAGES"}
@@ -37,6 +40,17 @@ NAV_BY_URL_NAME = {"home": "home", "lesson": "home", "walkthrough-step": "home",
                    "results": "results", "interviews": "interviews", "interview": "interviews",
                    "account": "account", "login": "login", "signup": "signup"}  # fmt: skip
 NAV_BY_APP = {"calculators": "calculators", "simulator": "simulator"}
+
+
+def csrf(request: HttpRequest) -> dict:
+    """Return the page's CSRF token and its hidden input: one token per page, worked out on first use.
+
+    Django's Jinja2 backend gives ``csrf_token`` and ``csrf_input`` as lazy strings that mask a new token
+    each time one is written; Django's engine (``{% csrf_token %}``) writes one per page, as this does.
+    """
+    token = SimpleLazyObject(lambda: get_token(request))
+    field = '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+    return {"csrf_token": token, "csrf_input": SimpleLazyObject(lambda: format_html(field, token))}
 
 
 def layout(request: HttpRequest) -> dict:

@@ -63,6 +63,22 @@ WSGI_APPLICATION = "interview.wsgi.application"
 
 TEMPLATES = [
     {
+        # The site's pages (jinja2/): see interview/jinja2.py for why, and for their filters.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {
+            "environment": "interview.jinja2.environment",
+            "context_processors": [
+                "interview.context_processors.csrf",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "interview.context_processors.layout",
+            ],
+        },
+    },
+    {
+        # The admin, its overrides in templates/, and Django's own pages (form widgets, e-mails).
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
@@ -76,7 +92,7 @@ TEMPLATES = [
             # interview.dates: the |when filter, every date and time the site shows, in one format.
             "builtins": ["django_htmx.templatetags.django_htmx", "interview.dates"],
         },
-    }
+    },
 ]
 
 # Database: a SQLite file in the project unless DATABASE_URL says otherwise.

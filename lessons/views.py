@@ -102,7 +102,7 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors()}
     # A history restore (Back after a cache miss) also carries HX-Request and needs the whole page.
     if request.htmx and not request.htmx.history_restore_request:
-        return render(request, "lessons/lesson.html#walkthrough", {**context, "as_fragment": True, "moved": True})
+        return render(request, "lessons/_walkthrough.html", {**context, "as_fragment": True, "moved": True})
     return render(request, "lessons/lesson.html", context)
 
 
@@ -267,20 +267,20 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         "as_fragment": True,
         "focus": focus,
     }
-    response = render(request, f"lessons/lesson.html#{partial}", context)
+    response = render(request, f"lessons/_{partial}.html", context)
     if answer is not None and (answer.is_first or leads_to_follow_up(answer)):
         # A first answer changes the lesson's counters and progress bar: sent along, out of band.
         # A retry changes neither (the first answer keeps the score), unless its choice opened a
         # follow-up (the total counts it from then on); otherwise nothing is recomputed for it.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
-        response.write(render_to_string("lessons/lesson.html#progress", {"score": score, "oob": True}, request))
+        response.write(render_to_string("lessons/_progress.html", {"score": score, "oob": True}, request))
         if not context.get("follow_up"):  # the item's mark in the outline (follow-ups are not listed)
             entry = outline_entry(view)
-            response.write(render_to_string("lessons/lesson.html#outline_mark", {"entry": entry, "oob": True}, request))
+            response.write(render_to_string("lessons/_outline_mark.html", {"entry": entry, "oob": True}, request))
     if answer is not None:  # every answer keeps its item as the place: the header's button goes there now
         item = view.step.step if view.kind == "walkthrough" else item_of(view)
         resume = {"url": item_url(context["lesson"], item), "answered": True, "oob": True}
-        response.write(render_to_string("lessons/lesson.html#resume", resume, request))
+        response.write(render_to_string("lessons/_resume.html", resume, request))
     return response
 
 
@@ -461,9 +461,7 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
         item_id = errors.get("dd") or errors.get("ch") or errors.get("oq") or errors.get("step")
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": message,
                    "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
-        return render(
-            request, f"lessons/lesson.html#{partial}", context, status=status or bad_input_status(fragment=True)
-        )
+        return render(request, f"lessons/_{partial}.html", context, status=status or bad_input_status(fragment=True))
     page.current = page.layer_of(item_of(view).section_id)  # the page shows the layer holding the item
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
     return render(request, "lessons/lesson.html", context, status=status or bad_input_status(fragment=False))

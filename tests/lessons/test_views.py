@@ -957,7 +957,7 @@ def test_the_outline_calls_a_missed_item_answered_not_done(client, lesson):
     """The outline says what is left to answer; a miss is answered (results list what was missed)."""
     client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk})
     html = client.get(lesson.get_absolute_url()).content.decode()
-    mark = re.search(r'<span class="mark mark-done" id="mark-dd-dd-1">(.*?)</span>\n', html).group(1)
+    mark = re.search(r'<span class="mark mark-done" id="mark-dd-dd-1">(.*?)</span></li>', html).group(1)
     assert mark == '<span aria-hidden="true">✓ </span>answered'
 
 
