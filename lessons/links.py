@@ -51,7 +51,7 @@ class GradedItem:
     path: str  # the item's place after its lesson's URL: its layer's page (or its step's page), at its anchor
     topic: TopicRef
     points: int
-    leading: tuple[int, ...] = ()  # the choices leading to a follow-up: it counts once one is picked
+    leading: tuple[int, ...] = ()  # the choices leading to a follow-up: it counts once reached
 
 
 def item_catalog() -> dict[tuple[str, int], GradedItem]:

@@ -633,8 +633,7 @@ class Answer(AboutItem):
         indexes = [
             models.Index(fields=["learner", "created_at"]),
             *(models.Index(fields=["learner", kind], name=f"answer_learner_{kind}") for kind in AboutItem.ITEM_KINDS),
-            # The reach rule (services.picked_choices) asks whether the learner picked the choices leading
-            # to follow-ups: without this index that scans all the learner's answers.
+            # Which of the learner's answers picked a choice (the item analysis, merging a visitor's reach).
             models.Index(fields=["learner", "choice"], name="answer_learner_choice"),
         ]
 
@@ -732,12 +731,16 @@ class ItemPractice(AboutItem):
     ``hints_taken`` counts the hints shown (before the first answer they cost points, see
     lessons.scoring.hint_cost); ``revealed`` is set when the learner asked to see every approach
     or the worked arithmetic before earning it; ``draft`` is an open question's written answer
-    waiting for its checklist to be ticked.
+    waiting for its checklist to be ticked; ``reached`` marks a follow-up one of the learner's
+    answers opened (the reach rule, lessons.scoring.counts_toward_score), set with that answer.
     """
 
     learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="practice")
     hints_taken = models.PositiveSmallIntegerField(default=0, validators=[MaxValueValidator(3)])
     revealed = models.BooleanField(default=False)
+    reached = models.BooleanField(
+        default=False, help_text="A follow-up: an answer to its parent picked a choice leading here."
+    )
     draft = models.TextField(blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 

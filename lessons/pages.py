@@ -40,7 +40,6 @@ from lessons.services import (
     ensure_session,
     expected_for,
     learner_identity,
-    picked_choices,
 )
 
 
@@ -70,7 +69,7 @@ class ItemState:
     latest: Answer | None = None
     count: int = 0
     card: ReviewCard | None = None  # the item's review card, reused when the next answer reschedules it
-    practice: ItemPractice | None = None  # hints taken, reveals asked for, an open question's draft
+    practice: ItemPractice | None = None  # hints taken, reveals asked for, a follow-up reached, a draft
 
     @property
     def hints_taken(self) -> int:
@@ -83,6 +82,11 @@ class ItemState:
     @property
     def draft(self) -> str:
         return self.practice.draft if self.practice else ""
+
+    @property
+    def reached(self) -> bool:
+        """A follow-up: whether an answer to its parent opened it (the reach rule, services.reach)."""
+        return bool(self.practice and self.practice.reached)
 
     @property
     def hints_before_first(self) -> int:
@@ -401,9 +405,10 @@ class LessonData:
             state.first = Answer.objects.filter(
                 Answer.items_q({kind: [pk]}), learner=answer.learner_id, is_first=True
             ).get()
-        for choice in self.choices:  # the choice picked now counts as picked (its follow-up is reached)
-            if choice.pk == answer.choice_id:
-                choice.picked = True
+        if answer.choice_id and answer.choice.follow_up_id:  # its follow-up is reached now (services.reach)
+            follow_up = self.states.setdefault(("deep_dive", answer.choice.follow_up_id), ItemState())
+            follow_up.practice = follow_up.practice or ItemPractice(learner_id=answer.learner_id)
+            follow_up.practice.reached = True
         if answer.open_question_id and state.practice:
             state.practice.draft = ""  # the written answer was used up by its checklist
 
@@ -484,11 +489,6 @@ def load_lesson_data(
         if deep_dive is not None:
             tree = follow_up_tree(links, deep_dive)
             choices = [c for c in choices if c.deep_dive_id in tree]
-        # Each choice says whether any of the learner's answers picked it (``picked``): the follow-ups a
-        # learner reached (the reach rule, services.picked_choices). Only a choice that leads somewhere is asked.
-        picked = picked_choices(lookup, [c.pk for c in choices if c.follow_up_id])
-        for choice in choices:
-            choice.picked = choice.pk in picked
     if "walkthrough" in wanted:
         steps = content.steps
         if step is not None:
@@ -612,9 +612,7 @@ def build_lesson_page(
             view = deep_dives[pk]
             view.is_follow_up = True
             view.parent = parent
-            view.reached = view.answered or any(
-                c.picked and c.follow_up_id == pk for c in deep_dives[parent.pk].choices
-            )
+            view.reached = view.answered or view.state.reached
             if view.reached:
                 deep_dives[parent.pk].follow_up_views.append(view)
 

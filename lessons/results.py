@@ -13,6 +13,7 @@ from calculators.formatting import number
 from lessons.links import TopicRef, item_catalog, item_links
 from lessons.models import (
     ITEM_ID_FIELDS,
+    ItemPractice,
     Lesson,
     Outcome,
     ReviewCard,
@@ -20,7 +21,6 @@ from lessons.models import (
 )
 from lessons.pages import learner_filter
 from lessons.scoring import Score, TopicScore, counts_toward_score
-from lessons.services import picked_choices
 
 
 @dataclass
@@ -55,17 +55,24 @@ class Miss:
         return f"{Outcome(self.outcome).label}, {number(self.points)} of {number(self.max_points)} points"
 
 
+def reached_follow_ups(lookup: dict) -> set[tuple[str, int]]:
+    """Return the item keys of the follow-ups the learner ``lookup`` reached (one query)."""
+    rows = ItemPractice.objects.filter(**lookup, reached=True, deep_dive__isnull=False).order_by()
+    return {("deep_dive", pk) for pk in rows.values_list("deep_dive_id", flat=True)}
+
+
 def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses: bool = True) -> Results:
     """Return the learner's results over ``lessons`` in a constant number of queries.
 
     The graded items come from the item catalog (content, cached); the learner's answers from one
     read of their review cards (each names the item's first answer, which scores) and one of the
-    choices they picked that lead to follow-ups (the reach rule).
+    follow-ups they reached (the reach rule).
     """
     lookup = learner_filter(request)
     visible = {lesson.pk for lesson in lessons}
     catalog = {key: item for key, item in item_catalog().items() if item.lesson_id in visible}
-    picked = picked_choices(lookup, [choice for item in catalog.values() for choice in item.leading])
+    # The follow-ups the learner reached (the reach rule, services.reach), among those the catalog has.
+    reached = set() if lookup is None else reached_follow_ups(lookup)
     rows: list[dict] = []
     due = 0
     next_due = None
@@ -94,8 +101,8 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     topics: dict[TopicRef, TopicScore] = {}
     for key, item in catalog.items():
         answered = first_points.get(key)
-        reached = answered is not None or not picked.isdisjoint(item.leading)
-        if counts_toward_score(bool(item.leading), reached):
+        opened = answered is not None or key in reached
+        if counts_toward_score(bool(item.leading), opened):
             scores[item.lesson_id].add(item.points, answered)
             topics.setdefault(item.topic, TopicScore(topic=item.topic[1], label=item.topic[2])).add(
                 item.points, answered

@@ -83,9 +83,9 @@ def counts_toward_score(is_follow_up: bool, reached: bool) -> bool:
     """Return whether an item counts toward a lesson's total: a follow-up once the learner reached it.
 
     A follow-up is reached once any of the learner's answers to its parent (first or retry) picked
-    a choice that leads to it, the rule ``services.picked_choices`` applies (``follow_up_reached``
-    to answering it); so a total counts what the learner can answer, and it never shrinks (a later
-    answer cannot close a follow-up already opened).
+    a choice that leads to it (``services.reach`` records it then, on the follow-up's practice row);
+    so a total counts what the learner can answer, and it never shrinks (a later answer cannot close
+    a follow-up already opened).
     """
     return not is_follow_up or reached
 

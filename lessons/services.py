@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef, Value
+from django.db.models import Exists, F, Value
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
 from django.utils.html import escape
@@ -101,6 +101,8 @@ def store(learner: Learner, answered_before: bool, fields: dict) -> Answer:
 def answer_deep_dive(
     learner: Learner, deep_dive: DeepDive, choice: Choice, answered_before: bool = False, card=None, hints: int = 0
 ) -> Answer:
+    if choice.follow_up_id:
+        reach(learner, choice.follow_up_id)
     return record(
         learner,
         answered_before=answered_before,
@@ -115,27 +117,31 @@ def answer_deep_dive(
     )
 
 
-def picked_choices(lookup: dict | None, choice_ids: list[int]) -> set[int]:
-    """Return which of ``choice_ids`` an answer (first or retry) of the learner ``lookup`` selects picked.
+def reach(learner: Learner, deep_dive_id: int) -> None:
+    """Record that ``learner`` reached the follow-up ``deep_dive_id``: an answer picked a choice leading to it.
 
-    The reach rule: a follow-up (a deep dive a choice leads to) is reached once a choice leading to it
-    was picked, and may then be answered; it counts toward the score from then on
-    (``scoring.counts_toward_score``). One query, none when there is no learner or no choice to ask about.
+    The reach rule: a reached follow-up may be answered and counts toward the score from then on
+    (``scoring.counts_toward_score``); it stays reached, whatever the learner picks later. Pages read it
+    from the practice rows they load anyway (``ItemPractice.reached``).
     """
-    if lookup is None or not choice_ids:
-        return set()
-    picked = Answer.objects.filter(**lookup, choice__in=choice_ids).order_by().distinct()
-    return set(picked.values_list("choice_id", flat=True))
+    if ItemPractice.objects.filter(learner=learner, deep_dive_id=deep_dive_id).update(reached=True):
+        return
+    try:
+        with transaction.atomic():
+            ItemPractice.objects.create(learner=learner, deep_dive_id=deep_dive_id, reached=True)
+    except IntegrityError:  # a concurrent request made the row
+        ItemPractice.objects.filter(learner=learner, deep_dive_id=deep_dive_id).update(reached=True)
 
 
 def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
-    """Return whether ``learner`` may answer ``deep_dive``: it is no follow-up, or it is reached (one query).
-
-    The reach rule of ``picked_choices``, asked of the choices leading to this deep dive alone.
-    """
-    picked = Exists(Answer.objects.filter(learner=learner, choice=OuterRef("pk"))) if learner else Value(False)
-    leading = list(Choice.objects.filter(follow_up=deep_dive).annotate(picked=picked).values_list("picked", flat=True))
-    return not leading or any(leading)
+    """Return whether ``learner`` may answer ``deep_dive``: it is no follow-up, or they reached it (one query)."""
+    reached = (
+        Exists(ItemPractice.objects.filter(learner=learner, deep_dive=deep_dive, reached=True))
+        if learner
+        else Value(False)
+    )
+    leading = Choice.objects.filter(follow_up=deep_dive).annotate(reached=reached).values_list("reached", flat=True)
+    return not (found := list(leading[:1])) or found[0]
 
 
 @dataclass(frozen=True)
@@ -432,7 +438,8 @@ def merge_learners(source: Learner, target: Learner) -> None:
     """Move ``source``'s progress (answers, cards, draws, positions, interviews) into ``target``.
 
     Where both answered an item, target's first answer stays; where both practised one, the row
-    keeps the most hints taken, a reveal asked by either, and the account's draft, else the visitor's.
+    keeps the most hints taken, a reveal asked by either, a follow-up reached by either, and the
+    account's draft, else the visitor's.
     """
     if source.pk == target.pk:
         return
@@ -448,8 +455,9 @@ def merge_learners(source: Learner, target: Learner) -> None:
             into = kept[row.item_key]
             into.hints_taken = max(into.hints_taken, row.hints_taken)  # hints seen stay paid for
             into.revealed = into.revealed or row.revealed
+            into.reached = into.reached or row.reached  # a follow-up either opened stays open
             into.draft = into.draft or row.draft  # the account's draft, else the visitor's
-            into.save(update_fields=["hints_taken", "revealed", "draft", "updated_at"])
+            into.save(update_fields=["hints_taken", "revealed", "reached", "draft", "updated_at"])
             row.delete()
     ItemPractice.objects.filter(learner=source).update(learner=target)
     taken_draws = ChallengeDraw.objects.filter(learner=target).values("challenge")

@@ -166,11 +166,11 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     form = ChoiceForm(request.POST, choices=choices)
     if not form.is_valid():
         return answer_error(request, lesson, form_message(form), {"dd": deep_dive.pk})
-    # Only a follow-up needs the learner's earlier answers checked; the others are open to all.
-    if pk in data.follow_up_ids and not services.follow_up_reached(services.current_learner(request), deep_dive):
+    state = data.state("deep_dive", pk)
+    # A follow-up is open once an answer reached it (read with the learner's state); the others are open to all.
+    if pk in data.follow_up_ids and not (state.reached or state.count):
         return answer_error(request, lesson, services.FOLLOW_UP_NOT_REACHED, {"dd": deep_dive.pk}, status=409)
     learner = services.current_learner(request, create=True)
-    state = data.state("deep_dive", pk)
     with transaction.atomic():  # one commit for the answer and the position
         answer = services.answer_deep_dive(
             learner,

@@ -76,3 +76,40 @@ def test_the_rows_transactional_tests_reseed_are_what_the_migrations_seed(db):
     _seed_migration_rows()
     assert set(Group.objects.get(name="Instructors").permissions.values_list("codename", flat=True)) == migrated
     assert list(Topic.objects.values_list("slug", "name", "order")) == topics
+
+
+@pytest.mark.django_db(transaction=True)
+def test_follow_ups_reached_before_the_flag_existed_stay_reached():
+    """0022 records on a practice row each follow-up an earlier answer opened, once, hints kept."""
+    before = ("lessons", "0021_content_generation")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    apps = executor.loader.project_state([before]).apps
+    Track, Lesson, Section = (apps.get_model("lessons", m) for m in ("Track", "Lesson", "Section"))
+    DeepDive, Choice, Learner, Answer, ItemPractice = (
+        apps.get_model("lessons", m) for m in ("DeepDive", "Choice", "Learner", "Answer", "ItemPractice")
+    )
+    track = Track.objects.create(slug="t", title="T")
+    lesson = Lesson.objects.create(track=track, slug="l", title="L", kind="concept", summary="s", published=True)
+    section = Section.objects.create(lesson=lesson, key="s", layer=1, order=1, title="S")
+    parent, follow, other = (
+        DeepDive.objects.create(section=section, key=k, order=i, topic_id="batching", prompt="?", points=10)
+        for i, k in enumerate(["p", "f", "o"])
+    )
+    leads = Choice.objects.create(deep_dive=parent, order=1, text="a", verdict="weak", feedback="f", follow_up=follow)
+    best = Choice.objects.create(deep_dive=parent, order=2, text="b", verdict="best", feedback="f")
+    Choice.objects.create(deep_dive=parent, order=3, text="c", verdict="acceptable", feedback="f", follow_up=other)
+    picked, retried, never = (Learner.objects.create() for _ in range(3))
+    for learner, choices in ((picked, [leads]), (retried, [best, leads, leads]), (never, [best])):
+        for i, choice in enumerate(choices):
+            Answer.objects.create(
+                learner=learner, deep_dive=parent, choice=choice, outcome="partial", points=0, max_points=10,
+                is_first=i == 0,
+            )  # fmt: skip
+    ItemPractice.objects.create(learner=retried, deep_dive=follow, hints_taken=2)  # a hint taken on it already
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    from lessons.models import ItemPractice as PracticeNow
+
+    rows = {(p.learner_id, p.deep_dive_id): (p.reached, p.hints_taken) for p in PracticeNow.objects.all()}
+    assert rows == {(picked.pk, follow.pk): (True, 0), (retried.pk, follow.pk): (True, 2)}
