@@ -8,6 +8,7 @@ import json
 from unittest import mock
 
 import pytest
+from django.template import loader
 from django.test import Client
 from django.urls import reverse
 
@@ -104,6 +105,16 @@ def test_a_server_error_in_the_api_is_a_json_500_and_on_a_page_the_html_one(db):
         page = client.get("/favicon.ico")
     assert page.status_code == 500
     assert "Something went wrong" in page.content.decode()
+
+
+def test_the_500_page_renders_with_no_context_at_all():
+    """Django's server_error renders 500.html with no request, so no context processor runs: no user,
+    no csrf_input, no layout. The page needs none of them (it is Jinja2's, as the other pages are)."""
+    template = loader.get_template("500.html")
+    assert type(template.backend).__name__ == "Jinja2"
+    html = template.render()
+    assert "Something went wrong" in html
+    assert '<a href="/">Back to the lessons</a>' in html
 
 
 def test_a_nul_character_in_the_admin_autocomplete_or_search_is_a_400_with_a_message(instructor_client, lesson):

@@ -41,7 +41,8 @@ def test_no_time_gives_nothing_and_an_unknown_style_is_a_mistake_said_at_once():
 def test_no_template_writes_a_date_or_time_itself():
     """Every date and time goes through |when: no |date: format and no hand-made <time> element."""
     found = []
-    for path in Path(settings.BASE_DIR, "templates").rglob("*.html"):
+    paths = [*Path(settings.BASE_DIR, "templates").rglob("*.html"), *Path(settings.BASE_DIR, "jinja2").rglob("*.html")]
+    for path in paths:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if re.search(r"\|date\b|\|time\b|<time\b", line):
                 found.append(f"{path.relative_to(settings.BASE_DIR)}:{number}")
