@@ -179,7 +179,7 @@ def _page(request: HttpRequest, mode: Mode, url_name: str) -> HttpResponse:
         "api_query": urlencode(api_query),
         "is_htmx": fragment,
     }
-    template = "calculators/simulator.html#result" if fragment else "calculators/simulator.html"
+    template = "calculators/_simulator_result.html" if fragment else "calculators/simulator.html"
     return render(request, template, context, status=200 if valid else bad_input_status(fragment))
 
 

@@ -48,7 +48,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "api_query": urlencode(current),
         "is_htmx": fragment,
     }
-    template = "calculators/detail.html#result" if fragment else "calculators/detail.html"
+    template = "calculators/_detail_result.html" if fragment else "calculators/detail.html"
     return render(request, template, context, status=200 if form.result is not None else bad_input_status(fragment))
 
 

@@ -26,7 +26,7 @@ def test_index_lists_every_calculator(client):
     assert "<h1>Calculators</h1>" in html
     for slug, calculator in CALCULATORS.items():
         assert f'href="/calculators/{slug}/"' in html
-        assert calculator.purpose in html.replace("&#x27;", "'")
+        assert calculator.purpose in html.replace("&#39;", "'")
 
 
 @pytest.mark.parametrize("slug", list(CALCULATORS))
