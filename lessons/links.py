@@ -10,7 +10,17 @@ from django.urls import reverse
 from django.utils.html import strip_tags
 
 from lessons import content_cache
-from lessons.models import Challenge, Choice, DeepDive, Lesson, OpenQuestion, Step, Walkthrough, item_key_of
+from lessons.models import (
+    Challenge,
+    Choice,
+    DeepDive,
+    Lesson,
+    OpenQuestion,
+    Step,
+    Walkthrough,
+    item_key_of,
+    page_query,
+)
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,7 @@ def read_item_catalog() -> dict[tuple[str, int], GradedItem]:
     for choice, follow_up in Choice.objects.filter(follow_up__isnull=False).values_list("pk", "follow_up_id"):
         leading[follow_up].append(choice)
     catalog = {}
-    placed = ("pk", "key", "points", "section__lesson_id", "section__layer", *topic_fields)
+    placed = ("pk", "key", "points", "section__lesson_id", "section__layer", "section__key", *topic_fields)
     # The items a section holds, found on their layer's page; each with the field its title comes from
     # (a prompt's HTML, stripped to plain text, or a plain title).
     for kind, model, title in (("deep_dive", DeepDive, "prompt_html"), ("challenge", Challenge, "title"),
@@ -79,7 +89,7 @@ def read_item_catalog() -> dict[tuple[str, int], GradedItem]:
         for row in model.objects.order_by().values(*placed, title):
             catalog[kind, row["pk"]] = GradedItem(
                 row["section__lesson_id"], strip_tags(row[title]) if title.endswith("_html") else row[title],
-                f"?layer={row['section__layer']}#{model.anchor_for(row['key'])}", topic(row), row["points"],
+                f"{page_query(row['section__layer'], row['section__key'])}#{model.anchor_for(row['key'])}", topic(row), row["points"],
                 tuple(sorted(leading[row["pk"]])) if kind == "deep_dive" else (),
             )  # fmt: skip
     steps = Step.objects.exclude(calculator="").order_by()

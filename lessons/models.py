@@ -156,6 +156,17 @@ class Section(RenderedMarkdown):
     def anchor(self) -> str:
         return f"sec-{self.key}"
 
+    @property
+    def page_query(self) -> str:
+        """Return ``?layer=N&section=key``: the lesson page that shows this section (see ``page_query``)."""
+        return page_query(self.layer, self.key)
+
+
+def page_query(layer: int, section_key: str) -> str:
+    """Return the query of the lesson page showing a section: its layer, and the part of a long layer
+    holding it (lessons.pages.LayerView.split; a page shows one layer, a layer of many items in parts)."""
+    return f"?layer={layer}&section={section_key}"
+
 
 class Item(models.Model):
     """Fields shared by the interactive items that sit inside a section."""
@@ -187,8 +198,9 @@ class Item(models.Model):
         return self.anchor_for(self.key)
 
     def get_absolute_url(self) -> str:
-        """Return the item on its layer's page (a lesson page shows one layer: ``?layer=N``)."""
-        return f"{self.section.lesson.get_absolute_url()}?layer={self.section.layer}#{self.anchor}"
+        """Return the item on its section's page: a lesson page shows one layer (``?layer=N``), a long
+        layer one part of it (``&section=key``, the part holding the section: pages.LayerView.split)."""
+        return f"{self.section.lesson.get_absolute_url()}{self.section.page_query}#{self.anchor}"
 
 
 class DeepDive(RenderedMarkdown, Item):

@@ -143,10 +143,10 @@ class StateView:
         return show_working(self.state)
 
 
-@dataclass
+@dataclass(eq=False)
 class DeepDiveView(StateView):
     deep_dive: DeepDive
-    choices: list[Choice]
+    authored_choices: list[Choice]  # in the authored order; ``choices`` is the order this learner sees
     state: ItemState
     is_follow_up: bool
     reached: bool
@@ -156,6 +156,13 @@ class DeepDiveView(StateView):
     answer_url: str = ""
     hints: Hints | None = None
     reveal_url: str = ""
+    identity: str | None = None  # whose order the choices are shuffled in (services.choice_order)
+
+    @cached_property
+    def choices(self) -> list[Choice]:
+        """The choices in this learner's order, worked out when first read: a page of one part of a long
+        layer shuffles the choices it shows, not those of every deep dive in the lesson."""
+        return choice_order(self.identity, self.deep_dive, self.authored_choices)
 
     @property
     def shown_choice(self) -> Choice | None:
@@ -293,10 +300,12 @@ class OpenQuestionView(StateView):
         return set(latest.ticked) if latest and not self.ticking else set()
 
 
-@dataclass
+@dataclass(eq=False)
 class SectionView:
     section: Section
     items: list = field(default_factory=list)
+    url: str = ""  # the page that shows it: its layer's, or the part of its layer that holds it
+    part: int = 1  # which part of its layer holds it (a layer of many items is shown in parts)
 
     @property
     def entries(self) -> list[OutlineEntry]:
@@ -338,7 +347,19 @@ def outline_entry(view) -> OutlineEntry:
     return OutlineEntry(item_of(view).anchor, label, mark_of(int(view.answered), 1), int(view.answered), 1)
 
 
-@dataclass
+PART_ITEMS = 20  # a layer holding more items than this is shown in parts of about this many (LayerView.split)
+
+
+@dataclass(frozen=True)
+class PartLink:
+    """One part of a long layer, as its parts' navigation links to it."""
+
+    number: int
+    url: str
+    label: str  # the titles of its first and last sections
+
+
+@dataclass(eq=False)
 class LayerView:
     number: int
     label: str
@@ -346,6 +367,38 @@ class LayerView:
     sections: list[SectionView]
     url: str  # its own page: a lesson shows one layer at a time (``?layer=N``)
     next: LayerView | None = None  # the layer after this one, for "Continue to layer N"
+    parts: list[PartLink] = field(default_factory=list)  # more than one when the layer is shown in parts
+    part: int = 1  # the part this page shows
+
+    @property
+    def shown(self) -> list[SectionView]:
+        """The sections this page shows: the whole layer, or the part of it asked for."""
+        return [view for view in self.sections if view.part == self.part]
+
+    @property
+    def next_part(self) -> PartLink | None:
+        return self.parts[self.part] if self.part < len(self.parts) else None
+
+    def split(self, lesson_url: str) -> None:
+        """Give each section its page, and split a long layer into parts of whole sections.
+
+        A section's page is its layer's, naming the section (``&section=key``, Section.page_query), so a
+        link to it lands on the part holding it. A layer of more than PART_ITEMS items is shown in parts,
+        each closed once it holds PART_ITEMS items or more (the last may hold fewer).
+        """
+        groups: list[list[SectionView]] = [[]]
+        for view in self.sections:
+            view.url = f"{lesson_url}{view.section.page_query}"
+            if sum(len(v.items) for v in groups[-1]) >= PART_ITEMS:
+                groups.append([])
+            groups[-1].append(view)
+        if len(groups) == 1:
+            return
+        for number, group in enumerate(groups, start=1):
+            for view in group:
+                view.part = number
+            titles = [group[0].section.title, group[-1].section.title]
+            self.parts.append(PartLink(number, group[0].url, " to ".join(dict.fromkeys(titles))))
 
 
 @dataclass
@@ -559,11 +612,14 @@ def build_lesson_page(
     only: str | None = None,
     data: LessonData | None = None,
     layer: int | None = None,
+    section: str | None = None,
 ) -> LessonPage:
     """Return the lesson with every item and the learner's state (see load_lesson_data).
 
     Every layer is built (the outline and the score count them all); ``layer`` names the one the
     page shows, the first by default. An unknown layer leaves ``current`` None (the view says 404).
+    A layer of many items is shown in parts (LayerView.split): ``section`` (a key) picks the part
+    holding that section, the first by default.
     """
     data = data or load_lesson_data(request, lesson, only)
     sections, choices, steps, challenges = data.sections, data.choices, data.steps, data.challenges
@@ -594,16 +650,21 @@ def build_lesson_page(
         if dd.pk not in deep_dives:
             state = by_item["deep_dive", dd.pk]
             view = DeepDiveView(
-                dd, [], state, False, True, answer_url=deep_dive_url(dd.pk), reveal_url=reveal_url("deep_dive", dd.pk)
+                dd,
+                [],
+                state,
+                False,
+                True,
+                answer_url=deep_dive_url(dd.pk),
+                reveal_url=reveal_url("deep_dive", dd.pk),
+                identity=identity,
             )
             if dd.hints_html:
                 view.hints = Hints.of(dd.hints_html, state, dd.points, hint_url("deep_dive", dd.pk))
             deep_dives[dd.pk] = view
-        deep_dives[dd.pk].choices.append(choice)
+        deep_dives[dd.pk].authored_choices.append(choice)
         if choice.follow_up_id:
             targets[choice.follow_up_id] = dd
-    for view in deep_dives.values():
-        view.choices = choice_order(identity, view.deep_dive, view.choices)
     for choice in choices:
         if choice.follow_up_id in deep_dives:
             choice.follow_up = deep_dives[choice.follow_up_id].deep_dive
@@ -681,10 +742,13 @@ def build_lesson_page(
         if in_layer:
             minutes = sum(s.section.minutes for s in in_layer)
             layers.append(LayerView(each.value, each.label, minutes, in_layer, f"{layer_url}{each.value}"))
+            layers[-1].split(lesson.get_absolute_url())
     for before, after in zip(layers, layers[1:], strict=False):
         before.next = after
     wanted_layer = layer if layer is not None else layers[0].number if layers else None
     current = next((view for view in layers if view.number == wanted_layer), None)
+    if current is not None and section is not None:
+        current.part = next((view.part for view in current.sections if view.section.key == section), 1)
     if resume_url and resume_url.startswith("#"):  # an item's anchor: on the page of the layer holding it
         resume_url = layer_holding(layers, resume_url[1:])
 
@@ -783,22 +847,22 @@ def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
 
 
 def first_unanswered(layers: list[LayerView]) -> str | None:
-    """Return the URL of the first item not yet answered (on its layer's page), or None when all are."""
+    """Return the URL of the first item not yet answered (on its section's page), or None when all are."""
     for layer in layers:
         for section in layer.sections:
             for view in section.items:
                 if isinstance(view, WalkthroughView):
                     for step in view.steps:
                         if step.step.calculator and not step.answered:
-                            return f"{layer.url}#{view.walkthrough.anchor}"
+                            return f"{section.url}#{view.walkthrough.anchor}"
                 elif isinstance(view, DeepDiveView):
                     if (not view.is_follow_up or view.reached) and not view.answered:
-                        return f"{layer.url}#{view.deep_dive.anchor}"
+                        return f"{section.url}#{view.deep_dive.anchor}"
                 elif isinstance(view, OpenQuestionView):
                     if not view.answered:
-                        return f"{layer.url}#{view.question.anchor}"
+                        return f"{section.url}#{view.question.anchor}"
                 elif not view.answered:
-                    return f"{layer.url}#{view.challenge.anchor}"
+                    return f"{section.url}#{view.challenge.anchor}"
     return None
 
 
@@ -808,15 +872,15 @@ def item_of(view) -> DeepDive | Walkthrough | Challenge | OpenQuestion:
 
 
 def layer_holding(layers: list[LayerView], anchor: str) -> str | None:
-    """Return the URL of ``anchor`` (an item, a follow-up or a section) on its layer's page; None when gone."""
+    """Return the URL of ``anchor`` (an item, a follow-up or a section) on its section's page; None when gone."""
     for layer in layers:
         for section in layer.sections:
             if section.section.anchor == anchor:
-                return f"{layer.url}#{anchor}"
+                return f"{section.url}#{anchor}"
             todo = list(section.items)
             while todo:
                 view = todo.pop()
                 if item_of(view).anchor == anchor:
-                    return f"{layer.url}#{anchor}"
+                    return f"{section.url}#{anchor}"
                 todo += getattr(view, "follow_up_views", [])
     return None

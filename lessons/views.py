@@ -57,10 +57,14 @@ def render_lesson(
     status: int = 200,
     errors: dict | None = None,
     layer: int | None = None,
+    section: str | None = None,
 ) -> HttpResponse:
-    page = build_lesson_page(request, lesson, positions, layer=layer)
+    page = build_lesson_page(request, lesson, positions, layer=layer, section=section)
     if page.current is None and page.layers:
         return render(request, "404.html", {"message": f"This lesson has no layer {layer}."}, status=404)
+    if section is not None and all(view.section.key != section for view in page.current.sections):
+        message = f"Layer {page.current.number} of this lesson has no section “{section}”."
+        return render(request, "404.html", {"message": message}, status=404)
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
     return render(request, "lessons/lesson.html", context, status=status)
 
@@ -68,12 +72,18 @@ def render_lesson(
 @require_safe
 @vary_on_headers("HX-Request", "Cookie")
 def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """Show one layer of a lesson (``?layer=N``, the first by default) with the outline of them all."""
+    """Show one layer of a lesson (``?layer=N``, the first by default) with the outline of them all.
+
+    A long layer is shown in parts (``&section=key``: the part holding that section; pages.LayerView.split).
+    """
     lesson = get_lesson(request, slug)
     layer = request.GET.get("layer")
     if layer is not None and not (layer.isascii() and layer.isdigit() and len(layer) < 3):
         return render(request, "404.html", {"message": "A layer is a number: 1, 2 or 3."}, status=404)
-    return render_lesson(request, lesson, layer=int(layer) if layer else None)
+    section = request.GET.get("section") or None
+    if section is not None and len(section) > 80:
+        return render(request, "404.html", {"message": "No section has a name that long."}, status=404)
+    return render_lesson(request, lesson, layer=int(layer) if layer else None, section=section)
 
 
 @require_safe
@@ -145,7 +155,7 @@ def item_url(lesson: Lesson, item) -> str:
     if isinstance(item, Step):
         step_url = reverse("walkthrough-step", args=[lesson.slug, item.walkthrough.key, item.order])
         return f"{step_url}#{item.walkthrough.anchor}"
-    return f"{lesson.get_absolute_url()}?layer={item.section.layer}#{item.anchor}"
+    return f"{lesson.get_absolute_url()}{item.section.page_query}#{item.anchor}"
 
 
 def find(rows, **attrs):

@@ -519,7 +519,9 @@ def test_view_on_site_opens_a_draft_item_where_an_instructor_can_try_it_as_a_lea
     assert "View on site" in page
     shortcut = re.search(r'href="(/admin/r/[^"]+)"[^>]*>View on site', page).group(1)
     target = instructor_client.get(shortcut)["Location"]
-    assert target.endswith(f"/lessons/draft/?layer={item.section.layer}#{item.anchor}")  # the layer's page
+    assert target.endswith(
+        f"/lessons/draft/?layer={item.section.layer}&section=core#{item.anchor}"
+    )  # its section's page
     preview = instructor_client.get(target).content.decode()
     assert f'id="{item.anchor}"' in preview and "draft (visible to staff only)" in preview
     if model == "deepdive":  # the instructor answers as a learner would, and sees the feedback

@@ -151,7 +151,7 @@ def test_results(api, lesson):
     results = api.get("/api/v1/results/").json()
     assert results["total"] == {"answered": 1, "total": 4, "points": 0, "max_points": 40}
     assert results["topics"][0]["topic"] == "kv_allocation"
-    assert results["misses"][0]["retry_url"].endswith("/lessons/sample/?layer=2#dd-dd-1")
+    assert results["misses"][0]["retry_url"].endswith("/lessons/sample/?layer=2&section=core#dd-dd-1")
 
 
 def test_openapi_schema_validates_without_warnings(db):

@@ -291,7 +291,7 @@ def test_review_api(lesson, token_api, stopped_clock):
     stopped_clock.shift(timedelta(minutes=11))
     [item] = api.get("/api/v1/review/").json()
     assert item["title"] == "How? (dd-1)"
-    assert item["url"].endswith("/lessons/sample/?layer=2#dd-dd-1")
+    assert item["url"].endswith("/lessons/sample/?layer=2&section=core#dd-dd-1")
 
 
 def test_due_count_and_review_list_agree_when_a_lesson_is_unpublished(client, lesson, stopped_clock):

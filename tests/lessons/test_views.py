@@ -1,5 +1,6 @@
 """Lesson pages, answering (htmx fragments and plain form posts), progress, results, reset."""
 
+import html
 import json
 import re
 
@@ -90,7 +91,7 @@ def test_plain_form_post_redirects_to_the_item_and_page_shows_feedback(client, l
     dd = DeepDive.objects.get(key="dd-1")
     response = client.post(answer_url(dd), {"choice": choice(lesson, "acceptable").pk})
     assert response.status_code == 303
-    assert response["Location"].endswith("/lessons/sample/?layer=2#dd-dd-1")  # the page of the layer holding it
+    assert response["Location"].endswith("/lessons/sample/?layer=2&section=core#dd-dd-1")  # the page holding it
     page = client.get(response["Location"]).content.decode()
     assert "Meh." in page
     assert "5 of 10 points" in page
@@ -348,10 +349,10 @@ def test_results_show_totals_lessons_topics_and_misses_with_retry_links(client, 
     assert "10 of 40 points" in html
     assert "KV memory allocation" in html
     assert "Capacity planning" in html
-    assert f'href="{lesson.get_absolute_url()}?layer=2#dd-dd-1"' in html
+    assert f'href="{lesson.get_absolute_url()}?layer=2&amp;section=core#dd-dd-1"' in html
     misses = html.split("Misses to retry")[1].split("Start over")[0]
     assert (
-        f'<a href="{lesson.get_absolute_url()}?layer=2#dd-dd-1">How? (dd-1)</a> <span class="meta">· Lesson sample · Missed'
+        f'<a href="{lesson.get_absolute_url()}?layer=2&amp;section=core#dd-dd-1">How? (dd-1)</a> <span class="meta">· Lesson sample · Missed'
         in misses
     )
     assert client.get("/api/v1/results/").json()["misses"][0]["lesson"] == "sample"  # its slug
@@ -979,7 +980,7 @@ def test_the_outline_calls_a_missed_item_answered_not_done(client, lesson):
 def test_the_outline_marks_each_item_and_each_layer_leads_to_the_next(client, lesson):
     html = client.get(lesson.get_absolute_url()).content.decode()
     assert '<nav aria-label="Lesson outline">' in html
-    assert '<li><a href="/lessons/sample/?layer=2#sec-core">Core</a>' in html
+    assert '<li><a href="/lessons/sample/?layer=2&amp;section=core#sec-core">Core</a>' in html
     assert '<span class="mark mark-todo" id="mark-dd-dd-1">' in html
     dd = DeepDive.objects.get(key="dd-1")
     client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
@@ -1007,8 +1008,8 @@ def test_a_lesson_shows_one_layer_a_page_and_continues_to_the_next(client, lesso
     assert 'id="dd-dd-deep"' in deeper and 'id="dd-dd-1"' not in deeper
     assert "Continue to layer" not in deeper  # the last layer
     # The outline links every layer and section to its page, the current layer marked.
-    assert '<a href="/lessons/sample/?layer=2#sec-core">Core</a>' in deeper
-    assert '<a href="/lessons/sample/?layer=3#sec-deeper">Deeper</a>' in deeper
+    assert '<a href="/lessons/sample/?layer=2&amp;section=core#sec-core">Core</a>' in deeper
+    assert '<a href="/lessons/sample/?layer=3&amp;section=deeper#sec-deeper">Deeper</a>' in deeper
     assert '<a href="/lessons/sample/?layer=3#layer-3" aria-current="page">' in deeper
 
 
@@ -1020,13 +1021,17 @@ def test_the_first_answer_turns_start_into_resume_without_a_reload(client, lesso
     assert RESUME.search(client.get(lesson.get_absolute_url()).content.decode()).group(3) == "Start"
     response = client.post(answer_url(two_layers), {"choice": choice(lesson, "weak", key="dd-deep").pk}, **HTMX)
     sent = RESUME.search(response.content.decode())
-    assert sent.groups() == ("/lessons/sample/?layer=3#dd-dd-deep", ' hx-swap-oob="true"', "Resume where you stopped")
+    assert sent.groups() == (
+        "/lessons/sample/?layer=3&amp;section=deeper#dd-dd-deep",
+        ' hx-swap-oob="true"',
+        "Resume where you stopped",
+    )
     shown = RESUME.search(client.get(lesson.get_absolute_url()).content.decode())
     assert shown.groups() == (sent.group(1), None, "Resume where you stopped")
     # Another item answered, then a retry of the first: each keeps its item as the place, and says so at once.
     client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk}, **HTMX)
     retry = client.post(answer_url(two_layers), {"choice": choice(lesson, "best", key="dd-deep").pk}, **HTMX)
-    assert RESUME.search(retry.content.decode()).group(1) == "/lessons/sample/?layer=3#dd-dd-deep"
+    assert RESUME.search(retry.content.decode()).group(1) == "/lessons/sample/?layer=3&amp;section=deeper#dd-dd-deep"
     assert RESUME.search(client.get(lesson.get_absolute_url()).content.decode()).group(1) == sent.group(1)
 
 
@@ -1040,13 +1045,16 @@ def test_a_walkthrough_steps_first_answer_sends_its_step_as_the_place(client, le
 
 def test_an_answer_deep_in_the_lesson_is_resumed_on_its_layer(client, lesson, two_layers):
     response = client.post(answer_url(two_layers), {"choice": choice(lesson, "weak", key="dd-deep").pk})
-    assert response["Location"] == "/lessons/sample/?layer=3#dd-dd-deep"  # no JS: back to the item's layer
+    assert response["Location"] == "/lessons/sample/?layer=3&section=deeper#dd-dd-deep"  # no JS: back to the item
     page = client.get(lesson.get_absolute_url()).content.decode()
     resume = re.search(r'<a class="button" id="lesson-resume" href="([^"]+)">Resume where you stopped', page).group(1)
-    assert resume == "/lessons/sample/?layer=3#dd-dd-deep"
-    assert 'id="dd-dd-deep-feedback"' in client.get(resume.split("#")[0]).content.decode()
+    assert resume == "/lessons/sample/?layer=3&amp;section=deeper#dd-dd-deep"
+    assert 'id="dd-dd-deep-feedback"' in client.get(html.unescape(resume).split("#")[0]).content.decode()
     # The results' retry link for the miss lands on the same layer.
-    assert 'href="/lessons/sample/?layer=3#dd-dd-deep"' in client.get(reverse("results")).content.decode()
+    assert (
+        'href="/lessons/sample/?layer=3&amp;section=deeper#dd-dd-deep"'
+        in client.get(reverse("results")).content.decode()
+    )
 
 
 @pytest.mark.parametrize("layer", ["9", "x", "-1", "٢"])
@@ -1107,7 +1115,7 @@ def test_home_offers_to_continue_the_lesson_of_the_latest_answer_where_it_stoppe
     )
     dd = DeepDive.objects.get(key="dd-1", section__lesson=lesson)
     client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk})
-    expected = f'<a class="button" href="/lessons/sample/?layer=2#{dd.anchor}">Continue with Lesson sample</a>'
+    expected = f'<a class="button" href="/lessons/sample/?layer=2&amp;section=core#{dd.anchor}">Continue with Lesson sample</a>'
     assert main_button(client.get("/").content.decode()) == expected
     step = Step.objects.get(title="Requests per replica", walkthrough__section__lesson=other)
     client.post(reverse("answer-step", args=[other.slug, step.pk]), {"value": "110"})

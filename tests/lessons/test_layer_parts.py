@@ -1,0 +1,83 @@
+"""A layer of many items is shown in parts of whole sections (lessons.pages.LayerView.split)."""
+
+import html
+import re
+
+import pytest
+from django.urls import reverse
+
+from lessons.models import DeepDive, Lesson, Section, Track
+from lessons.pages import PART_ITEMS
+from tests.lessons.factories import make_deep_dive
+
+PER_SECTION = 5
+SECTIONS = PART_ITEMS // PER_SECTION + 1  # one section more than the first part holds
+
+
+@pytest.fixture
+def long_lesson(db) -> Lesson:
+    """A lesson whose one layer holds 25 deep dives, five to a section: parts of sections 1-4, then 5."""
+    track = Track.objects.create(slug="t", title="Track")
+    lesson = Lesson.objects.create(track=track, slug="long", title="Long", kind="concept", summary="s", published=True)
+    for s in range(1, SECTIONS + 1):
+        section = Section.objects.create(lesson=lesson, key=f"s{s}", layer=1, order=s, title=f"Section {s}")
+        for d in range(1, PER_SECTION + 1):
+            make_deep_dive(section, key=f"d{s}-{d}", order=d)
+    return lesson
+
+
+def get(client, url: str) -> str:
+    response = client.get(url.split("#")[0])
+    assert response.status_code == 200, url
+    return response.content.decode()
+
+
+def test_a_long_layer_shows_its_first_part_and_leads_to_the_next(client, long_lesson):
+    page = get(client, long_lesson.get_absolute_url())
+    assert 'id="dd-d4-5"' in page and 'id="dd-d5-1"' not in page  # sections 1 to 4 only
+    assert "This layer is long, so it is shown in 2 parts. This is part 1." in page
+    assert re.search(r'<a href="[^"]*section=s1#layer-1" aria-current="page">Part 1: Section 1 to Section 4</a>', page)
+    assert "0 of 25 answered" in page  # the score counts every part
+    after = re.search(r'<a class="button" href="([^"]+)">Continue to part 2 of layer 1: Section 5</a>', page)
+    second = get(client, html.unescape(after.group(1)))
+    assert 'id="dd-d5-1"' in second and 'id="dd-d1-1"' not in second
+    assert re.search(r'aria-current="page">Part 2: Section 5</a>', second)
+    assert "Continue to part" not in second and "Continue to layer" not in second  # the lesson's last page
+
+
+def test_the_outline_lists_every_section_and_marks_the_items_of_the_part_shown(client, long_lesson):
+    page = get(client, long_lesson.get_absolute_url())
+    assert 'href="/lessons/long/?layer=1&amp;section=s5#sec-s5">Section 5</a>' in page
+    assert 'id="mark-dd-d1-1"' in page and 'id="mark-dd-d5-1"' not in page
+    second = get(client, "/lessons/long/?layer=1&section=s5")
+    assert 'id="mark-dd-d5-1"' in second and 'id="mark-dd-d1-1"' not in second
+
+
+def test_an_items_link_and_the_resume_button_land_on_the_part_holding_it(client, long_lesson):
+    item = DeepDive.objects.select_related("section__lesson").get(key="d5-2")
+    assert f'id="{item.anchor}"' in get(client, item.get_absolute_url())
+    client.post(reverse("answer-deep-dive", args=["long", item.pk]), {"choice": item.choices.get(verdict="best").pk})
+    page = get(client, long_lesson.get_absolute_url())
+    resume = re.search(r'id="lesson-resume" href="([^"]+)">Resume where you stopped', page).group(1)
+    assert html.unescape(resume) == "/lessons/long/?layer=1&section=s5#dd-d5-2"
+    assert 'id="dd-d5-2-feedback"' in get(client, html.unescape(resume))
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("?layer=1&section=nope", "Layer 1 of this lesson has no section “nope”."),
+        ("?layer=1&section=" + "x" * 81, "No section has a name that long."),
+    ],
+)
+def test_a_section_the_layer_lacks_is_a_clear_404(client, long_lesson, query, message):
+    response = client.get(f"/lessons/long/{query}")
+    assert response.status_code == 404
+    assert message in response.content.decode()
+
+
+def test_a_layer_of_few_items_is_one_page_without_parts(client, long_lesson):
+    Section.objects.filter(key__in=["s2", "s3", "s4", "s5"]).update(layer=2)
+    page = get(client, long_lesson.get_absolute_url())
+    assert "shown in" not in page and 'id="dd-d1-5"' in page
+    assert "Continue to layer 2" in page
