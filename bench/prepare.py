@@ -15,6 +15,7 @@ import json
 import re
 import sys
 import tempfile
+from html import unescape
 from pathlib import Path
 
 import django
@@ -62,7 +63,9 @@ def lesson_forms(client, url: str, walkthroughs: bool = True) -> list[Form]:
         html = get_html(client, pages.pop(0))
         for form in answer_forms(html):
             forms.setdefault(form.action, form)
-        for link in re.findall(r'href="(/lessons/[^"#]+\?layer=\d+)#layer-\d+"', html):  # the outline's layers
+        # The outline's layers, and the parts of a long layer (pages.LayerView.split)
+        for link in re.findall(r'href="(/lessons/[^"#]+\?layer=\d+(?:&amp;section=[^"#]+)?)#layer-\d+"', html):
+            link = unescape(link)
             if link.startswith(url) and link not in seen:
                 seen.add(link)
                 pages.append(link)

@@ -1,14 +1,13 @@
 """Dates and times as the site shows them: "1 Dec 2026, 15:12 UTC", always in UTC and saying so.
 
-The one place that format is written. Templates use the ``when`` filter (a template builtin, see
-settings.TEMPLATES, so no ``{% load %}``); Python code that writes a time for people uses ``utc_text``.
+The one place that format is written. Templates use the ``when`` filter (interview/jinja2.py registers
+it); Python code that writes a time for people uses ``utc_text``.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from django import template
 from django.contrib.humanize.templatetags.humanize import naturaltime
 from django.utils import dateformat
 from django.utils.html import format_html
@@ -16,8 +15,6 @@ from django.utils.safestring import SafeString
 
 DATE = "j M Y"  # 1 Dec 2026
 TIME = "H:i"  # 15:12 (a deadline too: cut to the minute, it is never later than the real one)
-
-register = template.Library()
 
 
 def in_utc(value: datetime) -> datetime:
@@ -31,7 +28,6 @@ def utc_text(value: datetime) -> str:
     return f"{dateformat.format(moment, DATE)}, {dateformat.format(moment, TIME)} UTC"
 
 
-@register.filter
 def when(value: datetime | None, style: str = "") -> SafeString | str:
     """Return a <time> element reading "1 Dec 2026, 15:12 UTC", its datetime attribute the exact moment.
 

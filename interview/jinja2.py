@@ -18,22 +18,27 @@ from django.template import defaultfilters
 from django.templatetags.static import static
 from django.urls import reverse
 from django_htmx.jinja import htmx_script
-
-from calculators.formatting import amount, number
-from interview.dates import when
 from jinja2 import ChainableUndefined, Environment
+
+from calculators.formatting import amount, number, tolerance_text
+from interview.dates import when
+from lessons.markup import drawn_prompt, render_inline
 from lessons.number_entry import converts_units
-from lessons.templatetags.lesson_tags import (
-    drawn_prompt,
-    md_inline,
-    tolerance,
-    walkthrough_diagram,
-)
 
 
 def url(name: str, *args, **kwargs) -> str:
     """``{{ url("lesson", slug) }}``: Django's reverse, with positional or keyword arguments."""
     return reverse(name, args=args or None, kwargs=kwargs or None)
+
+
+def md_inline(text: str | None) -> str:
+    """``{{ answer.message|md_inline }}``: Markdown made for one answer; authored content is stored rendered."""
+    return render_inline(text or "")
+
+
+def tolerance(item) -> str:
+    """``{{ challenge|tolerance }}``: how close a graded number must be, in words ("within 1%")."""
+    return tolerance_text(item.tolerance or 0, item.tolerance_kind, item.unit)
 
 
 def ratio(value, of, scale=100) -> int | str:
@@ -75,7 +80,6 @@ def environment(**options) -> Environment:
         "htmx_script": htmx_script,
         "ratio": ratio,
         "drawn_prompt": drawn_prompt,
-        "walkthrough_diagram": walkthrough_diagram,
     }
     env.filters |= {
         "number": number,

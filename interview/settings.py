@@ -34,7 +34,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
-    "template_partials",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -87,10 +86,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "interview.context_processors.layout",
             ],
-            # interview.dates: the |when filter, every date and time the site shows, in one format.
-            "builtins": ["django_htmx.templatetags.django_htmx", "interview.dates"],
         },
     },
 ]

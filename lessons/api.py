@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from interview.ratelimit import AnswersThrottle
 from lessons import interviews, review, services
 from lessons import quiz as quiz_module
+from lessons.markup import drawn_prompt
 from lessons.markup import markdown_text as md
 from lessons.models import (
     Answer,
@@ -50,7 +51,6 @@ from lessons.pages import (
 )
 from lessons.results import compute_results
 from lessons.scoring import HINT_RULE
-from lessons.templatetags.lesson_tags import drawn_prompt
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -163,4 +163,4 @@ def interview_timer(request: HttpRequest, pk: int) -> HttpResponse:
     seconds = interviews.remaining_seconds(interview)
     text, mark = interviews.announcement(seconds, announced)
     context = {"interview": interview, "timer": timer_context(interview, seconds, mark, text)}
-    return render(request, "lessons/interview.html#timer", context)
+    return render(request, "lessons/_interview_timer.html", context)

@@ -337,7 +337,7 @@ def prompt_value(value, spec: str) -> str:
 # The authored Markdown of each content model, stored beside its HTML as ``<field>_html``,
 # and how it is shown: a block, inline (no surrounding paragraph), a list of blocks (hints),
 # or a challenge prompt (filled with its fixed inputs; one with ranges is drawn per learner,
-# so lessons.templatetags.lesson_tags.drawn_prompt renders it on each request instead).
+# so ``drawn_prompt`` renders it on each request instead).
 STORED_MARKDOWN = {
     "Lesson": {"summary": "block"},
     "Section": {"body": "block"},
@@ -374,3 +374,14 @@ def render_stored_markup(row, fields: Mapping[str, str] | None = None) -> list[s
         setattr(row, f"{name}_html", html)
         names.append(f"{name}_html")
     return names
+
+
+def drawn_prompt(challenge, inputs: dict) -> SafeString:
+    """Render a challenge prompt with the learner's drawn (or fixed) inputs written in.
+
+    A prompt with fixed inputs was rendered when it was saved; one with ranges shows numbers
+    drawn for this learner, so it is the one authored text rendered on each request.
+    """
+    if not challenge.ranges:
+        return mark_safe(challenge.prompt_html)  # noqa: S308 - sanitised by lessons.markup when saved
+    return render_markdown(fill_prompt(challenge.prompt, {**challenge.inputs, **inputs}))

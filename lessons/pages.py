@@ -11,8 +11,9 @@ from operator import attrgetter
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
+from django.utils.safestring import mark_safe
 
-from lessons import content_cache
+from lessons import content_cache, diagram
 from lessons.links import url_maker
 from lessons.models import (
     Answer,
@@ -254,6 +255,18 @@ class WalkthroughView:
         """Every step's components and connections, as the stored layout places them."""
         components = [c for view in self.steps for c in view.step.components]
         return components, [c for view in self.steps for c in view.step.connections]
+
+    def figure(self) -> dict:
+        """Return the diagram at the current step as lessons/_diagram.html shows it: its SVG, its text, ids."""
+        components, connections = diagram.normalize(self.diagram["components"], self.diagram["connections"])
+        uid = f"diagram-{self.walkthrough.key}-{self.current}"
+        title = f"{self.walkthrough.title}, step {self.current} of {self.total}: {self.step.step.title}"
+        layout = self.walkthrough.diagram
+        if not diagram.covers(layout, components, connections):  # a row changed without save(): lay it out now
+            layout = diagram.lay_out(*diagram.normalize(*self.all_parts))
+        svg = diagram.render_svg(layout, components, connections, title, uid)
+        text = diagram.describe(components, connections)
+        return {"svg": mark_safe(svg), "text": text, "uid": uid, "title": title}  # noqa: S308 - rendered escaped
 
 
 @dataclass

@@ -19,8 +19,8 @@ from django.utils.html import escape, strip_tags
 from calculators.formatting import number
 from lessons import review, scoring, services
 from lessons.forms import NumberForm
+from lessons.markup import drawn_prompt
 from lessons.models import Challenge, ChecklistPoint, Choice, DeepDive, Lesson, OpenQuestion, ReviewCard, Step
-from lessons.templatetags.lesson_tags import drawn_prompt
 
 SUMMARY_KEY = "review_summary"  # the session's tally: reviewed, recalled, and each item's next due date
 

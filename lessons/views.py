@@ -537,7 +537,7 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
         "scheduled": scheduled,
     }
     if request.htmx and request.method == "GET" and quiz:  # "Show a hint": the hints region only
-        return render(request, "lessons/review.html#hints", context, status=status)
+        return render(request, "lessons/_review_hints.html", context, status=status)
     return render(request, "lessons/review.html", context, status=status)
 
 

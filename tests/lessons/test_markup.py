@@ -162,8 +162,8 @@ def test_shipped_drawn_prompts_read_as_sentences(content):
     readers and text views show as "48 cards ," (each bold run is its own text)."""
     import re
 
+    from lessons.markup import drawn_prompt
     from lessons.models import Challenge
-    from lessons.templatetags.lesson_tags import drawn_prompt
 
     challenge = Challenge.objects.get(key="busiest-card-share")
     one = str(drawn_prompt(challenge, {"shards": 1, "cards": 48}))

@@ -467,6 +467,14 @@ def test_every_page_header_links_to_review_and_marks_it_there(client, lesson):
     assert 'aria-current="page">Lessons</a>' not in page
 
 
+def test_a_signed_in_header_names_the_account_on_every_page(client, lesson, learner_user):
+    """The header's account link reads the username (a method: Jinja2 calls it only when told to)."""
+    client.force_login(learner_user)
+    for name in ("home", "review", "results", "interviews"):
+        html = client.get(reverse(name)).content.decode()
+        assert f'<li class="nav-account"><a href="{reverse("account")}">ada</a>' in html, name
+
+
 def test_with_nothing_due_review_and_results_say_when_the_next_item_comes_back(client, lesson, stopped_clock):
     """Both pages give the next due time as review's "It comes back on" does (UTC, a <time>); review counts
     every scheduled item. Past that time the item is asked; once reviewed, the next one is named."""
