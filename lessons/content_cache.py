@@ -11,8 +11,12 @@ a key that names the generation:
 - Every read asks the database for the token first (one small query), then the cache for the content
   under it. An edit therefore shows on the very next request in every worker and every instance, and
   the entries of an old generation are never read again (they expire after ``TIMEOUT``).
-- Only content is kept here. What a learner did (answers, review cards, hints, draws, their place) is
-  read from the database on every request, and so are the lessons themselves (published or not).
+- Only content is kept here, the lessons themselves with it (``visible_lessons``: a lesson's title or
+  its being published is content too). What a learner did (answers, review cards, hints, draws, their
+  place) is read from the database on every request.
+- A request asks for the token once: each lesson ``visible_lessons`` returns carries the generation it
+  was read in (``content_token``), and the reads that follow pass it to ``cached`` (``token=``), so the
+  lesson and its sections and items come from the same generation.
 - Without the cache (Redis down) a read builds the content from the database, as on a miss.
 """
 
@@ -83,15 +87,31 @@ def connect_signals(connect: bool = True) -> None:
                 signal.disconnect(sender=model, dispatch_uid=uid)
 
 
-def cached(name: str, build: Callable[[], T]) -> T:
+def cached(name: str, build: Callable[[], T], token: str | None = None) -> T:
     """Return what ``build()`` makes of the current content, from the cache when this generation has it.
 
     ``name`` tells the entries apart ("lesson-12", "graded-items"). Each call returns its own copy (the
-    cache unpickles it), so a caller may annotate the rows it gets with one learner's state.
+    cache unpickles it), so a caller may annotate the rows it gets with one learner's state. ``token``:
+    the generation already read in this request (a lesson's ``content_token``), else it is read now.
     """
-    key = f"content:{SCHEMA}:{current_token()}:{name}"
+    key = f"content:{SCHEMA}:{token or current_token()}:{name}"
     value = cache.get(key)
     if value is None:
         value = build()
         cache.set(key, value, TIMEOUT)
     return value
+
+
+def visible_lessons(user) -> list[Lesson]:
+    """Return the lessons ``user`` may see (drafts for staff only, as a preview), in order, with their track.
+
+    From the cache, like the rest of the content: a page lists or shows lessons without a query of its
+    own. Each lesson carries ``content_token``, the generation it was read in (see ``cached``).
+    """
+    token = current_token()
+    lessons = cached("lessons", lambda: list(Lesson.objects.select_related("track")), token)
+    staff = user.is_authenticated and user.is_staff
+    visible = [lesson for lesson in lessons if lesson.published or staff]
+    for lesson in visible:
+        lesson.content_token = token
+    return visible

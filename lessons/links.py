@@ -64,9 +64,17 @@ class GradedItem:
     leading: tuple[int, ...] = ()  # the choices leading to a follow-up: it counts once reached
 
 
-def item_catalog() -> dict[tuple[str, int], GradedItem]:
-    """Return every graded item by its key (AboutItem.item_key), from the content cache (lessons/content_cache.py)."""
-    return content_cache.cached("graded-items", read_item_catalog)
+def generation_of(lessons: Iterable[Lesson]) -> str | None:
+    """Return the content generation ``lessons`` were read in (content_cache.visible_lessons), if they carry it."""
+    return next((getattr(lesson, "content_token", None) for lesson in lessons), None)
+
+
+def item_catalog(token: str | None = None) -> dict[tuple[str, int], GradedItem]:
+    """Return every graded item by its key (AboutItem.item_key), from the content cache (lessons/content_cache.py).
+
+    ``token``: the generation this request read its lessons in (``Lesson.content_token``), if it has one.
+    """
+    return content_cache.cached("graded-items", read_item_catalog, token)
 
 
 def read_item_catalog() -> dict[tuple[str, int], GradedItem]:
@@ -111,7 +119,7 @@ def item_links(
     """Yield each row (with the item id fields, ITEM_ID_FIELDS) whose graded item is in one of ``lessons``,
     with the item's link (``catalog``: the item catalog, when the caller has it already)."""
     visible = {lesson.pk: lesson for lesson in lessons}
-    catalog = item_catalog() if catalog is None else catalog
+    catalog = item_catalog(generation_of(visible.values())) if catalog is None else catalog
     lesson_url = url_maker("lesson")
     for row in rows:
         key = item_key_of(row)

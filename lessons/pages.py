@@ -495,8 +495,9 @@ class LessonContent:
 
 
 def lesson_content(lesson: Lesson) -> LessonContent:
-    """Return ``lesson``'s content (one query for the generation; more only when the cache misses)."""
-    content = content_cache.cached(f"lesson-{lesson.pk}", partial(read_lesson_content, lesson.pk))
+    """Return ``lesson``'s content (no query when the lesson came from the cache, none more on a hit)."""
+    token = getattr(lesson, "content_token", None)  # the generation the lesson was read in (visible_lessons)
+    content = content_cache.cached(f"lesson-{lesson.pk}", partial(read_lesson_content, lesson.pk), token)
     for section in content.sections:  # the lesson as this request read it (a draft or not, its title now)
         section.lesson = lesson
     return content

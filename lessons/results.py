@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from calculators.formatting import number
-from lessons.links import TopicRef, item_catalog, item_links
+from lessons.links import TopicRef, generation_of, item_catalog, item_links
 from lessons.models import (
     ITEM_ID_FIELDS,
     ItemPractice,
@@ -70,7 +70,7 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     """
     lookup = learner_filter(request)
     visible = {lesson.pk for lesson in lessons}
-    catalog = {key: item for key, item in item_catalog().items() if item.lesson_id in visible}
+    catalog = {key: item for key, item in item_catalog(generation_of(lessons)).items() if item.lesson_id in visible}
     # The follow-ups the learner reached (the reach rule, services.reach), among those the catalog has.
     reached = set() if lookup is None else reached_follow_ups(lookup)
     rows: list[dict] = []
@@ -104,9 +104,10 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
         opened = answered is not None or key in reached
         if counts_toward_score(bool(item.leading), opened):
             scores[item.lesson_id].add(item.points, answered)
-            topics.setdefault(item.topic, TopicScore(topic=item.topic[1], label=item.topic[2])).add(
-                item.points, answered
-            )
+            topic = topics.get(item.topic)
+            if topic is None:
+                topic = topics[item.topic] = TopicScore(topic=item.topic[1], label=item.topic[2])
+            topic.add(item.points, answered)
     total = Score()
     for score in scores.values():
         total.add_score(score)

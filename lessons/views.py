@@ -7,7 +7,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -19,6 +19,7 @@ from interview.ratelimit import limit_per_visitor
 from interview.views import bad_input_status
 from lessons import quiz as quiz_module
 from lessons import review, services
+from lessons.content_cache import visible_lessons
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
 from lessons.models import ChallengeDraw, Lesson, Step, Track
 from lessons.pages import build_lesson_page, item_of, latest_place, learner_filter, load_lesson_data, outline_entry
@@ -28,7 +29,7 @@ from lessons.results import compute_results
 @require_safe
 @vary_on_headers("Cookie")
 def home(request: HttpRequest) -> HttpResponse:
-    lessons = list(Lesson.objects.visible_to(request.user))
+    lessons = visible_lessons(request.user)
     return render(request, "lessons/home.html", home_context(request, lessons))
 
 
@@ -46,7 +47,10 @@ def home_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
 
 def get_lesson(request: HttpRequest, slug: str) -> Lesson:
     """Return a lesson the request may see (drafts for staff only), else raise Http404."""
-    return get_object_or_404(Lesson.objects.visible_to(request.user), slug=slug)
+    lesson = next((lesson for lesson in visible_lessons(request.user) if lesson.slug == slug), None)
+    if lesson is None:
+        raise Http404("No such lesson.")
+    return lesson
 
 
 def render_lesson(
@@ -480,7 +484,7 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
 @require_safe
 def results(request: HttpRequest) -> HttpResponse:
     """Show the learner's results: totals, lessons, topics and misses to retry."""
-    lessons = list(Lesson.objects.visible_to(request.user))
+    lessons = visible_lessons(request.user)
     results = compute_results(request, lessons)
     context = {"results": results, "due": results.due, "next_due": results.next_due}
     return render(request, "lessons/results.html", context)
@@ -501,7 +505,7 @@ def review_queue(request: HttpRequest) -> HttpResponse:
 
 def render_review(request, *, quiz=None, hints=None, error: str = "", written: str = "", status: int = 200):
     lookup = learner_filter(request)
-    lessons = list(Lesson.objects.visible_to(request.user))
+    lessons = visible_lessons(request.user)
     due = review.due_items(lookup, lessons) if lookup is not None else []  # the "Also due" list (capped)
     # counted as results and the review API count it
     due_count = compute_results(request, lessons, with_misses=False).due if due else 0
@@ -546,7 +550,7 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
 def review_answer(request: HttpRequest) -> HttpResponse:
     """Grade a review answer, reschedule the item and show the next one; lesson scores never change."""
     lookup = learner_filter(request)
-    lessons = list(Lesson.objects.visible_to(request.user))
+    lessons = visible_lessons(request.user)
     try:
         pk = int(request.POST.get("id", ""))
     except ValueError:
