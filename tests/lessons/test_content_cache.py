@@ -105,3 +105,25 @@ def test_pages_work_with_no_cache_at_all(client, settings, db):
     assert "Paged blocks" in page(client, lesson)
     Choice.objects.filter(deep_dive__key="dd-1", verdict="best").update(text_html="Changed without a signal")
     assert "Changed without a signal" in page(client, lesson)  # nothing kept: always read
+
+
+def test_cached_content_rows_unpickle_whole_without_the_app_registry(lesson, monkeypatch):
+    """A lesson's cached rows name their class: unpickling hundreds of them asks the app registry nothing."""
+    import pickle
+
+    from django.apps import apps
+
+    from lessons.pages import read_lesson_content
+
+    content = read_lesson_content(lesson.pk)
+    data = pickle.dumps(content)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the app registry was asked for a model")
+
+    monkeypatch.setattr(apps, "get_model", refuse)
+    again = pickle.loads(data)
+    assert [c.pk for c in again.choices] == [c.pk for c in content.choices]
+    assert [c.text_html for c in again.choices] == [c.text_html for c in content.choices]
+    assert again.choices[0].deep_dive.topic.name == content.choices[0].deep_dive.topic.name
+    assert again.choices[0]._state.adding is False and again.choices[0]._state.db == "default"
