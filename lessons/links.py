@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from django.core.signals import setting_changed
 from django.urls import reverse
 from django.utils.html import strip_tags
 
@@ -32,12 +34,15 @@ class ItemLink:
     lesson: Lesson
 
 
+@functools.cache
 def url_maker(name: str, *args, variables: int = 1) -> Callable[..., str]:
     """Reverse ``name`` once and return a function giving its URL for any values of the last arguments.
 
     ``args`` are the fixed first arguments and ``variables`` how many follow them. A page that
     links every item (a lesson, the results) would otherwise reverse each link: that took more
     time than the rest of an item's rendering. The values must need no quoting (ids, keys).
+    Each maker is made once per process (URLs do not change while it runs; a test that changes
+    the URL settings gets them made again), as the layout's links are (interview.context_processors).
     """
     markers = [f"424242424{n}" for n in range(variables)]  # each fits the int, slug and str converters
     rest = reverse(name, args=[*args, *markers])
@@ -127,3 +132,11 @@ def item_links(
         lesson = visible.get(item.lesson_id) if item else None
         if lesson is not None:
             yield row, ItemLink(key[0], key[1], item.title, lesson_url(lesson.slug) + item.path, lesson)
+
+
+def forget_url_makers(*, setting: str, **kwargs) -> None:
+    if setting in ("ROOT_URLCONF", "FORCE_SCRIPT_NAME"):
+        url_maker.cache_clear()
+
+
+setting_changed.connect(forget_url_makers)
