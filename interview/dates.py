@@ -6,12 +6,13 @@ it); Python code that writes a time for people uses ``utc_text``.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.contrib.humanize.templatetags.humanize import naturaltime
-from django.utils import dateformat
+from django.utils import dateformat, timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.timesince import timeuntil
 
 DATE = "j M Y"  # 1 Dec 2026
 TIME = "H:i"  # 15:12 (a deadline too: cut to the minute, it is never later than the real one)
@@ -49,3 +50,12 @@ def when(value: datetime | None, style: str = "") -> SafeString | str:
     else:
         text = utc_text(moment)
     return format_html('<time datetime="{}">{}</time>', stamp, text)
+
+
+def until(value: datetime, now: datetime | None = None) -> str:
+    """Return how long until ``value`` as "3 hours, 30 minutes" (Django's timeuntil), "under a minute" when
+    it is that close (timeuntil says "0 minutes"), measured from ``now`` (the current time by default)."""
+    now = now or timezone.now()
+    if value - now < timedelta(minutes=1):
+        return "under a minute"
+    return timeuntil(value, now)

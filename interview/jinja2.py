@@ -21,7 +21,7 @@ from django_htmx.jinja import htmx_script
 from jinja2 import ChainableUndefined, Environment
 
 from calculators.formatting import amount, number, tolerance_text
-from interview.dates import when
+from interview.dates import until, when
 from lessons.markup import drawn_prompt, render_inline
 from lessons.number_entry import converts_units
 
@@ -95,7 +95,7 @@ def environment(**options) -> Environment:
         "floatformat": defaultfilters.floatformat,
         "truncatechars": defaultfilters.truncatechars,
         "truncatewords": defaultfilters.truncatewords,
-        "timeuntil": defaultfilters.timeuntil_filter,
+        "until": until,  # {{ moment|until }}: "3 hours, 30 minutes", "under a minute"
         "capfirst": defaultfilters.capfirst,
         "naturaltime": naturaltime,
     }

@@ -501,6 +501,11 @@ def test_with_nothing_due_review_and_results_say_when_the_next_item_comes_back(c
     html = client.get(reverse("review")).content.decode()
     assert f"The next item comes back on {second} (in 29\xa0minutes); 2 items are scheduled in all." in html
     assert f"The next item comes back on {second}" in client.get(reverse("results")).content.decode()
+    stopped_clock.shift(timedelta(minutes=28, seconds=30))  # 16:29:45, half a minute before it comes back
+    assert (
+        f"The next item comes back on {second} (in under a minute);" in client.get(reverse("review")).content.decode()
+    )
+    assert "(in under a minute)." in client.get(reverse("results")).content.decode()
 
 
 def test_with_nothing_scheduled_the_pages_name_no_next_time(client, lesson, stopped_clock):
