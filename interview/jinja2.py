@@ -71,7 +71,9 @@ def linebreaksbr(value) -> str:
 
 
 def environment(**options) -> Environment:
-    options.setdefault("undefined", ChainableUndefined)  # {{ errors.dd }} with no errors is empty, as in Django
+    # {{ errors.dd }} with no errors is empty, as in Django's engine, with DEBUG on or off (Django's backend
+    # passes DebugUndefined or Undefined here: the first would print "{{ errors }}" on a page).
+    options["undefined"] = ChainableUndefined
     options.pop("autoescape", None)  # always on: Django's backend sets it too, said here where it is seen
     env = Environment(autoescape=True, **options)
     env.globals |= {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from django.db import transaction
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django.utils.html import strip_tags
 from drf_spectacular.utils import (
@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from interview.ratelimit import AnswersThrottle
 from lessons import interviews, review, services
 from lessons import quiz as quiz_module
+from lessons.content_cache import visible_lessons
 from lessons.markup import drawn_prompt
 from lessons.markup import markdown_text as md
 from lessons.models import (
@@ -322,7 +323,7 @@ class LessonListView(APIView):
         summary="List the lessons", responses=LessonSummarySerializer(many=True), operation_id="lessons_list"
     )
     def get(self, request: Request) -> Response:
-        lessons = list(Lesson.objects.visible_to(request.user))
+        lessons = visible_lessons(request.user)
         results = compute_results(request, lessons, with_misses=False)
         data = []
         for lesson in lessons:
@@ -349,7 +350,9 @@ class LessonDetailView(APIView):
         operation_id="lessons_retrieve",
     )
     def get(self, request: Request, slug: str) -> Response:
-        lesson = get_object_or_404(Lesson.objects.visible_to(request.user), slug=slug)
+        lesson = next((lesson for lesson in visible_lessons(request.user) if lesson.slug == slug), None)
+        if lesson is None:
+            raise Http404("No such lesson.")
         page = build_lesson_page(request, lesson)
         sections = []
         for layer in page.layers:
@@ -408,7 +411,8 @@ class DeepDiveAnswerView(AnswerView):
             return Response({"detail": message, "errors": {"deep_dive": [message]}}, status=409)
         learner = services.current_learner(django_request(request), create=True)
         hints = services.hints_to_pay(learner, {"deep_dive_id": deep_dive.pk})
-        answer = services.answer_deep_dive(learner, deep_dive, choice, hints=hints)
+        with transaction.atomic():  # the answer and the follow-up it opens, or neither
+            answer = services.answer_deep_dive(learner, deep_dive, choice, hints=hints)
         follow_up = choice.follow_up
         return Response(
             {
@@ -658,7 +662,7 @@ class ResultsView(APIView):
         ),
     )
     def get(self, request: Request) -> Response:
-        lessons = list(Lesson.objects.visible_to(request.user))
+        lessons = visible_lessons(request.user)
         results = compute_results(request, lessons)
 
         return Response(
@@ -713,7 +717,7 @@ class ReviewView(APIView):
     )
     def get(self, request: Request) -> Response:
         lookup = learner_filter(django_request(request))
-        items = review.due_items(lookup, list(Lesson.objects.visible_to(request.user))) if lookup is not None else []
+        items = review.due_items(lookup, visible_lessons(request.user)) if lookup is not None else []
         return Response(
             [
                 {
@@ -1073,7 +1077,7 @@ class ReviewNextView(APIView):
     )
     def get(self, request: Request) -> Response:
         lookup = learner_filter(django_request(request))
-        lessons = list(Lesson.objects.visible_to(request.user))
+        lessons = visible_lessons(request.user)
         card = quiz_module.next_card(lookup, lessons) if lookup is not None else None
         if card is None:
             return Response({"due": 0, "item": None})
@@ -1116,7 +1120,7 @@ class ReviewAnswerView(AnswerView):
             return first_errors(serializer)
         data = serializer.validated_data
         lookup = learner_filter(django_request(request))
-        lessons = list(Lesson.objects.visible_to(request.user))
+        lessons = visible_lessons(request.user)
         card = quiz_module.card_for(lookup, lessons, data["type"], data["id"]) if lookup is not None else None
         if card is None:
             message = "That item is not in your review queue."

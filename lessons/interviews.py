@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from lessons import scoring, services
+from lessons.content_cache import visible_lessons
 from lessons.markup import fill_prompt, render_inline, render_markdown
 from lessons.models import (
     Challenge,
@@ -298,7 +299,7 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
 
 def scenarios(user) -> list[Lesson]:
     """Return the lessons a learner may choose as a scenario: published case studies and simulations."""
-    return list(Lesson.objects.visible_to(user).filter(published=True, kind__in=SCENARIO_KINDS))
+    return [lesson for lesson in visible_lessons(user) if lesson.published and lesson.kind in SCENARIO_KINDS]
 
 
 def topic_mastery(request: HttpRequest, lessons: list[Lesson]) -> dict[str, float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import ClassVar
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -181,7 +182,7 @@ class Section(RenderedMarkdown):
 def page_query(layer: int, section_key: str) -> str:
     """Return the query of the lesson page showing a section: its layer, and the part of a long layer
     holding it (lessons.pages.LayerView.split; a page shows one layer, a layer of many items in parts)."""
-    return f"?layer={layer}&section={section_key}"
+    return "?" + urlencode({"layer": layer, "section": section_key})
 
 
 class Item(models.Model):

@@ -396,13 +396,17 @@ class LayerView:
         """Give each section its page, and split a long layer into parts of whole sections.
 
         A section's page is its layer's, naming the section (``&section=key``, Section.page_query), so a
-        link to it lands on the part holding it. A layer of more than PART_ITEMS items is shown in parts,
-        each closed once it holds PART_ITEMS items or more (the last may hold fewer).
+        link to it lands on the part holding it. A layer of more than PART_ITEMS items is shown in parts:
+        a part is closed once it holds PART_ITEMS items or more and the next section has items of its own
+        (a section of reading only stays with the part before it); the last part may hold fewer.
         """
-        groups: list[list[SectionView]] = [[]]
         for view in self.sections:
             view.url = f"{lesson_url}{view.section.page_query}"
-            if sum(len(v.items) for v in groups[-1]) >= PART_ITEMS:
+        if sum(len(view.items) for view in self.sections) <= PART_ITEMS:
+            return
+        groups: list[list[SectionView]] = [[]]
+        for view in self.sections:
+            if view.items and sum(len(v.items) for v in groups[-1]) >= PART_ITEMS:
                 groups.append([])
             groups[-1].append(view)
         if len(groups) == 1:
@@ -412,6 +416,10 @@ class LayerView:
                 view.part = number
             titles = [group[0].section.title, group[-1].section.title]
             self.parts.append(PartLink(number, group[0].url, " to ".join(dict.fromkeys(titles))))
+
+    def part_holding(self, section_key: str) -> int | None:
+        """Return the part that shows the section keyed ``section_key``, None when the layer has no such section."""
+        return next((view.part for view in self.sections if view.section.key == section_key), None)
 
 
 @dataclass
@@ -762,7 +770,7 @@ def build_lesson_page(
     wanted_layer = layer if layer is not None else layers[0].number if layers else None
     current = next((view for view in layers if view.number == wanted_layer), None)
     if current is not None and section is not None:
-        current.part = next((view.part for view in current.sections if view.section.key == section), 1)
+        current.part = current.part_holding(section) or 1
     if resume_url and resume_url.startswith("#"):  # an item's anchor: on the page of the layer holding it
         resume_url = layer_holding(layers, resume_url[1:])
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, Value
+from django.db.models import Exists, F, OuterRef, Value
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
 from django.utils.html import escape
@@ -99,9 +100,17 @@ def store(learner: Learner, answered_before: bool, fields: dict) -> Answer:
 
 
 def answer_deep_dive(
-    learner: Learner, deep_dive: DeepDive, choice: Choice, answered_before: bool = False, card=None, hints: int = 0
+    learner: Learner,
+    deep_dive: DeepDive,
+    choice: Choice,
+    answered_before: bool = False,
+    card=None,
+    hints: int = 0,
+    follow_up_open: bool = False,
 ) -> Answer:
-    if choice.follow_up_id:
+    """Store an answer to a deep dive; a choice leading to a follow-up opens it (``follow_up_open``: it is
+    known to be open already, from the learner's state: no write for it)."""
+    if choice.follow_up_id and not follow_up_open:
         reach(learner, choice.follow_up_id)
     return record(
         learner,
@@ -133,14 +142,46 @@ def reach(learner: Learner, deep_dive_id: int) -> None:
         ItemPractice.objects.filter(learner=learner, deep_dive_id=deep_dive_id).update(reached=True)
 
 
-def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
-    """Return whether ``learner`` may answer ``deep_dive``: it is no follow-up, or they reached it (one query)."""
-    reached = (
-        Exists(ItemPractice.objects.filter(learner=learner, deep_dive=deep_dive, reached=True))
-        if learner
-        else Value(False)
+def reach_through(choice_ids: Iterable[int]) -> None:
+    """Mark reached, for every learner whose answer picked one of ``choice_ids``, the follow-up it leads to now.
+
+    Called when an author points a choice at a follow-up (the admin, ``load_content``): learners who
+    picked that choice reach the new follow-up, as they would have by answering after the change.
+    """
+    choice_ids = list(choice_ids)
+    picked = Answer.objects.filter(choice__in=choice_ids, choice__follow_up__isnull=False).order_by()
+    pairs = set(picked.values_list("learner_id", "choice__follow_up_id").distinct())
+    if not pairs:
+        return
+    leads_here = picked.filter(learner=OuterRef("learner"), choice__follow_up=OuterRef("deep_dive"))
+    ItemPractice.objects.filter(Exists(leads_here), reached=False).update(reached=True)
+    have = set(
+        ItemPractice.objects.filter(learner__in={learner for learner, _ in pairs}, deep_dive__in={d for _, d in pairs})
+        .order_by()
+        .values_list("learner_id", "deep_dive_id")
     )
-    leading = Choice.objects.filter(follow_up=deep_dive).annotate(reached=reached).values_list("reached", flat=True)
+    missing = [ItemPractice(learner_id=learner, deep_dive_id=dd, reached=True) for learner, dd in pairs - have]
+    ItemPractice.objects.bulk_create(missing, batch_size=500, ignore_conflicts=True)
+
+
+def reach_through_saved_choice(sender, instance: Choice, raw: bool = False, **kwargs) -> None:
+    """A choice saved pointing at a follow-up (the admin): ``reach_through`` it (LessonsConfig.ready connects it)."""
+    if instance.follow_up_id and not raw:
+        reach_through([instance.pk])
+
+
+def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
+    """Return whether ``learner`` may answer ``deep_dive``: it is no follow-up, or they reached or answered it.
+
+    One query; a page reads the same from the learner's state (ItemState.reached, its answers).
+    """
+    if learner is None:
+        opened = Value(False)
+    else:
+        opened = Exists(ItemPractice.objects.filter(learner=learner, deep_dive=deep_dive, reached=True)) | Exists(
+            Answer.objects.filter(learner=learner, deep_dive=deep_dive)
+        )
+    leading = Choice.objects.filter(follow_up=deep_dive).annotate(opened=opened).values_list("opened", flat=True)
     return not (found := list(leading[:1])) or found[0]
 
 

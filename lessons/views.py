@@ -21,7 +21,7 @@ from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.content_cache import visible_lessons
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
-from lessons.models import ChallengeDraw, Lesson, Step, Track
+from lessons.models import ChallengeDraw, Lesson, Step, Track, page_query
 from lessons.pages import build_lesson_page, item_of, latest_place, learner_filter, load_lesson_data, outline_entry
 from lessons.results import compute_results
 
@@ -66,9 +66,12 @@ def render_lesson(
     page = build_lesson_page(request, lesson, positions, layer=layer, section=section)
     if page.current is None and page.layers:
         return render(request, "404.html", {"message": f"This lesson has no layer {layer}."}, status=404)
-    if section is not None and all(view.section.key != section for view in page.current.sections):
-        message = f"Layer {page.current.number} of this lesson has no section “{section}”."
-        return render(request, "404.html", {"message": message}, status=404)
+    if section is not None and page.current is not None and page.current.part_holding(section) is None:
+        # A saved place or a bookmark from before an author moved the section: to the layer holding it now
+        # (the browser keeps the address's #anchor); a section no longer there at all leaves the layer's start.
+        moved = next((view for view in page.layers if view.part_holding(section) is not None), None)
+        if moved is not None:
+            return redirect(f"{lesson.get_absolute_url()}{page_query(moved.number, section)}")
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
     return render(request, "lessons/lesson.html", context, status=status)
 
@@ -85,8 +88,6 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if layer is not None and not (layer.isascii() and layer.isdigit() and len(layer) < 3):
         return render(request, "404.html", {"message": "A layer is a number: 1, 2 or 3."}, status=404)
     section = request.GET.get("section") or None
-    if section is not None and len(section) > 80:
-        return render(request, "404.html", {"message": "No section has a name that long."}, status=404)
     return render_lesson(request, lesson, layer=int(layer) if layer else None, section=section)
 
 
@@ -102,8 +103,9 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     orders = sorted(s.order for s in data.steps if s.walkthrough_id == walkthrough.pk)
     if number not in orders:
         return missing_step(request, lesson, walkthrough, orders, number)
-    layer = next((s.layer for s in data.sections if s.pk == walkthrough.section_id), None)
-    page = build_lesson_page(request, lesson, {key: number}, data=data, layer=layer)
+    section = next((s for s in data.sections if s.pk == walkthrough.section_id), None)
+    layer, section_key = (section.layer, section.key) if section else (None, None)
+    page = build_lesson_page(request, lesson, {key: number}, data=data, layer=layer, section=section_key)
     view = page.walkthroughs[walkthrough.pk]
     missing = request.GET.get("missing", "")  # sent here from a step it lacks (missing_step): said in the walkthrough
     if missing.isascii() and missing.isdigit() and len(missing) < 6 and int(missing) not in orders:
@@ -186,13 +188,15 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return answer_error(request, lesson, services.FOLLOW_UP_NOT_REACHED, {"dd": deep_dive.pk}, status=409)
     learner = services.current_learner(request, create=True)
     with transaction.atomic():  # one commit for the answer and the position
+        picked = form.cleaned_data["choice"]
         answer = services.answer_deep_dive(
             learner,
             deep_dive,
-            form.cleaned_data["choice"],
+            picked,
             answered_before=state.count > 0,
             card=state.card,
             hints=state.hints_before_first,
+            follow_up_open=bool(picked.follow_up_id) and data.state("deep_dive", picked.follow_up_id).reached,
         )
         services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive))
     return answered(request, data, deep_dive, "deep_dive", pk, answer)
@@ -476,7 +480,8 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": message,
                    "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
         return render(request, f"lessons/_{partial}.html", context, status=status or bad_input_status(fragment=True))
-    page.current = page.layer_of(item_of(view).section_id)  # the page shows the layer holding the item
+    page.current = page.layer_of(item_of(view).section_id)  # the page shows the layer (and part) holding the item
+    page.current.part = next(s.part for s in page.current.sections if s.section.pk == item_of(view).section_id)
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
     return render(request, "lessons/lesson.html", context, status=status or bad_input_status(fragment=False))
 

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from lessons import content_cache
+from lessons import content_cache, services
 from lessons.content.validate import DEFAULT_POINTS, ContentError, LessonSpec
 from lessons.models import (
     Answer,
@@ -191,10 +191,13 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
                 row = write_challenge(report, lesson, section, item_order, fields)
                 kept[Challenge].append(row.pk)
     deep_dive_ids = dict(DeepDive.objects.filter(section__lesson=lesson).values_list("key", "id"))
+    pointed = []
     for choice, key, created in follow_ups:
         if choice.follow_up_id != deep_dive_ids.get(key):
             Choice.objects.filter(pk=choice.pk).update(follow_up_id=deep_dive_ids.get(key))
             report.updated += 0 if created else 1  # a new choice's link is part of creating it
+            pointed.append(choice.pk)
+    services.reach_through(pointed)  # learners who picked a choice reach the follow-up it leads to now
     for model in ITEM_MODELS:
         missing = model.objects.filter(section__lesson=lesson).exclude(pk__in=kept[model])
         delete_missing(report, missing, file=spec.file, prune=prune)

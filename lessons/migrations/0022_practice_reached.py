@@ -4,21 +4,24 @@ Until now each page asked which of the learner's answers picked a choice leading
 query over their answers per page). The backfill records every follow-up already reached that way.
 """
 
+from itertools import islice
+
 from django.db import migrations, models
+from django.db.models import Exists, OuterRef
 
 
 def backfill(apps, schema_editor):
+    """One UPDATE for the rows there are, then the missing ones in batches (as services.reach_through does)."""
     Answer = apps.get_model("lessons", "Answer")
     ItemPractice = apps.get_model("lessons", "ItemPractice")
-    reached = (
-        Answer.objects.filter(choice__follow_up__isnull=False)
-        .values_list("learner_id", "choice__follow_up_id")
-        .distinct()
-        .order_by()
-    )
-    for learner_id, deep_dive_id in reached.iterator():
-        if not ItemPractice.objects.filter(learner_id=learner_id, deep_dive_id=deep_dive_id).update(reached=True):
-            ItemPractice.objects.create(learner_id=learner_id, deep_dive_id=deep_dive_id, reached=True)
+    picked = Answer.objects.filter(choice__follow_up__isnull=False).order_by()
+    leads_here = picked.filter(learner=OuterRef("learner"), choice__follow_up=OuterRef("deep_dive"))
+    ItemPractice.objects.filter(Exists(leads_here)).update(reached=True)
+    have = set(ItemPractice.objects.filter(reached=True).order_by().values_list("learner_id", "deep_dive_id"))
+    pairs = picked.values_list("learner_id", "choice__follow_up_id").distinct()
+    missing = (ItemPractice(learner_id=lr, deep_dive_id=dd, reached=True) for lr, dd in pairs.iterator() if (lr, dd) not in have)
+    while batch := list(islice(missing, 1000)):
+        ItemPractice.objects.bulk_create(batch, ignore_conflicts=True)
 
 
 class Migration(migrations.Migration):

@@ -247,3 +247,21 @@ def test_the_api_refuses_a_follow_up_not_yet_reached(api, lesson):
     assert api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": weak.pk}, format="json").json()["follow_up"]
     assert api.post(url, {"choice": follow.choices.first().pk}, format="json").status_code == 200
     assert Answer.objects.filter(deep_dive=follow).count() == 1
+
+
+def test_a_follow_up_answered_before_may_be_answered_again_through_the_api_as_on_the_page(api, lesson):
+    """The page and the API apply one rule: a follow-up is open once reached, and stays open once answered."""
+    from lessons.models import ItemPractice
+    from tests.lessons.factories import make_deep_dive
+
+    dd = DeepDive.objects.get(key="dd-1")
+    follow = make_deep_dive(dd.section, key="dd-follow", order=60)
+    weak = dd.choices.get(verdict="weak")
+    weak.follow_up = follow
+    weak.save()
+    api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": weak.pk}, format="json")
+    url = f"/api/v1/deep-dives/{follow.pk}/answer/"
+    assert api.post(url, {"choice": follow.choices.first().pk}, format="json").status_code == 200
+    ItemPractice.objects.filter(deep_dive=follow).update(reached=False)  # as if the flag had been lost
+    assert api.post(url, {"choice": follow.choices.first().pk}, format="json").status_code == 200
+    assert Answer.objects.filter(deep_dive=follow).count() == 2

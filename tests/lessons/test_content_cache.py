@@ -127,3 +127,14 @@ def test_cached_content_rows_unpickle_whole_without_the_app_registry(lesson, mon
     assert [c.text_html for c in again.choices] == [c.text_html for c in content.choices]
     assert again.choices[0].deep_dive.topic.name == content.choices[0].deep_dive.topic.name
     assert again.choices[0]._state.adding is False and again.choices[0]._state.db == "default"
+
+
+def test_a_lesson_changed_by_a_queryset_update_shows_once_a_new_generation_starts(client, lesson):
+    """update() sends no signal: a writer that uses it starts a new generation itself (as load_content does)."""
+    from lessons.models import Lesson
+
+    assert "Lesson sample" in page(client, lesson)
+    Lesson.objects.filter(pk=lesson.pk).update(title="Renamed by update")
+    content_cache.new_generation()
+    assert "Renamed by update" in page(client, lesson)
+    assert client.get("/api/v1/lessons/sample/").json()["title"] == "Renamed by update"  # the API reads the same

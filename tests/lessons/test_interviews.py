@@ -956,6 +956,7 @@ def test_the_history_page_reads_a_constant_number_of_queries(
     for more in (1, 3):  # one attempt, then four
         finished_interviews(api, more, stopped_clock)
         client.cookies = api.cookies
+        client.get(reverse("interviews"))  # the content cache warm, as it is once any page has read it
         with CaptureQueriesContext(connection) as queries:
             assert client.get(reverse("interviews")).status_code == 200
         counts.append(len(queries))

@@ -6,6 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from lessons import content_cache
 from lessons.models import DeepDive, Lesson, Section, Track
 from lessons.pages import PART_ITEMS
 from tests.lessons.factories import make_deep_dive
@@ -63,17 +64,47 @@ def test_an_items_link_and_the_resume_button_land_on_the_part_holding_it(client,
     assert 'id="dd-d5-2-feedback"' in get(client, html.unescape(resume))
 
 
-@pytest.mark.parametrize(
-    ("query", "message"),
-    [
-        ("?layer=1&section=nope", "Layer 1 of this lesson has no section “nope”."),
-        ("?layer=1&section=" + "x" * 81, "No section has a name that long."),
-    ],
-)
-def test_a_section_the_layer_lacks_is_a_clear_404(client, long_lesson, query, message):
-    response = client.get(f"/lessons/long/{query}")
-    assert response.status_code == 404
-    assert message in response.content.decode()
+def test_a_section_moved_to_another_layer_is_followed_and_one_gone_shows_the_layers_start(client, long_lesson):
+    """A saved place or a bookmark names a section an author has since moved, or removed."""
+    Section.objects.filter(key="s5").update(layer=2)
+    content_cache.new_generation()  # a queryset update() starts none by itself
+    response = client.get("/lessons/long/?layer=1&section=s5")
+    assert response.status_code == 302 and response["Location"] == "/lessons/long/?layer=2&section=s5"
+    page = get(client, "/lessons/long/?layer=1&section=gone")
+    assert 'id="dd-d1-1"' in page and "This is part 1." not in page  # layer 1 now holds 20 items: one page
+
+
+def test_a_section_asked_of_a_lesson_without_sections_is_no_error(client, db):
+    track = Track.objects.create(slug="t", title="Track")
+    Lesson.objects.create(track=track, slug="empty", title="Empty", kind="concept", summary="s", published=True)
+    assert client.get("/lessons/empty/?section=x").status_code == 200
+
+
+def test_a_walkthrough_step_and_a_refused_answer_show_the_part_holding_their_item(client, long_lesson):
+    from lessons.models import Walkthrough
+
+    late = Section.objects.get(key="s5")
+    Walkthrough.objects.create(section=late, key="build", order=100, kind="build_up", title="Build it")
+    from lessons.models import Step
+
+    Step.objects.create(walkthrough=Walkthrough.objects.get(key="build"), order=1, title="First")
+    page = get(client, reverse("walkthrough-step", args=["long", "build", 1]))
+    assert 'id="wt-build"' in page and "This is part 2." in page
+    item = DeepDive.objects.get(key="d5-2")
+    refused = client.post(reverse("answer-deep-dive", args=["long", item.pk]), {"choice": 999999})
+    assert refused.status_code == 400
+    assert 'id="dd-d5-2"' in refused.content.decode() and "This is part 2." in refused.content.decode()
+
+
+def test_a_part_is_not_opened_for_reading_alone(client, long_lesson):
+    """Four sections of five items and a reading-only wrap-up: one part more would hold only the reading."""
+    Section.objects.filter(key="s5").update(layer=2)
+    Section.objects.create(lesson=long_lesson, key="wrap", layer=1, order=9, title="Wrap-up", body="Read me.")
+    make_deep_dive(Section.objects.get(key="s4"), key="extra", order=9)  # 21 items: parts
+    content_cache.new_generation()
+    page = get(client, long_lesson.get_absolute_url())
+    assert "This layer is long" not in page  # one part: the wrap-up stays with the items before it
+    assert 'id="sec-wrap"' in page and 'id="dd-extra"' in page
 
 
 def test_a_layer_of_few_items_is_one_page_without_parts(client, long_lesson):

@@ -1144,3 +1144,41 @@ def test_the_worked_arithmetic_writes_each_line_in_its_unit(client, content):
     lines = re.findall(r"</code> = (.*?)</li>", html.split(f'id="{challenge.anchor}"')[1].split("</article>")[0])
     assert lines and lines[-1].startswith("$") and not any(line.endswith((" USD", " fraction")) for line in lines)
     assert any(line.endswith("%") for line in lines)
+
+
+def test_an_answer_whose_choice_was_removed_still_shows_with_its_points(client, lesson):
+    """An author removed the approach a learner picked (the answer keeps its points): the page says so."""
+    weak = choice(lesson, "weak")
+    client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": weak.pk})
+    weak.delete()
+    response = client.get(lesson.get_absolute_url())
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "The approach you chose has since been removed from this lesson" in html
+    assert '<p><span class="verdict">Missed</span> · 0 of 10 points</p>' in html
+
+
+def test_a_choice_pointed_at_a_new_follow_up_opens_it_for_those_who_picked_it(client, lesson, follow_up):
+    """An author re-points dd-1's weak choice (the admin saves it; load_content updates it): learners who
+    picked it reach the new follow-up, as they would by answering after the change; others do not."""
+    from django.test import Client
+
+    from lessons import services
+
+    other = Client()
+    client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk})
+    other.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "best").pk})
+    later = make_deep_dive(lesson.sections.get(), key="dd-later", order=61)
+    weak = choice(lesson, "weak")
+    weak.follow_up = later
+    weak.save()  # as the admin saves it
+    assert 'id="dd-dd-later"' in client.get(lesson.get_absolute_url()).content.decode()
+    assert 'id="dd-dd-later"' not in other.get(lesson.get_absolute_url()).content.decode()
+    best = later.choices.get(verdict="best")
+    assert client.post(answer_url(later), {"choice": best.pk}, **HTMX).status_code == 200
+    # load_content writes the link with update(): it calls reach_through for the choices it re-pointed.
+    again = make_deep_dive(lesson.sections.get(), key="dd-again", order=62)
+    Choice.objects.filter(pk=weak.pk).update(follow_up=again)
+    services.reach_through([weak.pk])
+    content_cache.new_generation()
+    assert 'id="dd-dd-again"' in client.get(lesson.get_absolute_url()).content.decode()
