@@ -57,7 +57,7 @@ def generated_lesson(deep_dives: int) -> dict:
             {
                 "key": f"part-{start // 10 + 1}",
                 "layer": 2,
-                "title": f"Part {start // 10 + 1}",
+                "title": f"Moments {start + 1} to {min(start + 10, deep_dives)}",
                 "minutes": 2,
                 "body": f"Ten interview moments, from {start + 1} on. *Markdown* is rendered here too.",
                 "items": items,

@@ -365,11 +365,13 @@ PART_ITEMS = 20  # a layer holding more items than this is shown in parts of abo
 
 @dataclass(frozen=True)
 class PartLink:
-    """One part of a long layer, as its parts' navigation links to it."""
+    """One part of a long layer (a "page" to the learner), as the layer's list of pages links to it."""
 
     number: int
     url: str
-    label: str  # the titles of its first and last sections
+    label: str  # the titles of its first and last sections, quoted
+    done: int  # items the learner has finished (every graded step of a walkthrough)
+    items: int
 
 
 @dataclass(eq=False)
@@ -414,8 +416,10 @@ class LayerView:
         for number, group in enumerate(groups, start=1):
             for view in group:
                 view.part = number
-            titles = [group[0].section.title, group[-1].section.title]
-            self.parts.append(PartLink(number, group[0].url, " to ".join(dict.fromkeys(titles))))
+            titles = [f"“{group[0].section.title}”", f"“{group[-1].section.title}”"]
+            views = [view for section in group for view in section.items]
+            done = sum(finished(view) for view in views)
+            self.parts.append(PartLink(number, group[0].url, " to ".join(dict.fromkeys(titles)), done, len(views)))
 
     def part_holding(self, section_key: str) -> int | None:
         """Return the part that shows the section keyed ``section_key``, None when the layer has no such section."""
@@ -866,6 +870,13 @@ def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
         return None
     lesson = by_pk[row[0]]
     return Place(lesson, row[1] or lesson.get_absolute_url())
+
+
+def finished(view) -> bool:
+    """Return whether the learner has answered a top-level item (every graded step of a walkthrough)."""
+    if isinstance(view, WalkthroughView):
+        return all(step.answered for step in view.steps if step.step.calculator)
+    return view.answered
 
 
 def first_unanswered(layers: list[LayerView]) -> str | None:

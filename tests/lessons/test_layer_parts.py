@@ -36,14 +36,20 @@ def get(client, url: str) -> str:
 def test_a_long_layer_shows_its_first_part_and_leads_to_the_next(client, long_lesson):
     page = get(client, long_lesson.get_absolute_url())
     assert 'id="dd-d4-5"' in page and 'id="dd-d5-1"' not in page  # sections 1 to 4 only
-    assert "This layer is long, so it is shown in 2 parts. This is part 1." in page
-    assert re.search(r'<a href="[^"]*section=s1#layer-1" aria-current="page">Part 1: Section 1 to Section 4</a>', page)
+    assert "This layer is long, so it is shown over 2 pages, whole sections to a page. This is page 1." in page
+    assert re.search(
+        r'<a href="[^"]*section=s1#layer-1" aria-current="page">Page 1: “Section 1” to “Section 4”</a> '
+        r'<span class="meta">0 of 20 done</span>',
+        page,
+    )
     assert "0 of 25 answered" in page  # the score counts every part
-    after = re.search(r'<a class="button" href="([^"]+)">Continue to part 2 of layer 1: Section 5</a>', page)
+    after = re.search(r'<a class="button" href="([^"]+)">Continue to page 2 of layer 1: “Section 5”</a>', page)
     second = get(client, html.unescape(after.group(1)))
     assert 'id="dd-d5-1"' in second and 'id="dd-d1-1"' not in second
-    assert re.search(r'aria-current="page">Part 2: Section 5</a>', second)
-    assert "Continue to part" not in second and "Continue to layer" not in second  # the lesson's last page
+    assert re.search(r'aria-current="page">Page 2: “Section 5”</a>', second)
+    assert "Continue to" not in second  # the lesson's last page says so, and leads back to the list of pages
+    assert 'The last page of this layer and of the lesson. <a href="#layer-1-pages">' in second
+    assert 'id="layer-1-pages"' in second
 
 
 def test_the_outline_lists_every_section_and_marks_the_items_of_the_part_shown(client, long_lesson):
@@ -62,6 +68,7 @@ def test_an_items_link_and_the_resume_button_land_on_the_part_holding_it(client,
     resume = re.search(r'id="lesson-resume" href="([^"]+)">Resume where you stopped', page).group(1)
     assert html.unescape(resume) == "/lessons/long/?layer=1&section=s5#dd-d5-2"
     assert 'id="dd-d5-2-feedback"' in get(client, html.unescape(resume))
+    assert '“Section 5”</a> <span class="meta">1 of 5 done</span>' in page  # each page says how far it is done
 
 
 def test_a_section_moved_to_another_layer_is_followed_and_one_gone_shows_the_layers_start(client, long_lesson):
@@ -71,7 +78,7 @@ def test_a_section_moved_to_another_layer_is_followed_and_one_gone_shows_the_lay
     response = client.get("/lessons/long/?layer=1&section=s5")
     assert response.status_code == 302 and response["Location"] == "/lessons/long/?layer=2&section=s5"
     page = get(client, "/lessons/long/?layer=1&section=gone")
-    assert 'id="dd-d1-1"' in page and "This is part 1." not in page  # layer 1 now holds 20 items: one page
+    assert 'id="dd-d1-1"' in page and "This is page 1." not in page  # layer 1 now holds 20 items: one page
 
 
 def test_a_section_asked_of_a_lesson_without_sections_is_no_error(client, db):
@@ -89,11 +96,11 @@ def test_a_walkthrough_step_and_a_refused_answer_show_the_part_holding_their_ite
 
     Step.objects.create(walkthrough=Walkthrough.objects.get(key="build"), order=1, title="First")
     page = get(client, reverse("walkthrough-step", args=["long", "build", 1]))
-    assert 'id="wt-build"' in page and "This is part 2." in page
+    assert 'id="wt-build"' in page and "This is page 2." in page
     item = DeepDive.objects.get(key="d5-2")
     refused = client.post(reverse("answer-deep-dive", args=["long", item.pk]), {"choice": 999999})
     assert refused.status_code == 400
-    assert 'id="dd-d5-2"' in refused.content.decode() and "This is part 2." in refused.content.decode()
+    assert 'id="dd-d5-2"' in refused.content.decode() and "This is page 2." in refused.content.decode()
 
 
 def test_a_part_is_not_opened_for_reading_alone(client, long_lesson):
