@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Callable
 from typing import TypeVar
 
+import django
 from django.core.cache import cache
 from django.db.models.signals import post_delete, post_save
 
@@ -50,9 +51,12 @@ CONTENT_MODELS = (Topic, Track, Lesson, Section, DeepDive, Choice, Walkthrough, 
                   ChecklistPoint)  # fmt: skip
 TIMEOUT = 24 * 3600  # seconds an entry is kept; a new generation makes it unreachable long before that
 
-# Entries hold pickled model rows: a release that adds or renames a field never reads rows pickled without it.
+# Entries hold pickled model rows (models.ContentRow): a release that adds or renames a field, or runs another
+# Django, never reads rows pickled without it.
 SCHEMA = hashlib.sha256(
-    repr([(m.__name__, [f.attname for f in m._meta.concrete_fields]) for m in CONTENT_MODELS]).encode()
+    repr(
+        [django.__version__, *((m.__name__, [f.attname for f in m._meta.concrete_fields]) for m in CONTENT_MODELS)]
+    ).encode()
 ).hexdigest()[:12]
 
 T = TypeVar("T")
