@@ -154,10 +154,19 @@ class DeepDiveView(StateView):
     parent: DeepDive | None = None
     follow_up_views: list[DeepDiveView] = field(default_factory=list)
     kind: str = "deep_dive"
-    answer_url: str = ""
     hints: Hints | None = None
-    reveal_url: str = ""
     identity: str | None = None  # whose order the choices are shuffled in (services.choice_order)
+    # The page's URL makers (deep_dive_url, reveal_url): a link is made when the template reads it,
+    # so a page of one part of a long layer makes the links of the deep dives it shows only.
+    makers: tuple[Callable[..., str], Callable[..., str]] | None = None
+
+    @property
+    def answer_url(self) -> str:
+        return self.makers[0](self.deep_dive.pk)
+
+    @property
+    def reveal_url(self) -> str:
+        return self.makers[1]("deep_dive", self.deep_dive.pk)
 
     @cached_property
     def choices(self) -> list[Choice]:
@@ -675,16 +684,7 @@ def build_lesson_page(
         dd = choice.deep_dive
         if dd.pk not in deep_dives:
             state = by_item["deep_dive", dd.pk]
-            view = DeepDiveView(
-                dd,
-                [],
-                state,
-                False,
-                True,
-                answer_url=deep_dive_url(dd.pk),
-                reveal_url=reveal_url("deep_dive", dd.pk),
-                identity=identity,
-            )
+            view = DeepDiveView(dd, [], state, False, True, identity=identity, makers=(deep_dive_url, reveal_url))
             if dd.hints_html:
                 view.hints = Hints.of(dd.hints_html, state, dd.points, hint_url("deep_dive", dd.pk))
             deep_dives[dd.pk] = view
