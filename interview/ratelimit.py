@@ -73,6 +73,17 @@ class Hit:
                 logger.warning("Rate limit counter %s not decremented", self.key, exc_info=True)
 
 
+def count_in(key: str, charge: int, timeout: int) -> int | None:
+    """Add ``charge`` to the window's counter ``key`` and return its count: one cache round trip, two for the
+    window's first request (which makes the counter; a concurrent first request may make it just before)."""
+    try:
+        return cache.incr(key, charge)
+    except ValueError:  # no counter yet: this window's first request
+        if cache.add(key, charge, timeout=timeout):
+            return charge
+        return cache.incr(key, charge)
+
+
 def hit(name: str, identity: str, charge: int = 1) -> Hit:
     """Count a request by ``identity`` against the limit ``name``; return whether it is allowed.
 
@@ -84,8 +95,7 @@ def hit(name: str, identity: str, charge: int = 1) -> Hit:
     # Hashed: identities hold user names and e-mail addresses, which have no place in cache keys.
     key = f"{KEY_PREFIX}:{name}:{window}:{hashlib.sha256(identity.encode()).hexdigest()[:32]}"
     try:
-        cache.add(key, 0, timeout=retry_after + 1)
-        count = cache.incr(key, charge)
+        count = count_in(key, charge, timeout=retry_after + 1)
     except ValueError:  # the key expired between add and incr: the window just ended
         return Hit(True, retry_after, name=name)
     except Exception:

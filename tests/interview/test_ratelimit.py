@@ -231,3 +231,25 @@ def test_the_generic_429_page_tells_the_wait_in_minutes(lesson, settings):
     assert refused.status_code == 429
     assert refused["Retry-After"] == "3585"
     assert "Try again in about 1 hour" in refused.content.decode()
+
+
+def test_a_request_counted_in_a_window_already_open_costs_one_cache_round_trip(monkeypatch, settings):
+    """Every API request is counted (Redis in production): the window's first makes the counter, the rest
+    only add to it."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "api_anon": "5/minute"}
+    calls = []
+    real = ratelimit.cache
+
+    class Counting:
+        def __getattr__(self, name):
+            calls.append(name)
+            return getattr(real, name)
+
+    monkeypatch.setattr(ratelimit, "cache", Counting())
+    first = ratelimit.hit("api_anon", "address:203.0.113.9")
+    assert first.allowed and calls == ["incr", "add"]
+    calls.clear()
+    for _ in range(4):
+        assert ratelimit.hit("api_anon", "address:203.0.113.9").allowed
+    assert calls == ["incr"] * 4
+    assert not ratelimit.hit("api_anon", "address:203.0.113.9").allowed  # the sixth in the window
