@@ -158,7 +158,9 @@ class Lesson(RenderedMarkdown):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("lesson", args=[self.slug])
+        from lessons.links import url_maker  # links imports the models; reversed once per process (url_maker)
+
+        return url_maker("lesson")(self.slug)
 
 
 class Section(RenderedMarkdown):
