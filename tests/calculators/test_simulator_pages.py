@@ -91,6 +91,7 @@ def test_bad_values_are_shown_beside_their_fields_and_nothing_runs(client):
     assert response.status_code == 400
     html = unescape(response.content.decode())
     assert "Not run: 3 inputs need attention." in html
+    assert '<li><a href="#id_policies_0">Policies</a>: ' in html  # the problem list links each input
     assert "Must be at most 100,000 requests; got 500000." in html
     assert "“x” is not a number." in html
     assert "random" in html

@@ -230,7 +230,9 @@ def test_authored_html_in_api_text_is_sanitised_in_the_html_twin(api, lesson):
     assert "onerror" not in dive["prompt_html"]
 
 
-def test_the_api_refuses_a_follow_up_not_yet_reached(api, lesson):
+@pytest.fixture
+def follow(lesson):
+    """A follow-up that dd-1's weak choice leads to."""
     from tests.lessons.factories import make_deep_dive
 
     dd = DeepDive.objects.get(key="dd-1")
@@ -238,6 +240,12 @@ def test_the_api_refuses_a_follow_up_not_yet_reached(api, lesson):
     weak = dd.choices.get(verdict="weak")
     weak.follow_up = follow
     weak.save()
+    return follow
+
+
+def test_the_api_refuses_a_follow_up_not_yet_reached(api, lesson, follow):
+    dd = DeepDive.objects.get(key="dd-1")
+    weak = dd.choices.get(verdict="weak")
     url = f"/api/v1/deep-dives/{follow.pk}/answer/"
     response = api.post(url, {"choice": follow.choices.first().pk}, format="json")
     assert response.status_code == 409
@@ -249,16 +257,12 @@ def test_the_api_refuses_a_follow_up_not_yet_reached(api, lesson):
     assert Answer.objects.filter(deep_dive=follow).count() == 1
 
 
-def test_a_follow_up_answered_before_may_be_answered_again_through_the_api_as_on_the_page(api, lesson):
+def test_a_follow_up_answered_before_may_be_answered_again_through_the_api_as_on_the_page(api, lesson, follow):
     """The page and the API apply one rule: a follow-up is open once reached, and stays open once answered."""
     from lessons.models import ItemPractice
-    from tests.lessons.factories import make_deep_dive
 
     dd = DeepDive.objects.get(key="dd-1")
-    follow = make_deep_dive(dd.section, key="dd-follow", order=60)
     weak = dd.choices.get(verdict="weak")
-    weak.follow_up = follow
-    weak.save()
     api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": weak.pk}, format="json")
     url = f"/api/v1/deep-dives/{follow.pk}/answer/"
     assert api.post(url, {"choice": follow.choices.first().pk}, format="json").status_code == 200
