@@ -3,8 +3,8 @@
 One mechanism serves the pages (log-in, password reset, answers) and the API (a DRF throttle
 class). Each limit is named in ``settings.RATE_LIMITS`` with a rate such as "10/min" or
 "5/15min". A counter is one integer per limit, window and identity, under keys of its own
-(``ratelimit:<name>:<window>:<hash of identity>``), raised by ``cache.add`` then
-``cache.incr``: both are atomic in Redis and in local memory, so concurrent requests cannot
+(``ratelimit:<name>:<window>:<hash of identity>``), raised by ``cache.incr`` (made by
+``cache.add`` for a window's first request): both are atomic in Redis and in local memory, so concurrent requests cannot
 overshoot a limit. A fixed window lets a burst of up to twice the limit straddle a window's
 end; that is the price of one integer per counter, and is fine for these limits.
 
@@ -96,7 +96,7 @@ def hit(name: str, identity: str, charge: int = 1) -> Hit:
     key = f"{KEY_PREFIX}:{name}:{window}:{hashlib.sha256(identity.encode()).hexdigest()[:32]}"
     try:
         count = count_in(key, charge, timeout=retry_after + 1)
-    except ValueError:  # the key expired between add and incr: the window just ended
+    except ValueError:  # the counter expired between add and incr: the window just ended
         return Hit(True, retry_after, name=name)
     except Exception:
         logger.warning("Rate limit %r not checked: the cache failed", name, exc_info=True)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from django.core.signals import setting_changed
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.html import strip_tags
 
 from lessons import content_cache
@@ -34,24 +34,33 @@ class ItemLink:
     lesson: Lesson
 
 
-@functools.cache
 def url_maker(name: str, *args, variables: int = 1) -> Callable[..., str]:
-    """Reverse ``name`` once and return a function giving its URL for any values of the last arguments.
+    """Return a function giving ``name``'s URL for any values of the last arguments, reversed once.
 
     ``args`` are the fixed first arguments and ``variables`` how many follow them. A page that
     links every item (a lesson, the results) would otherwise reverse each link: that took more
     time than the rest of an item's rendering. The values must need no quoting (ids, keys).
-    Each maker is made once per process (URLs do not change while it runs; a test that changes
-    the URL settings gets them made again), as the layout's links are (interview.context_processors).
+    The path is reversed once per process (URLs do not change while it runs; a test that changes
+    the URL settings gets it reversed again); the script prefix (a site mounted under a path) is
+    the request's, read each time a maker is asked for.
     """
+    head, tails = url_pattern(name, args, variables)
+    prefix = get_script_prefix()
+    return lambda *values: prefix + head + "".join(f"{value}{tail}" for value, tail in zip(values, tails, strict=True))
+
+
+@functools.cache
+def url_pattern(name: str, args: tuple, variables: int) -> tuple[str, list[str]]:
+    """Return ``name``'s path after the script prefix, cut where its last ``variables`` arguments go."""
     markers = [f"424242424{n}" for n in range(variables)]  # each fits the int, slug and str converters
     rest = reverse(name, args=[*args, *markers])
-    parts = []
+    prefix = get_script_prefix()
+    rest = rest[len(prefix) :] if rest.startswith(prefix) else rest
+    tails = []
     for marker in reversed(markers):
         rest, tail = rest.rsplit(marker, 1)
-        parts.insert(0, tail)
-    head = rest
-    return lambda *values: head + "".join(f"{value}{tail}" for value, tail in zip(values, parts, strict=True))
+        tails.insert(0, tail)
+    return rest, tails
 
 
 TopicRef = tuple[int, str, str]  # a topic as (order, slug, name): sorts as the results page lists topics
@@ -136,7 +145,7 @@ def item_links(
 
 def forget_url_makers(*, setting: str, **kwargs) -> None:
     if setting in ("ROOT_URLCONF", "FORCE_SCRIPT_NAME"):
-        url_maker.cache_clear()
+        url_pattern.cache_clear()
 
 
 setting_changed.connect(forget_url_makers)

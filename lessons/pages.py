@@ -380,7 +380,7 @@ class PartLink:
     url: str
     label: str  # the titles of its first and last sections, quoted
     done: int  # items the learner has finished (every graded step of a walkthrough)
-    items: int
+    items: int  # items that ask something (not a walkthrough read only)
 
 
 @dataclass(eq=False)
@@ -426,7 +426,7 @@ class LayerView:
             for view in group:
                 view.part = number
             titles = [f"“{group[0].section.title}”", f"“{group[-1].section.title}”"]
-            views = [view for section in group for view in section.items]
+            views = [view for section in group for view in section.items if has_questions(view)]
             done = sum(finished(view) for view in views)
             self.parts.append(PartLink(number, group[0].url, " to ".join(dict.fromkeys(titles)), done, len(views)))
 
@@ -870,6 +870,11 @@ def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
         return None
     lesson = by_pk[row[0]]
     return Place(lesson, row[1] or lesson.get_absolute_url())
+
+
+def has_questions(view) -> bool:
+    """Return whether a top-level item asks anything (a walkthrough of ungraded steps is read, not answered)."""
+    return not isinstance(view, WalkthroughView) or any(step.step.calculator for step in view.steps)
 
 
 def finished(view) -> bool:

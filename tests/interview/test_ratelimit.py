@@ -233,7 +233,7 @@ def test_the_generic_429_page_tells_the_wait_in_minutes(lesson, settings):
     assert "Try again in about 1 hour" in refused.content.decode()
 
 
-def test_a_request_counted_in_a_window_already_open_costs_one_cache_round_trip(monkeypatch, settings):
+def test_a_request_counted_in_a_window_already_open_costs_one_cache_round_trip(monkeypatch, settings, stopped_clock):
     """Every API request is counted (Redis in production): the window's first makes the counter, the rest
     only add to it."""
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "api_anon": "5/min"}

@@ -39,9 +39,10 @@ def test_a_long_layer_shows_its_first_part_and_leads_to_the_next(client, long_le
     assert "This layer is long, so it is shown over 2 pages, whole sections to a page. This is page 1." in page
     assert re.search(
         r'<a href="[^"]*section=s1#layer-1" aria-current="page">Page 1: “Section 1” to “Section 4”</a> '
-        r'<span class="meta">0 of 20 done</span>',
+        r'<span class="meta">\(this page: its items are marked in the outline\)</span>',
         page,
-    )
+    )  # the page shown marks its items in the outline, sent again with each answer: no count to go stale
+    assert '“Section 5”</a> <span class="meta">0 of 5 done</span>' in page
     assert "0 of 25 answered" in page  # the score counts every part
     after = re.search(r'<a class="button" href="([^"]+)">Continue to page 2 of layer 1: “Section 5”</a>', page)
     second = get(client, html.unescape(after.group(1)))
@@ -68,7 +69,7 @@ def test_an_items_link_and_the_resume_button_land_on_the_part_holding_it(client,
     resume = re.search(r'id="lesson-resume" href="([^"]+)">Resume where you stopped', page).group(1)
     assert html.unescape(resume) == "/lessons/long/?layer=1&section=s5#dd-d5-2"
     assert 'id="dd-d5-2-feedback"' in get(client, html.unescape(resume))
-    assert '“Section 5”</a> <span class="meta">1 of 5 done</span>' in page  # each page says how far it is done
+    assert '“Section 5”</a> <span class="meta">1 of 5 done</span>' in page  # each other page says how far it is done
 
 
 def test_a_section_moved_to_another_layer_is_followed_and_one_gone_shows_the_layers_start(client, long_lesson):
@@ -119,3 +120,15 @@ def test_a_layer_of_few_items_is_one_page_without_parts(client, long_lesson):
     page = get(client, long_lesson.get_absolute_url())
     assert "shown in" not in page and 'id="dd-d1-5"' in page
     assert "Continue to layer 2" in page
+
+
+def test_a_walkthrough_read_only_is_not_counted_as_done(client, long_lesson):
+    """A build-up without graded steps asks nothing: it is neither done nor to do on the list of pages."""
+    from lessons.models import Step, Walkthrough
+
+    walkthrough = Walkthrough.objects.create(
+        section=Section.objects.get(key="s5"), key="read", order=100, kind="build_up", title="Read it"
+    )
+    Step.objects.create(walkthrough=walkthrough, order=1, title="Only reading")
+    page = get(client, long_lesson.get_absolute_url())
+    assert '“Section 5”</a> <span class="meta">0 of 5 done</span>' in page

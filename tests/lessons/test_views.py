@@ -1182,3 +1182,20 @@ def test_a_choice_pointed_at_a_new_follow_up_opens_it_for_those_who_picked_it(cl
     services.reach_through([weak.pk])
     content_cache.new_generation()
     assert 'id="dd-dd-again"' in client.get(lesson.get_absolute_url()).content.decode()
+
+
+def test_links_made_once_a_process_follow_the_requests_script_prefix(client, lesson):
+    """A site mounted under a path (SCRIPT_NAME): each request's links carry its prefix, whatever the first had."""
+    from django.urls import get_script_prefix, set_script_prefix
+
+    from lessons.links import url_maker
+
+    before = get_script_prefix()
+    try:
+        set_script_prefix("/")
+        assert url_maker("lesson")("sample") == "/lessons/sample/"
+        set_script_prefix("/lab/")
+        assert url_maker("lesson")("sample") == "/lab/lessons/sample/"
+        assert lesson.get_absolute_url() == "/lab/lessons/sample/"
+    finally:
+        set_script_prefix(before)
