@@ -8,7 +8,7 @@ from django.core.signals import setting_changed
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
 from django.templatetags.static import static
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 
@@ -17,11 +17,12 @@ LINK_SETTINGS = {"ROOT_URLCONF", "FORCE_SCRIPT_NAME", "STATIC_URL", "STORAGES"}
 
 
 @functools.cache
-def layout_links() -> dict[str, str]:
-    """Return the URLs base.html links to; none depends on the request.
+def layout_links(script_prefix: str = "/") -> dict[str, str]:
+    """Return the URLs base.html links to for a site mounted at ``script_prefix`` (the request's).
 
     Reversing them with ``{% url %}`` and ``{% static %}`` on every page cost more CPU than
-    a trivial view does in all (about 2,400 Python calls a page).
+    a trivial view does in all (about 2,400 Python calls a page): they are worked out once per
+    prefix (Django reverses with the prefix of the request being served, which this is called in).
     """
     names = {"home": "home", "calculators": "calculators:index", "simulator": "simulator:routing",
              "results": "results", "review": "review", "interviews": "interviews", "admin": "admin:index",
@@ -54,7 +55,11 @@ def csrf(request: HttpRequest) -> dict:
 
 
 def layout(request: HttpRequest) -> dict:
-    return {"layout": layout_links(), "return_to": return_to(request), "nav_current": nav_current(request)}
+    return {
+        "layout": layout_links(get_script_prefix()),
+        "return_to": return_to(request),
+        "nav_current": nav_current(request),
+    }
 
 
 def nav_current(request: HttpRequest) -> str:

@@ -74,6 +74,21 @@ def test_layout_links_are_not_reversed_again_on_each_page(client, django_user_mo
 
 
 @pytest.mark.django_db
+def test_layout_links_carry_the_requests_script_prefix(client):
+    """A site mounted under a path (SCRIPT_NAME): the header's links carry it, whatever an earlier request had."""
+    from django.urls import get_script_prefix, set_script_prefix
+
+    client.get("/no-such-page/")  # links worked out at "/"
+    before = get_script_prefix()
+    try:
+        set_script_prefix("/lab/")  # as Django's WSGI handler does from SCRIPT_NAME (the test client does not)
+        html = client.get("/no-such-page/").content.decode()
+    finally:
+        set_script_prefix(before)
+    assert '<a href="/lab/results/"' in html and '<a href="/results/"' not in html
+
+
+@pytest.mark.django_db
 def test_a_form_posted_without_a_valid_csrf_token_gets_a_styled_page_saying_what_to_do():
     client = Client(enforce_csrf_checks=True)
     client.get(reverse("login"))  # sets the CSRF cookie; the post below leaves the token out, as a stale form would
