@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from django.utils.safestring import mark_safe
 
 from lessons import content_cache, diagram
-from lessons.links import url_maker
+from lessons.links import generation_of, url_maker
 from lessons.models import (
     Answer,
     Challenge,
@@ -353,20 +353,28 @@ class OutlineEntry:
     graded: int
 
 
-def outline_entry(view) -> OutlineEntry:
-    """Return a top-level item's outline entry; its mark is sent again, out of band, with each answer to it."""
+def progress_of(view) -> tuple[int, int]:
+    """Return (answered, graded) of a top-level item: a walkthrough counts its graded steps (none: read only)."""
     if isinstance(view, WalkthroughView):
         graded = [s for s in view.steps if s.step.calculator]
-        answered = sum(s.answered for s in graded)
-        return OutlineEntry(view.walkthrough.anchor, view.walkthrough.title, mark_of(answered, len(graded)),
-                            answered, len(graded))  # fmt: skip
+        return sum(s.answered for s in graded), len(graded)
+    return int(view.answered), 1
+
+
+def outline_entry(view) -> OutlineEntry:
+    """Return a top-level item's outline entry; its mark is sent again, out of band, with each answer to it."""
+    answered, graded = progress_of(view)
+    if isinstance(view, WalkthroughView):
+        return OutlineEntry(
+            view.walkthrough.anchor, view.walkthrough.title, mark_of(answered, graded), answered, graded
+        )
     if isinstance(view, ChallengeView):
         label = view.challenge.title
     elif isinstance(view, DeepDiveView):
         label = f"Deep dive · {view.deep_dive.topic.name}"
     else:
         label = f"Open question · {view.question.topic.name}"
-    return OutlineEntry(item_of(view).anchor, label, mark_of(int(view.answered), 1), int(view.answered), 1)
+    return OutlineEntry(item_of(view).anchor, label, mark_of(answered, graded), answered, graded)
 
 
 PART_ITEMS = 20  # a layer holding more items than this is shown in parts of about this many (LayerView.split)
@@ -416,19 +424,23 @@ class LayerView:
         if sum(len(view.items) for view in self.sections) <= PART_ITEMS:
             return
         groups: list[list[SectionView]] = [[]]
+        held = 0  # items in the part being filled
         for view in self.sections:
-            if view.items and sum(len(v.items) for v in groups[-1]) >= PART_ITEMS:
+            if view.items and held >= PART_ITEMS:
                 groups.append([])
+                held = 0
             groups[-1].append(view)
+            held += len(view.items)
         if len(groups) == 1:
             return
         for number, group in enumerate(groups, start=1):
             for view in group:
                 view.part = number
             titles = [f"“{group[0].section.title}”", f"“{group[-1].section.title}”"]
-            views = [view for section in group for view in section.items if has_questions(view)]
-            done = sum(finished(view) for view in views)
-            self.parts.append(PartLink(number, group[0].url, " to ".join(dict.fromkeys(titles)), done, len(views)))
+            progress = [progress_of(view) for section in group for view in section.items]
+            asking = [(answered, graded) for answered, graded in progress if graded]  # not a walkthrough read only
+            done = sum(answered == graded for answered, graded in asking)
+            self.parts.append(PartLink(number, group[0].url, " to ".join(dict.fromkeys(titles)), done, len(asking)))
 
     def part_holding(self, section_key: str) -> int | None:
         """Return the part that shows the section keyed ``section_key``, None when the layer has no such section."""
@@ -517,7 +529,7 @@ class LessonContent:
 
 def lesson_content(lesson: Lesson) -> LessonContent:
     """Return ``lesson``'s content (no query when the lesson came from the cache, none more on a hit)."""
-    token = getattr(lesson, "content_token", None)  # the generation the lesson was read in (visible_lessons)
+    token = generation_of([lesson])  # the generation the lesson was read in (visible_lessons)
     content = content_cache.cached(f"lesson-{lesson.pk}", partial(read_lesson_content, lesson.pk), token)
     for section in content.sections:  # the lesson as this request read it (a draft or not, its title now)
         section.lesson = lesson
@@ -870,18 +882,6 @@ def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
         return None
     lesson = by_pk[row[0]]
     return Place(lesson, row[1] or lesson.get_absolute_url())
-
-
-def has_questions(view) -> bool:
-    """Return whether a top-level item asks anything (a walkthrough of ungraded steps is read, not answered)."""
-    return not isinstance(view, WalkthroughView) or any(step.step.calculator for step in view.steps)
-
-
-def finished(view) -> bool:
-    """Return whether the learner has answered a top-level item (every graded step of a walkthrough)."""
-    if isinstance(view, WalkthroughView):
-        return all(step.answered for step in view.steps if step.step.calculator)
-    return view.answered
 
 
 def first_unanswered(layers: list[LayerView]) -> str | None:

@@ -133,13 +133,9 @@ def reach(learner: Learner, deep_dive_id: int) -> None:
     (``scoring.counts_toward_score``); it stays reached, whatever the learner picks later. Pages read it
     from the practice rows they load anyway (``ItemPractice.reached``).
     """
-    if ItemPractice.objects.filter(learner=learner, deep_dive_id=deep_dive_id).update(reached=True):
-        return
-    try:
-        with transaction.atomic():
-            ItemPractice.objects.create(learner=learner, deep_dive_id=deep_dive_id, reached=True)
-    except IntegrityError:  # a concurrent request made the row
-        ItemPractice.objects.filter(learner=learner, deep_dive_id=deep_dive_id).update(reached=True)
+    row = practice_row(learner, {"deep_dive_id": deep_dive_id})
+    if not row.reached:
+        ItemPractice.objects.filter(pk=row.pk).update(reached=True)
 
 
 def reach_through(choice_ids: Iterable[int]) -> None:

@@ -21,7 +21,7 @@ from lessons import quiz as quiz_module
 from lessons import review, services
 from lessons.content_cache import visible_lessons
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
-from lessons.models import ChallengeDraw, Lesson, Step, Track, page_query
+from lessons.models import ChallengeDraw, Lesson, Track, page_query
 from lessons.pages import build_lesson_page, item_of, latest_place, learner_filter, load_lesson_data, outline_entry
 from lessons.results import compute_results
 
@@ -153,17 +153,6 @@ def item_errors(errors: dict | None = None) -> dict:
     return {"dd": None, "ch": None, "step": None, "oq": None, "message": "", **(errors or {})}
 
 
-def item_url(lesson: Lesson, item) -> str:
-    """Return the URL of an item: a step's own page, else its layer's page, at the item.
-
-    An answer keeps it as the learner's place (services.remember_position), where Resume goes.
-    """
-    if isinstance(item, Step):
-        step_url = reverse("walkthrough-step", args=[lesson.slug, item.walkthrough.key, item.order])
-        return f"{step_url}#{item.walkthrough.anchor}"
-    return f"{lesson.get_absolute_url()}{item.section.page_query}#{item.anchor}"
-
-
 def find(rows, **attrs):
     """Return the first row whose attributes match, or raise Http404."""
     for row in rows:
@@ -187,8 +176,8 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if pk in data.follow_up_ids and not (state.reached or state.count):
         return answer_error(request, lesson, services.FOLLOW_UP_NOT_REACHED, {"dd": deep_dive.pk}, status=409)
     learner = services.current_learner(request, create=True)
+    picked = form.cleaned_data["choice"]
     with transaction.atomic():  # one commit for the answer and the position
-        picked = form.cleaned_data["choice"]
         answer = services.answer_deep_dive(
             learner,
             deep_dive,
@@ -198,7 +187,7 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             hints=state.hints_before_first,
             follow_up_open=bool(picked.follow_up_id) and data.state("deep_dive", picked.follow_up_id).reached,
         )
-        services.remember_position(learner, lesson.pk, deep_dive.anchor, item_url(lesson, deep_dive))
+        services.remember_position(learner, lesson.pk, deep_dive.anchor, deep_dive.get_absolute_url())
     return answered(request, data, deep_dive, "deep_dive", pk, answer)
 
 
@@ -223,9 +212,9 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             card=state.card,
             hints=state.hints_before_first,
         )
-        services.remember_position(learner, lesson.pk, step.walkthrough.anchor, item_url(lesson, step))
+        services.remember_position(learner, lesson.pk, step.walkthrough.anchor, step.get_absolute_url())
     if not request.htmx:
-        return HttpResponseRedirect(item_url(lesson, step), status=303)
+        return HttpResponseRedirect(step.get_absolute_url(), status=303)
     data.record(answer)
     page = build_lesson_page(request, lesson, {key: step.order}, data=data)
     return fragment(
@@ -256,7 +245,7 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             card=state.card,
             hints=state.hints_before_first,
         )
-        services.remember_position(learner, lesson.pk, challenge.anchor, item_url(lesson, challenge))
+        services.remember_position(learner, lesson.pk, challenge.anchor, challenge.get_absolute_url())
     data.draws[pk] = ChallengeDraw(challenge=challenge, seed=draw["seed"], inputs=draw["inputs"])
     return answered(request, data, challenge, "challenge", pk, answer)
 
@@ -264,7 +253,7 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def answered(request, data, item, partial: str, pk: int, answer) -> HttpResponse:
     """Redirect a plain form post back to the item; give htmx the item's fragment."""
     if not request.htmx:
-        return HttpResponseRedirect(item_url(data.lesson, item), status=303)
+        return HttpResponseRedirect(item.get_absolute_url(), status=303)
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
@@ -297,7 +286,7 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
             response.write(render_to_string("lessons/_outline_mark.html", {"entry": entry, "oob": True}, request))
     if answer is not None:  # every answer keeps its item as the place: the header's button goes there now
         item = view.step.step if view.kind == "walkthrough" else item_of(view)
-        resume = {"url": item_url(context["lesson"], item), "answered": True, "oob": True}
+        resume = {"url": item.get_absolute_url(), "answered": True, "oob": True}
         response.write(render_to_string("lessons/_resume.html", resume, request))
     return response
 
@@ -358,7 +347,7 @@ def practice_response(request, data, kind: str, item, announce: str, focus: str 
             request, "walkthrough", {"page": page, "lesson": lesson, "view": view}, announce=announce, focus=focus
         )
     if not request.htmx:
-        return HttpResponseRedirect(item_url(lesson, item), status=303)
+        return HttpResponseRedirect(item.get_absolute_url(), status=303)
     page = build_lesson_page(request, lesson, data=data)
     view = (page.deep_dives if kind == "deep_dive" else page.challenges)[item.pk]
     return fragment(request, kind, {"page": page, "lesson": lesson, "view": view}, announce=announce, focus=focus)
@@ -423,9 +412,9 @@ def write_open_question(request: HttpRequest, slug: str, pk: int) -> HttpRespons
     learner = services.current_learner(request, create=True)
     with transaction.atomic():
         services.save_draft(learner, question, form.cleaned_data["text"])
-        services.remember_position(learner, lesson.pk, question.anchor, item_url(lesson, question))
+        services.remember_position(learner, lesson.pk, question.anchor, question.get_absolute_url())
     if not request.htmx:
-        return HttpResponseRedirect(item_url(lesson, question), status=303)
+        return HttpResponseRedirect(question.get_absolute_url(), status=303)
     data, _question, _checklist = open_question_data(request, lesson, pk)
     page = build_lesson_page(request, lesson, data=data)
     announce = "Your answer is saved. Now tick the points it covered."
@@ -451,7 +440,7 @@ def answer_open_question(request: HttpRequest, slug: str, pk: int) -> HttpRespon
         answer = services.answer_open_question(
             learner, question, checklist, form.ticked(), state.draft, answered_before=state.count > 0, card=state.card
         )
-        services.remember_position(learner, lesson.pk, question.anchor, item_url(lesson, question))
+        services.remember_position(learner, lesson.pk, question.anchor, question.get_absolute_url())
     return answered(request, data, question, "open_question", pk, answer)
 
 
@@ -480,8 +469,9 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": message,
                    "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
         return render(request, f"lessons/_{partial}.html", context, status=status or bad_input_status(fragment=True))
-    page.current = page.layer_of(item_of(view).section_id)  # the page shows the layer (and part) holding the item
-    page.current.part = next(s.part for s in page.current.sections if s.section.pk == item_of(view).section_id)
+    section = item_of(view).section
+    page.current = page.layer_of(section.pk)  # the page shows the layer (and part) holding the item
+    page.current.part = page.current.part_holding(section.key)
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
     return render(request, "lessons/lesson.html", context, status=status or bad_input_status(fragment=False))
 
