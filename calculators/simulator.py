@@ -246,8 +246,9 @@ ROUTING_PARAMETERS = (
     _p("load_gap", "int", 4, 0, 10_000, "requests", "Prefix-aware load gap",
        "Prefix-aware routing leaves the replica with the cache when it has more than this many requests "
        "in flight above the least-loaded one."),
-    _p("epsilon", "float", 0.25, 0.05, 10.0, "fraction", "Bounded-load slack",
-       "Bounded-load hashing caps a replica at ceil((1 + ε) × in-flight requests ÷ replicas)."),
+    _p("epsilon", "float", 0.25, 0.05, 10.0, "", "Bounded-load slack (ε)",
+       "Bounded-load hashing caps a replica at ceil((1 + ε) × in-flight requests ÷ replicas): "
+       "0.25 lets a replica take a quarter more than an even share."),
     _p("seed", "int", 1, 0, 2**32 - 1, "", "Random seed", "The same seed and inputs give the same arrivals and numbers."),
 )  # fmt: skip
 

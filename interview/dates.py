@@ -53,9 +53,10 @@ def when(value: datetime | None, style: str = "") -> SafeString | str:
 
 
 def until(value: datetime, now: datetime | None = None) -> str:
-    """Return how long until ``value`` as "3 hours, 30 minutes" (Django's timeuntil), "under a minute" when
-    it is that close (timeuntil says "0 minutes"), measured from ``now`` (the current time by default)."""
+    """Return how long until ``value`` as "3 hours, 30 minutes" (Django's timeuntil, to the nearest minute),
+    "under a minute" when it is that close (timeuntil says "0 minutes"), from ``now`` (by default the time now)."""
     now = now or timezone.now()
     if value - now < timedelta(minutes=1):
         return "under a minute"
-    return timeuntil(value, now)
+    # To the nearest minute: read seconds apart, "4 hours" and "3 hours, 59 minutes" named one moment.
+    return timeuntil(value, now - timedelta(seconds=30))

@@ -151,3 +151,10 @@ def test_the_replicas_field_is_not_labelled_replicas_twice(client):
     html = _routing(client, SMALL).content.decode()
     assert '<label for="id_replicas">Replicas</label>' in html
     assert "(replicas)" not in html
+
+
+def test_the_bounded_load_slack_is_labelled_as_the_number_it_takes(client):
+    """ε runs from 0.05 to 10: a label saying "fraction, 0–1" told learners a wrong range."""
+    html = _routing(client).content.decode()
+    assert "Bounded-load slack (ε)" in html
+    assert "Bounded-load slack (fraction" not in html

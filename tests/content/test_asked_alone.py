@@ -150,3 +150,17 @@ def test_an_envelope_step_asked_alone_states_what_it_sizes(content, walkthrough,
         setup = step_setup_html(step, earlier)
         for text in stated:
             assert text in setup, (walkthrough, step.order, text)
+
+
+def test_no_walkthrough_intro_promises_feedback_after_each_answer():
+    """A mock interview shows an envelope's intro beside "No feedback until the end": an intro that promises
+    the derivation after each answer contradicts it (the lesson page shows it anyway, unasked)."""
+    promises = re.compile(r"(?:derivation|working|arithmetic)\s+(?:appears|is shown|follows)\s+after", re.I)
+    found = []
+    for path in sorted(CONTENT.glob("*.yaml")):
+        for section in yaml.safe_load(path.read_text(encoding="utf-8"))["sections"]:
+            for item in section.get("items", []):
+                intro = (item.get("walkthrough") or {}).get("intro", "")
+                if promises.search(intro):
+                    found.append(f"{path.name}: {item['walkthrough']['key']}")
+    assert found == []

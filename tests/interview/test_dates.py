@@ -48,3 +48,13 @@ def test_no_template_writes_a_date_or_time_itself():
                 if re.search(r"\|date\b|\|time\b|<time\b|\.strftime\b|\.isoformat\b", line):
                     found.append(f"{path.relative_to(settings.BASE_DIR)}:{number}")
     assert found == []
+
+
+def test_how_long_until_is_said_to_the_nearest_minute():
+    """Read seconds apart, one moment is not "4 hours" on one line and "3 hours, 59 minutes" on the next."""
+    from interview.dates import until
+
+    assert until(MOMENT + timedelta(hours=4), MOMENT) == "4\xa0hours"
+    assert until(MOMENT + timedelta(hours=4), MOMENT + timedelta(seconds=20)) == "4\xa0hours"
+    assert until(MOMENT + timedelta(minutes=29), MOMENT) == "29\xa0minutes"
+    assert until(MOMENT + timedelta(seconds=40), MOMENT) == "under a minute"
