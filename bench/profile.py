@@ -4,6 +4,7 @@
     python -m bench.profile answer --requests 200 --sort cumulative --top 60
     python -m bench.profile results_full_history --time  # CPU ms per request only, no profiler
     python -m bench.profile answer --time --database-url postgres://postgres@127.0.0.1:5432/profile
+    python -m bench.profile answer --queries             # the SQL of one request, statement by statement
 
 The first run prepares a scratch SQLite database as `make bench` does (bench/prepare.py, about a
 minute) in $TMPDIR/sil-profile (``--dir`` to choose); later runs on the same database reuse it,
@@ -90,6 +91,7 @@ def main() -> None:
         "--database-url", help="profile on this database (PostgreSQL: created empty, then filled) instead of SQLite"
     )
     parser.add_argument("--time", action="store_true", help="measure CPU per request only, without the profiler")
+    parser.add_argument("--queries", action="store_true", help="print the SQL one request runs, and stop")
     parser.add_argument("--save", help="write the raw profile here (for snakeviz, gprof2dot, ...)")
     args = parser.parse_args()
 
@@ -107,6 +109,15 @@ def main() -> None:
     send = sender(plan, args.target)
     for _ in range(5):  # templates compiled, the connection opened
         send()
+    if args.queries:
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as captured:
+            send()
+        for number, query in enumerate(captured.captured_queries, 1):
+            print(f"{number:>3}. {query['sql']}")
+        return
     gc.freeze()  # as interview/wsgi.py does
     started = time.process_time()
     profiler = None if args.time else cProfile.Profile()

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TypeVar
 
 import django
@@ -51,13 +52,22 @@ CONTENT_MODELS = (Topic, Track, Lesson, Section, DeepDive, Choice, Walkthrough, 
                   ChecklistPoint)  # fmt: skip
 TIMEOUT = 24 * 3600  # seconds an entry is kept; a new generation makes it unreachable long before that
 
-# Entries hold pickled model rows (models.ContentRow): a release that adds or renames a field, or runs another
-# Django, never reads rows pickled without it.
-SCHEMA = hashlib.sha256(
-    repr(
-        [django.__version__, *((m.__name__, [f.attname for f in m._meta.concrete_fields]) for m in CONTENT_MODELS)]
-    ).encode()
-).hexdigest()[:12]
+# The packages whose code builds or shapes what is cached: the rows' models, the builders, the URLs they hold.
+APP_PACKAGES = tuple(Path(__file__).resolve().parent.parent / name for name in ("lessons", "calculators", "interview"))
+
+
+def source_digest(packages: Iterable[Path]) -> str:
+    """Return a digest of every Python file under ``packages`` (names and contents): it changes with any release."""
+    digest = hashlib.sha256()
+    for package in packages:
+        for path in sorted(package.rglob("*.py")):
+            digest.update(str(path.relative_to(package.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+# Entries hold pickled model rows (models.ContentRow) and what the app's code built from them: a release (a
+# field added or renamed, a builder or a URL changed, another Django) never reads entries an older one made.
+SCHEMA = hashlib.sha256(f"{django.__version__}:{source_digest(APP_PACKAGES)}".encode()).hexdigest()[:12]
 
 T = TypeVar("T")
 

@@ -31,7 +31,7 @@ class ContentRow(models.Model):
     not as Django pickles a row: by app label and model name, looked up in the app registry for every row,
     with a copy of its ModelState object and a version check. A lesson's cached content holds hundreds of
     rows (a thousand for 200 deep dives): this unpickles them in three quarters of the time.
-    content_cache.SCHEMA names Django's version, so an upgrade never reads rows pickled by another.
+    content_cache.SCHEMA names Django's version and the app's code, so a release never reads rows pickled by another.
     """
 
     class Meta:

@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from calculators.formatting import number
+from lessons import review
 from lessons.links import TopicRef, generation_of, item_catalog, item_links
 from lessons.models import (
     ITEM_ID_FIELDS,
@@ -74,8 +75,7 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     # The follow-ups the learner reached (the reach rule, services.reach), among those the catalog has.
     reached = set() if lookup is None else reached_follow_ups(lookup)
     rows: list[dict] = []
-    due = 0
-    next_due = None
+    schedule = review.Schedule()
     if lookup is not None:
         cards = ReviewCard.objects.filter(**lookup).order_by()
         cards = cards.values(
@@ -86,15 +86,9 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
             outcome=F("first_answer__outcome"),
             max_points=F("first_answer__max_points"),
         )
-        now = timezone.now()
-        for row in cards:
-            if row["due"] <= now:
-                if item_key_of(row) in catalog:
-                    due += 1
-            elif (next_due is None or row["due"] < next_due) and item_key_of(row) in catalog:
-                next_due = row["due"]
-            if row["first_id"] is not None:
-                rows.append(row)
+        cards = list(cards)
+        schedule = review.schedule_of(cards, catalog, timezone.now())
+        rows = [row for row in cards if row["first_id"] is not None]
         rows.sort(key=lambda row: row["first_id"])  # oldest first answer first
     first_points = {item_key_of(row): row["points"] for row in rows}
     scores = {lesson.pk: Score() for lesson in lessons}
@@ -113,7 +107,9 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
         total.add_score(score)
     misses = misses_among(rows, lessons, catalog) if with_misses else []
     topic_list = [topics[ref] for ref in sorted(topics)]
-    return Results([(lesson, scores[lesson.pk]) for lesson in lessons], topic_list, misses, total, due, next_due)
+    return Results(
+        [(lesson, scores[lesson.pk]) for lesson in lessons], topic_list, misses, total, schedule.due, schedule.next_due
+    )
 
 
 def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list[Miss]:

@@ -9,18 +9,19 @@ Answer, so lesson scores never change.
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import reduce
 from operator import or_
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Min, OuterRef, Q, Subquery
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
-from lessons.links import item_links
-from lessons.models import ITEM_ID_FIELDS, Answer, Lesson, Outcome, ReviewCard
+from lessons.links import generation_of, item_catalog, item_links
+from lessons.models import ITEM_ID_FIELDS, Answer, Lesson, Outcome, ReviewCard, item_key_of
 
 SCHEDULER = Scheduler(
     learning_steps=(timedelta(minutes=10), timedelta(hours=4)),
@@ -126,18 +127,39 @@ def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) 
     ]
 
 
-def schedule_summary(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> tuple[datetime | None, int]:
-    """Return when the learner's next item not due yet comes back, and how many items are scheduled in all.
+@dataclass(frozen=True)
+class Schedule:
+    """A learner's spaced review over some lessons: how many items are due, when the next one comes back."""
 
-    Counted over the items ``due_items`` lists (visible lessons, still graded), in one aggregate query.
+    due: int = 0  # items due now
+    next_due: datetime | None = None  # when the first item not due yet comes back
+    scheduled: int = 0  # items with a card in all (due or not)
+
+
+def schedule_of(rows: Iterable[dict], catalog: Container[tuple[str, int]], now: datetime) -> Schedule:
+    """Return the schedule of the cards ``rows`` (``due`` and the item id fields) whose item is in ``catalog``.
+
+    ``catalog``: the graded items of the lessons counted (lessons.links.item_catalog, narrowed to them). The
+    results page passes the cards it read for scores; the review page reads them with ``schedule_summary``.
     """
-    now = now or timezone.now()
-    row = (
-        ReviewCard.objects.filter(**lookup)
-        .filter(reviewable_in(lessons))
-        .aggregate(next_due=Min("due", filter=Q(due__gt=now)), scheduled=Count("pk"))
-    )
-    return row["next_due"], row["scheduled"]
+    due, next_due, scheduled = 0, None, 0
+    for row in rows:
+        if item_key_of(row) not in catalog:
+            continue
+        scheduled += 1
+        if row["due"] <= now:
+            due += 1
+        elif next_due is None or row["due"] < next_due:
+            next_due = row["due"]
+    return Schedule(due, next_due, scheduled)
+
+
+def schedule_summary(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> Schedule:
+    """Return the learner's schedule over the items ``due_items`` lists (visible lessons, still graded): one query."""
+    visible = {lesson.pk for lesson in lessons}
+    catalog = {key for key, item in item_catalog(generation_of(lessons)).items() if item.lesson_id in visible}
+    rows = ReviewCard.objects.filter(**lookup).order_by().values("due", *ITEM_ID_FIELDS)
+    return schedule_of(rows, catalog, now or timezone.now())
 
 
 def merge_cards(source_id: int, target_id: int) -> None:

@@ -508,9 +508,7 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
         card = quiz_module.next_card(lookup, lessons)
         quiz = quiz_module.present(card, services.learner_identity(request)) if card else None
     # Nothing due: say when the next item comes back (one aggregate query, only then).
-    next_due, scheduled = (
-        review.schedule_summary(lookup, lessons) if lookup is not None and quiz is None and not due else (None, 0)
-    )
+    schedule = review.schedule_summary(lookup, lessons) if lookup is not None and quiz is None and not due else None
     shown = quiz_module.hints_shown(quiz, hints) if quiz else 0
     summary = request.session.get(quiz_module.SUMMARY_KEY)
     if summary:
@@ -532,8 +530,8 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
         # The list stops at its cap (the item asked is one of those listed): say how many it leaves out.
         "more_due": max(due_count - len(due), 0) if len(due) >= review.DUE_LIST_LIMIT else 0,
         "started": lookup is not None,
-        "next_due": next_due,
-        "scheduled": scheduled,
+        "next_due": schedule.next_due if schedule else None,
+        "scheduled": schedule.scheduled if schedule else 0,
     }
     if request.htmx and request.method == "GET" and quiz:  # "Show a hint": the hints region only
         return render(request, "lessons/_review_hints.html", context, status=status)

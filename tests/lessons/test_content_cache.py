@@ -138,3 +138,21 @@ def test_a_lesson_changed_by_a_queryset_update_shows_once_a_new_generation_start
     content_cache.new_generation()
     assert "Renamed by update" in page(client, lesson)
     assert client.get("/api/v1/lessons/sample/").json()["title"] == "Renamed by update"  # the API reads the same
+
+
+def test_a_release_that_changes_the_apps_code_reads_none_of_the_entries_an_older_one_cached(tmp_path):
+    """The cache key names the app's code: entries built by an older builder (another URL format, another
+    field) are never read after a release, even when no content was edited since."""
+    import shutil
+    from pathlib import Path
+
+    from lessons import links, pages
+
+    builders = {Path(pages.__file__).resolve(), Path(links.__file__).resolve(), Path(content_cache.__file__).resolve()}
+    assert all(any(package in path.parents for package in content_cache.APP_PACKAGES) for path in builders)
+    release = tmp_path / "lessons"
+    shutil.copytree(Path(pages.__file__).parent, release, ignore=shutil.ignore_patterns("__pycache__"))
+    before = content_cache.source_digest([release])
+    assert content_cache.source_digest([release]) == before  # the same code, the same key
+    (release / "links.py").write_text((release / "links.py").read_text() + "\n# the next release\n")
+    assert content_cache.source_digest([release]) != before
