@@ -85,7 +85,6 @@ __all__ = [
     "token_bucket",
     "token_bucket_curve",
     "token_cost",
-    "wait_at_same_service",
     "whole_ceil",
     "whole_floor",
 ]
@@ -677,6 +676,7 @@ class QueueWaitResult(NamedTuple):
     wait_after_ms: float | None
     stable_after: bool
     service_after_ms: float
+    wait_after_same_speed_ms: float | None
 
 
 def _wait_at(service_ms: float, utilization: float, servers: int) -> float:
@@ -686,17 +686,22 @@ def _wait_at(service_ms: float, utilization: float, servers: int) -> float:
 
 
 def queue_wait(service_ms: float, utilization: float, servers: int, capacity_loss: float) -> QueueWaitResult:
-    """Return the mean queue wait before and after losing a share of capacity.
+    """Return the mean queue wait before and after losing a share of capacity, read two ways.
 
     F8: M/M/c mean time in queue (Erlang C; M/M/1 when servers = 1:
-    Wq = S rho / (1 - rho)) at per-server utilisation rho. Losing a fraction
-    of capacity at the same arrivals slows every server, with the same number
-    of servers: S' = S / (1 - loss) and rho' = rho / (1 - loss), and the wait
-    after is Wq at S' and rho'. rho' >= 1 is unstable: the queue grows without
-    bound, reported as stable_after False and wait_after_ms None.
-    One server at 50 ms and rho 0.66 losing 30%: S' = 71.43 ms, rho' = 0.943,
-    97.1 -> 1,179 ms. (S22's 97 -> 851 ms keeps S at 49.67 ms and only raises
-    rho from 0.6614 to 0.945: more arrivals at the old speed, not lost capacity.)
+    Wq = S rho / (1 - rho)) at per-server utilisation rho. The same arrivals
+    meet 1 / (1 - loss) times the load either way: rho' = rho / (1 - loss).
+    What the service time does depends on what was lost:
+    - every server slows (throttled cards, a degraded link, a pool modelled as
+      one server): S' = S / (1 - loss), and wait_after_ms is Wq at S' and rho';
+    - whole replicas fail (each replica its own queue of ``servers``; the
+      usual GPU incident): the survivors keep their speed and share the
+      traffic, and wait_after_same_speed_ms is Wq at S and rho'.
+    rho' >= 1 is unstable: the queue grows without bound, reported as
+    stable_after False and both waits after None.
+    One server at 50 ms and rho 0.66 losing 30%: rho' = 0.943; slowed,
+    S' = 71.43 ms and 97.1 -> 1,179 ms; replicas lost, 97.1 -> 825 ms.
+    S22's 97 -> 851 ms is the replicas-lost reading from S = 49.67 ms, rho = 0.6614.
     """
     _require(service_ms > 0, "The service time must be positive.", "service_ms")
     _require(
@@ -714,23 +719,10 @@ def queue_wait(service_ms: float, utilization: float, servers: int, capacity_los
     service_after = service_ms / (1.0 - capacity_loss)
     utilization_after = utilization / (1.0 - capacity_loss)
     if utilization_after >= 1.0:
-        return QueueWaitResult(before, float(utilization_after), None, False, float(service_after))
+        return QueueWaitResult(before, float(utilization_after), None, False, float(service_after), None)
     wait_after = float(_wait_at(service_after, utilization_after, servers))
-    return QueueWaitResult(before, float(utilization_after), wait_after, True, float(service_after))
-
-
-def wait_at_same_service(service_ms: float, utilization: float, servers: int, capacity_loss: float) -> float | None:
-    """Return the mean queue wait if a capacity loss only raised the load, the service time unchanged.
-
-    Not what losing capacity does (queue_wait slows the servers too); this is the
-    reading behind the source's figure, kept to explain it. F8 model A: Wq at
-    rho' = rho / (1 - loss) with the same S; None when rho' >= 1.
-    S22: S = 49.67 ms, rho = 0.6614 -> 0.945 gives 851 ms (queue_wait: 1,216 ms).
-    """
-    result = queue_wait(service_ms, utilization, servers, capacity_loss)
-    if not result.stable_after:
-        return None
-    return float(_wait_at(service_ms, result.utilization_after, servers))
+    same_speed = float(_wait_at(service_ms, utilization_after, servers))
+    return QueueWaitResult(before, float(utilization_after), wait_after, True, float(service_after), same_speed)
 
 
 # --- Shedding ---------------------------------------------------------------

@@ -17,9 +17,9 @@ SERVICE_MS = 50.0
 UTILIZATION = 0.66
 CAPACITY_LOSS = 0.3
 STORY_MS = (97, 850)  # the source's wait before and after the loss
-# F8 model A: the start from which keeping the service time (more arrivals, same speed) gives 97 -> 851 ms.
+# F8 model A: the start from which replicas lost (survivors keep their speed) gives 97 -> 851 ms.
 RECONSTRUCTION = {"service_ms": 49.67, "utilization": 0.6614, "servers": 1, "capacity_loss": CAPACITY_LOSS}
-# F8 model C: the start from which slowed servers (this calculator's reading) give 97 -> 850 ms.
+# F8 model C: the start from which slowed servers give 97 -> 850 ms.
 SLOWED_RECONSTRUCTION = {"service_ms": 54.19, "utilization": 0.6416, "servers": 1, "capacity_loss": CAPACITY_LOSS}
 HEADROOM_CAP = 0.6  # S11: the source's policy value
 POOL_SERVERS = 10  # a pool sharing one queue, against one server
@@ -74,31 +74,37 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     after, service_after = o["utilization_after"], o["service_after_ms"]
     steps += [
         step(
-            f"Service time after losing {percent(loss, 4)} of capacity (every server slows)",
+            f"Service time after losing {percent(loss, 4)} of capacity, if every server slows",
             f"{number(service)} ms ÷ (1 − {number(loss)})",
             service_after,
             "ms",
         ),
         step(
-            "Utilisation after the loss (same arrivals, same servers)",
+            "Utilisation after the loss (the same arrivals on what is left)",
             f"{number(rho)} ÷ (1 − {number(loss)})",
             after,
             "ratio",
         ),
     ]
     if o["stable_after"]:
-        steps.append(
+        steps += [
             step(
-                "Mean wait in the queue after the loss",
+                "Mean wait after the loss, every server slowed",
                 _wait_expression(service_after, after, servers),
                 o["wait_after_ms"],
                 "ms",
-            )
-        )
+            ),
+            step(
+                "Mean wait after the loss if whole replicas failed instead (survivors keep their speed)",
+                _wait_expression(service, after, servers),
+                o["wait_after_same_speed_ms"],
+                "ms",
+            ),
+        ]
         if o["wait_ms"] > 0:
             steps.append(
                 step(
-                    "The wait grows by",
+                    "The wait grows by (every server slowed)",
                     f"{number(o['wait_after_ms'])} ms ÷ {number(o['wait_ms'])} ms",
                     o["wait_after_ms"] / o["wait_ms"],
                     "×",
@@ -107,7 +113,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     else:
         steps.append(
             step(
-                "Mean wait in the queue after the loss",
+                "Mean wait in the queue after the loss (either reading)",
                 f"utilisation {number(after)} ≥ 1: arrivals outpace service and the queue grows without bound",
                 None,
                 "ms",
@@ -141,8 +147,9 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     title = f"Mean queue wait against utilisation ({model}, {number(service)} ms service)"
     if after is not None:
         change = (
-            f"losing capacity slows each service to {number(service_after, 4)} ms and moves utilisation "
-            f"to {percent(rho_after, 4)}: {number(after, 4)} ms (dashed curve)"
+            f"losing capacity moves utilisation to {percent(rho_after, 4)}: {number(o['wait_after_same_speed_ms'], 4)} ms "
+            f"if whole replicas fail and the rest keep their speed (solid curve), {number(after, 4)} ms if every "
+            f"service slows to {number(service_after, 4)} ms (dashed curve)"
         )
     else:
         change = f"losing capacity pushes utilisation to {percent(rho_after, 4)}, past 100%: the queue never drains"
@@ -178,6 +185,15 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         anchor = "end" if x > plot.left + (plot.right - plot.left) * 0.6 else "start"
         label = f"after {number(after, 3)} ms ({number(service_after, 3)} ms service)"
         svg.text(x + (-8 if anchor == "end" else 8), y + 4, label, "chart-point-label", anchor)
+        same = o["wait_after_same_speed_ms"]
+        svg.circle(x, plot.y(min(same, y_ticks[-1])), 5, "chart-point", f"After, replicas lost: {number(same, 4)} ms")
+        svg.text(
+            x - 8,
+            plot.y(min(same, y_ticks[-1])) + 16,
+            f"replicas lost {number(same, 3)} ms",
+            "chart-point-label",
+            "end",
+        )
     else:
         svg.text(
             plot.x(1.0) - 6, plot.top + 26, f"after: {percent(rho_after, 3)}, unstable", "chart-point-label", "end"
@@ -205,46 +221,44 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
 def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
     story = maths.queue_wait(**RECONSTRUCTION)
-    # The source's reading: the loss only raises the load; the service time stays as it was.
-    story_kept = maths.wait_at_same_service(**RECONSTRUCTION)
     slowed_story = maths.queue_wait(**SLOWED_RECONSTRUCTION)
     defaults = maths.queue_wait(SERVICE_MS, UTILIZATION, 1, CAPACITY_LOSS)
-    defaults_kept = maths.wait_at_same_service(SERVICE_MS, UTILIZATION, 1, CAPACITY_LOSS)
     pool = maths.queue_wait(SERVICE_MS, UTILIZATION, POOL_SERVERS, CAPACITY_LOSS)
     pool_left = round(POOL_SERVERS * (1 - CAPACITY_LOSS))
     pool_lost_servers = maths.mmc_wait(pool_left, POOL_SERVERS * UTILIZATION, SERVICE_MS)
     cap = maths.queue_wait(1.0, HEADROOM_CAP, 1, CAPACITY_LOSS)  # in service times
     before, after = STORY_MS
     return (
-        f"**Which reading gives the course notes' {before} ms → {after} ms.** The story is an illustration, "
-        f"not a source. It fits a single queue (Wq = S × ρ ÷ (1 − ρ)) in which the loss only raises the "
-        f"load: S stays at ≈ {number(RECONSTRUCTION['service_ms'], 4)} ms while ρ goes from "
-        f"≈ {number(RECONSTRUCTION['utilization'], 4)} to ≈ {number(story.utilization_after, 3)}, giving "
-        f"{number(story.wait_ms, 2)} → {number(story_kept, 3)} ms: more arrivals at the old speed. "
-        f"Losing capacity also slows each server, to {number(story.service_after_ms, 4)} ms, and from the "
-        f"same start the wait becomes {number(story.wait_after_ms, 4)} ms, worse than the story. With "
-        f"slowed servers the story needs a lower start: S ≈ {number(SLOWED_RECONSTRUCTION['service_ms'], 4)} ms "
-        f"at ρ ≈ {number(SLOWED_RECONSTRUCTION['utilization'], 4)} gives {number(slowed_story.wait_ms, 2)} → "
-        f"{number(slowed_story.wait_after_ms, 3)} ms (both starts are presets).",
-        "**How the loss is modelled.** Losing a share of capacity with the same arrivals slows every "
-        "server: the service time becomes S ÷ (1 − loss) and the utilisation ρ ÷ (1 − loss), with the "
-        f"same number of servers, and the wait after uses both. With the defaults ({number(SERVICE_MS)} ms, "
-        f"ρ = {number(UTILIZATION)}, one server) that is {number(defaults.wait_ms, 3)} → "
-        f"{number(defaults.wait_after_ms, 4)} ms; keeping the service time would give "
-        f"{number(defaults_kept, 3)} ms.",
+        "**How the loss is modelled, two ways.** Losing a share of capacity with the same arrivals raises "
+        "the utilisation to ρ ÷ (1 − loss) either way. If whole replicas fail (the usual GPU incident: each "
+        "replica its own queue, the survivors as fast as before), the service time stays S. If every server "
+        "slows instead (throttled cards, a degraded link, or a pool modelled as one server), it becomes "
+        f"S ÷ (1 − loss) too. With the defaults ({number(SERVICE_MS)} ms, ρ = {number(UTILIZATION)}, one "
+        f"server) that is {number(defaults.wait_ms, 3)} → {number(defaults.wait_after_same_speed_ms, 3)} ms "
+        f"with replicas lost, → {number(defaults.wait_after_ms, 4)} ms with every server slowed.",
+        f"**Which reading gives the course notes' {before} ms → {after} ms.** The notes give no derivation and "
+        f"do not say what was lost. The figure fits replicas lost, from a single-queue start of "
+        f"S ≈ {number(RECONSTRUCTION['service_ms'], 4)} ms at ρ ≈ {number(RECONSTRUCTION['utilization'], 4)}: "
+        f"ρ rises to ≈ {number(story.utilization_after, 3)} at the same speed, "
+        f"{number(story.wait_ms, 2)} → {number(story.wait_after_same_speed_ms, 3)} ms. From the same start, "
+        f"slowed servers give {number(story.wait_after_ms, 4)} ms; they reach the story from a lower start, "
+        f"S ≈ {number(SLOWED_RECONSTRUCTION['service_ms'], 4)} ms at ρ ≈ "
+        f"{number(SLOWED_RECONSTRUCTION['utilization'], 4)} ({number(slowed_story.wait_ms, 2)} → "
+        f"{number(slowed_story.wait_after_ms, 3)} ms). Both starts are presets.",
         f"**Pooling.** At the same load and the same loss, {POOL_SERVERS} servers sharing one queue "
-        f"(M/M/{POOL_SERVERS}, Erlang C) wait {number(pool.wait_ms, 3)} → {number(pool.wait_after_ms, 4)} ms, "
-        f"against one server's {number(defaults.wait_ms, 3)} → {number(defaults.wait_after_ms, 4)} ms. "
-        "The pool's wait grows by a larger factor only because it starts near zero; in milliseconds it "
-        f"stays far shorter. Losing whole servers instead of speed ({POOL_SERVERS} → {pool_left} at "
-        f"{number(SERVICE_MS)} ms) gives much the same: {number(pool_lost_servers, 3)} ms.",
+        f"(M/M/{POOL_SERVERS}, Erlang C) wait {number(pool.wait_ms, 3)} → {number(pool.wait_after_ms, 4)} ms "
+        f"with every server slowed, against one server's {number(defaults.wait_ms, 3)} → "
+        f"{number(defaults.wait_after_ms, 4)} ms. The pool's wait grows by a larger factor only because it starts "
+        f"near zero; in milliseconds it stays far shorter. Losing whole servers of the pool instead "
+        f"({POOL_SERVERS} → {pool_left} at {number(SERVICE_MS)} ms, the same arrivals) gives "
+        f"{number(pool_lost_servers, 3)} ms.",
         "**Assumptions.** Poisson arrivals and exponential service times. Kingman's "
         "approximation for other variability multiplies the wait by (ca² + cs²) ÷ 2: "
         "LLM requests vary far more than exponential service, so real waits can be longer.",
         f"**Headroom.** At ρ = {number(HEADROOM_CAP)} an M/M/1 queue waits {number(cap.wait_ms, 3)} service "
-        f"times; after a {percent(CAPACITY_LOSS)} loss (ρ = {number(cap.utilization_after, 3)}, each service "
-        f"{number(cap.service_after_ms, 3)} times as long), {number(cap.wait_after_ms, 3)} of the original "
-        f"service times. A cap near {percent(HEADROOM_CAP)} is the course notes' policy value, with no published source.",
+        f"times; after a {percent(CAPACITY_LOSS)} loss (ρ = {number(cap.utilization_after, 3)}), "
+        f"{number(cap.wait_after_same_speed_ms, 3)} with replicas lost, or {number(cap.wait_after_ms, 3)} of the "
+        f"original service times if each service also takes {number(cap.service_after_ms, 3)} times as long. A cap near {percent(HEADROOM_CAP)} is the course notes' policy value, with no published source.",
     )
 
 
@@ -294,8 +308,9 @@ CALCULATOR = Calculator(
             max=0.99,
             unit="fraction",
             help=(
-                "Share of capacity lost (0.3 = 30%) with the same arrivals: every server slows to "
-                "S ÷ (1 − loss) and utilisation becomes ρ ÷ (1 − loss)."
+                "Share of capacity lost (0.3 = 30%) with the same arrivals: utilisation becomes "
+                "ρ ÷ (1 − loss); the wait is given with every server slowed to S ÷ (1 − loss), and with "
+                "whole replicas lost (the rest keep their speed)."
             ),
             label="Capacity lost",
         ),
@@ -303,9 +318,14 @@ CALCULATOR = Calculator(
     outputs=(
         Output(name="wait_ms", unit="ms", label="Mean wait before the loss"),
         Output(name="utilization_after", unit="ratio", label="Utilisation after the loss"),
-        Output(name="wait_after_ms", unit="ms", label="Mean wait after the loss"),
+        Output(name="wait_after_ms", unit="ms", label="Mean wait after the loss, every server slowed"),
         Output(name="stable_after", unit="check", label="Queue stable after the loss", yes="Yes", no="No: unstable"),
-        Output(name="service_after_ms", unit="ms", label="Service time after the loss"),
+        Output(name="service_after_ms", unit="ms", label="Service time after the loss, every server slowed"),
+        Output(
+            name="wait_after_same_speed_ms",
+            unit="ms",
+            label="Mean wait after the loss, whole replicas lost (the rest keep their speed)",
+        ),
     ),
     compute=maths.queue_wait,
     derive=derive,
@@ -318,7 +338,7 @@ CALCULATOR = Calculator(
         Preset(
             label=(
                 f"The course notes' start: {number(RECONSTRUCTION['service_ms'])} ms, "
-                f"ρ = {number(RECONSTRUCTION['utilization'])} (the story keeps the service time; here it slows)"
+                f"ρ = {number(RECONSTRUCTION['utilization'])} (the story: replicas lost, the rest keep their speed)"
             ),
             values=RECONSTRUCTION,
         ),

@@ -87,6 +87,8 @@ def test_queue_wait_reports_the_slowed_service_and_its_wait(client):
     assert outputs["service_after_ms"] == pytest.approx(50 / 0.7)
     assert outputs["utilization_after"] == pytest.approx(0.66 / 0.7)
     assert outputs["wait_after_ms"] == pytest.approx(1178.57, abs=0.005)
+    # Whole replicas lost instead (the survivors keep 50 ms): 50 x 0.942857 / 0.057143 = 825 ms.
+    assert outputs["wait_after_same_speed_ms"] == pytest.approx(825.0)
 
 
 def test_the_api_lists_the_slowed_service_as_an_output(client):

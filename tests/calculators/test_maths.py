@@ -357,15 +357,17 @@ def test_one_server_losing_30_percent_slows_and_waits_about_1179_ms():
     assert result.stable_after is True
 
 
-def test_the_source_97_to_850_ms_is_the_reading_that_keeps_the_service_time():  # S22, F8 model A
-    # More arrivals at the same 49.67 ms service: rho 0.6614 -> 0.9449 gives 97 -> 851 ms.
-    assert maths.queue_wait(49.67, 0.6614, 1, 0).wait_ms == pytest.approx(97.0, abs=0.1)
-    assert maths.wait_at_same_service(49.67, 0.6614, 1, 0.3) == pytest.approx(851.1, abs=0.05)
-    assert maths.wait_at_same_service(50, 0.8, 1, 0.3) is None  # 0.8 / 0.7 > 1: unstable
-    # Losing capacity slows the server as well (71.0 ms), and from the same start the wait is worse.
-    slowed = maths.queue_wait(49.67, 0.6614, 1, 0.3)
-    assert slowed.service_after_ms == pytest.approx(70.957, abs=1e-3)
-    assert slowed.wait_after_ms == pytest.approx(1215.8, abs=0.05)
+def test_the_source_97_to_850_ms_is_the_reading_with_replicas_lost():  # S22, F8 model A
+    # Whole replicas fail and the survivors keep their 49.67 ms service: rho 0.6614 -> 0.9449 gives 97 -> 851 ms.
+    result = maths.queue_wait(49.67, 0.6614, 1, 0.3)
+    assert result.wait_ms == pytest.approx(97.0, abs=0.1)
+    assert result.wait_after_same_speed_ms == pytest.approx(851.1, abs=0.05)
+    # If every server slowed instead (71.0 ms), the same start waits longer.
+    assert result.service_after_ms == pytest.approx(70.957, abs=1e-3)
+    assert result.wait_after_ms == pytest.approx(1215.8, abs=0.05)
+    # By hand, the round numbers: 50 x 0.942857 / 0.057143 = 825 ms with replicas lost; 0.8 / 0.7 > 1: unstable.
+    assert maths.queue_wait(50, 0.66, 1, 0.3).wait_after_same_speed_ms == pytest.approx(825.0)
+    assert maths.queue_wait(50, 0.8, 1, 0.3).wait_after_same_speed_ms is None
 
 
 def test_slowed_servers_reach_850_ms_from_a_lower_start():  # F8 model C: S = 54.19 ms, rho = 0.6416
@@ -379,6 +381,7 @@ def test_headroom_cap_waits_1_5_then_8_6_service_times():  # S11: 6 slowed servi
     assert result.wait_ms == pytest.approx(1.5)
     assert result.utilization_after == pytest.approx(0.857, abs=5e-4)
     assert result.wait_after_ms == pytest.approx(6.0 / 0.7)
+    assert result.wait_after_same_speed_ms == pytest.approx(6.0)  # replicas lost: S11's 6 service times
 
 
 def test_a_pool_of_ten_losing_30_percent_waits_far_less_than_one_server():

@@ -84,7 +84,14 @@ CONTRACT = {
     ),
     "queue-wait": (
         [("service_ms", 50), ("utilization", 0.66), ("servers", 1), ("capacity_loss", 0.3)],
-        ["wait_ms", "utilization_after", "wait_after_ms", "stable_after", "service_after_ms"],
+        [
+            "wait_ms",
+            "utilization_after",
+            "wait_after_ms",
+            "stable_after",
+            "service_after_ms",
+            "wait_after_same_speed_ms",
+        ],
     ),
     "shed": (
         [("capacity_rps", 1000), ("paid_rps", 600), ("free_rps", 500), ("target_utilization", 0.85)],

@@ -98,15 +98,16 @@ def _tail_wait_section(client) -> str:
     return " ".join(re.sub(r"<[^>]+>", " ", page[start:end]).split())
 
 
-def test_the_tiers_lesson_waits_on_slowed_servers_and_shows_the_pool(client, content):
+def test_the_tiers_lesson_reads_a_capacity_loss_both_ways_and_shows_the_pool(client, content):
     text = _tail_wait_section(client)
-    # One server, 50 ms at 66%, losing 30%: service 50 / 0.7 = 71.4 ms at 94.3%,
-    # Wq = 71.43 x 0.9429 / 0.0571 = 1,179 ms (825 ms was the old reading, service time kept).
-    assert "71 ms" in text and "1,179 ms" in text
-    # The same loss on a pool of ten (Erlang C): 2.4 ms before, 100 ms after.
+    # One server, 50 ms at 66%, losing 30%: rho' = 0.943. Replicas lost (survivors keep 50 ms):
+    # Wq = 50 x 0.942857 / 0.057143 = 825 ms. Every server slowed to 71.4 ms: 1,179 ms.
+    assert "825 ms" in text and "71 ms" in text and "1,179 ms" in text
+    # The same loss on a pool of ten (Erlang C), servers slowed: 2.4 ms before, 100 ms after.
     assert "2.4 ms" in text and "100 ms" in text
-    # The source's 97 ms -> 850 ms and the slowed reading from the same start (1,216 ms).
-    assert "850 ms" in text and "1,216 ms" in text
+    # The source's 97 ms -> 850 ms is the replicas-lost reading (851 ms), not an error; slowed, 1,216 ms.
+    assert "850 ms" in text and "851 ms" in text and "1,216 ms" in text
+    assert "without saying what was lost" in text and "not lost capacity" not in text
 
 
 def test_the_wait_after_loss_challenge_wants_the_slowed_service_and_names_the_old_reading(client, content):
@@ -120,7 +121,7 @@ def test_the_wait_after_loss_challenge_wants_the_slowed_service_and_names_the_ol
     url = reverse("answer-challenge", args=[lesson.slug, Challenge.objects.get(key="wait-after-loss").pk])
     # rho' = 0.66 / 0.7, so rho' / (1 - rho') = 0.66 / 0.04 = 16.5; the slowed service is S / 0.7.
     kept_service = client.post(url, {"value": f"{16.5 * service_ms:.1f}"}, HTTP_HX_REQUEST="true")
-    assert "kept the old service time" in kept_service.content.decode()
+    assert "whole replicas failed and the survivors kept their speed" in kept_service.content.decode()
     slowed = client.post(url, {"value": f"{16.5 * service_ms / 0.7:.1f}"}, HTTP_HX_REQUEST="true")
     assert "Correct" in slowed.content.decode()
 
