@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
+from django.contrib.admin.widgets import AutocompleteSelect
+from django.core.exceptions import NON_FIELD_ERRORS, BadRequest, PermissionDenied, ValidationError
 from django.db import models, transaction
 from django.forms.models import BaseInlineFormSet
 from django.forms.utils import pretty_name
@@ -742,6 +743,25 @@ class ChoiceForm(MarkdownCheckMixin, forms.ModelForm):
         fields = "__all__"
 
 
+class FollowUpSelect(AutocompleteSelect):
+    """A choice's follow-up autocomplete: its URL forwards the lesson whose deep dives it offers and the deep
+    dive being edited (ChoiceInline.get_formset; DeepDiveAdmin.get_search_results reads them). Django's
+    autocomplete.js appends its own fields (term, field_name, ...) to this URL."""
+
+    forwarded: dict[str, int] = {}
+
+    def get_url(self) -> str:
+        url = super().get_url()
+        return f"{url}?{urlencode(self.forwarded)}" if self.forwarded else url
+
+
+class FollowUpSearch(forms.Form):
+    """What a follow-up autocomplete forwards (FollowUpSelect): the lesson, and the deep dive that cannot follow itself."""
+
+    lesson = forms.IntegerField(min_value=1, max_value=2**63 - 1)  # ids are 64-bit: beyond, the database refuses
+    deep_dive = forms.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
+
+
 class ChoiceInline(admin.StackedInline):
     model = Choice
     form = ChoiceForm
@@ -751,6 +771,26 @@ class ChoiceInline(admin.StackedInline):
     min_num = 3
     fields = ("order", "text", "verdict", "feedback", "follow_up")
     autocomplete_fields = ("follow_up",)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "follow_up":
+            kwargs["widget"] = FollowUpSelect(db_field, self.admin_site, using=kwargs.get("using"))
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_formset(self, request, obj=None, **kwargs):
+        """Offer as follow-ups the deep dives of this deep dive's lesson, itself left out. A new deep dive's lesson
+        is its section's when the page was opened with one (the outline's "Add a deep dive"); else every lesson's
+        are offered. Another lesson's deep dive is refused on save in any case (ChoiceFormSet)."""
+        formset = super().get_formset(request, obj, **kwargs)
+        if obj is not None:
+            forwarded = {"lesson": obj.section.lesson_id, "deep_dive": obj.pk}
+        else:
+            section = request.GET.get("section", "")  # the add form's initial section: a number, or ignored
+            found = Section.objects.filter(pk=section) if section.isdecimal() else Section.objects.none()
+            lesson = found.values_list("lesson_id", flat=True).first()
+            forwarded = {"lesson": lesson} if lesson else {}
+        formset.form.base_fields["follow_up"].widget.widget.forwarded = forwarded  # inside the add/change links
+        return formset
 
 
 class ExpectedAnswerMixin:
@@ -1128,6 +1168,20 @@ class DeepDiveAdmin(InLessonMixin, GiveawayWarningsMixin, ContentAdmin):
 
     def lesson_of(self, obj) -> Lesson:
         return obj.section.lesson
+
+    def get_search_results(self, request, queryset, search_term):
+        """Search by key and prompt; a choice's follow-up autocomplete searches the lesson it forwards only,
+        the deep dive being edited left out (FollowUpSelect)."""
+        queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        if request.GET.get("field_name") == "follow_up" and "lesson" in request.GET:
+            forwarded = FollowUpSearch(request.GET)
+            if not forwarded.is_valid():
+                problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in forwarded.errors.items())
+                raise BadRequest(f"A follow-up search names its lesson and deep dive by id. {problems}")
+            queryset = queryset.filter(section__lesson_id=forwarded.cleaned_data["lesson"])
+            if forwarded.cleaned_data["deep_dive"] is not None:
+                queryset = queryset.exclude(pk=forwarded.cleaned_data["deep_dive"])
+        return queryset, may_have_duplicates
 
 
 class WalkthroughForm(UniqueKeyAndPositionMixin, MarkdownCheckMixin, forms.ModelForm):

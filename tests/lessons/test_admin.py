@@ -6,6 +6,7 @@ from html import unescape
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils.http import urlencode
 
 from lessons.models import Challenge, Choice, DeepDive, Lesson, Walkthrough
 from tests.lessons.factories import make_deep_dive, make_lesson
@@ -948,3 +949,38 @@ def test_steps_in_one_position_are_told_by_django_alone_not_as_connections_out_o
     assert list(formset.non_form_errors()) == ["Please correct the duplicate data for order."]
     assert "is not a component added so far" not in shown(response)
     assert not wt.steps.exists()
+
+
+def follow_ups_offered(client, page: str, term: str = "") -> set[str]:
+    """Return the keys a choice's follow-up autocomplete on ``page`` lists, asked as Django's autocomplete.js asks:
+    its own fields appended to the widget's URL (jQuery adds them after any query the URL carries)."""
+    url = unescape(re.search(r'<select name="choices-0-follow_up"[^>]*data-ajax--url="([^"]+)"', page)[1])
+    asked = urlencode({"term": term, "app_label": "lessons", "model_name": "choice", "field_name": "follow_up"})
+    response = client.get(url + ("&" if "?" in url else "?") + asked)
+    assert response.status_code == 200
+    return {result["text"].split(":")[0] for result in response.json()["results"]}
+
+
+def test_a_choice_s_follow_up_is_offered_from_its_deep_dive_s_lesson_only(instructor_client, fresh_dive):
+    """The autocomplete listed every lesson's deep dives, and the deep dive being edited too (both refused on save)."""
+    make_deep_dive(fresh_dive.section, key="sibling", order=20)
+    make_deep_dive(make_lesson(slug="elsewhere", deep_dives=0).sections.get(), key="far", order=1)
+    page = instructor_client.get(reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])).content.decode()
+    assert follow_ups_offered(instructor_client, page) == {"sibling"}
+    assert follow_ups_offered(instructor_client, page, term="far") == set()
+
+
+def test_a_new_deep_dive_added_from_the_outline_is_offered_its_lesson_s_follow_ups(instructor_client, fresh_dive):
+    make_deep_dive(make_lesson(slug="elsewhere", deep_dives=0).sections.get(), key="far", order=1)
+    add = reverse("admin:lessons_deepdive_add")
+    page = instructor_client.get(f"{add}?section={fresh_dive.section_id}&order=20").content.decode()
+    assert follow_ups_offered(instructor_client, page) == {"new"}
+    unknown = instructor_client.get(f"{add}?section=nowhere").content.decode()  # no section known: every lesson's
+    assert follow_ups_offered(instructor_client, unknown) == {"new", "far"}
+
+
+def test_a_follow_up_search_naming_no_lesson_by_id_is_refused_with_a_400(instructor_client, fresh_dive):
+    asked = {"term": "", "app_label": "lessons", "model_name": "choice", "field_name": "follow_up"}
+    response = instructor_client.get(reverse("admin:autocomplete"), {**asked, "lesson": "sample"})
+    assert response.status_code == 400
+    assert "A follow-up search names its lesson and deep dive by id. lesson: Enter a whole number." in shown(response)
