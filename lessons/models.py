@@ -182,7 +182,8 @@ class Section(RenderedMarkdown):
         ]
 
     def __str__(self) -> str:
-        return f"{self.lesson.slug} · {self.title}"
+        """Return "Lesson title · Section title" (costs a query unless the lesson was selected)."""
+        return f"{self.lesson.title} · {self.title}"
 
     @property
     def anchor(self) -> str:

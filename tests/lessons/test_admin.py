@@ -984,3 +984,12 @@ def test_a_follow_up_search_naming_no_lesson_by_id_is_refused_with_a_400(instruc
     response = instructor_client.get(reverse("admin:autocomplete"), {**asked, "lesson": "sample"})
     assert response.status_code == 400
     assert "A follow-up search names its lesson and deep dive by id. lesson: Enter a whole number." in shown(response)
+
+
+def test_a_section_is_headed_by_its_lesson_s_title_not_its_slug(instructor_client, lesson):
+    Lesson.objects.filter(pk=lesson.pk).update(title="Paged attention")
+    section = lesson.sections.get()
+    page = instructor_client.get(reverse("admin:lessons_section_change", args=[section.pk])).content.decode()
+    assert "<h2>Paged attention · Core</h2>" in page and "sample · Core" not in page
+    listed = instructor_client.get(reverse("admin:lessons_deepdive_changelist")).content.decode()
+    assert '<td class="field-section nowrap">Paged attention · Core</td>' in listed
