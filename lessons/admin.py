@@ -508,10 +508,25 @@ def in_part(item: str, part: str) -> bool:
     return item == part or item.startswith(f"{part}, ")
 
 
-class UniqueKeyAndPositionMixin:
-    """An item's key is unique within its lesson (links and follow-ups name items by it), and its position
-    within its section, whatever the kind: a deep dive at 3 beside a walkthrough at 3 had no order, and a
-    content file, a list, never has two items in one place. Each is told beside its own field."""
+class ItemPlaceMixin:
+    """Where an item sits. Its key is unique within its lesson (links and follow-ups name items by it), and its
+    position within its section, whatever the kind: a deep dive at 3 beside a walkthrough at 3 had no order, and
+    a content file, a list, never has two items in one place. Each is told beside its own field.
+
+    A saved item stays in its lesson: its section is chosen among its lesson's sections only, since its key,
+    its follow-ups and the follow-ups leading to it are checked within one lesson. A new item may go in any
+    section, each named "Lesson title · Section title"."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        sections = Section.objects.select_related("lesson")  # each option names its lesson
+        if self.instance.section_id is not None:
+            sections = sections.filter(lesson_id=self.instance.section.lesson_id)
+            self.fields["section"].error_messages["invalid_choice"] = (
+                "Choose one of this lesson's sections: an item stays in its lesson (its key and follow-ups belong "
+                "to it)."
+            )
+        self.fields["section"].queryset = sections
 
     def clean(self):
         cleaned = super().clean()
@@ -644,7 +659,7 @@ class StepFormSet(RowsFormSet):
         ]
 
 
-class ChallengeForm(NumberQuestionFormMixin, UniqueKeyAndPositionMixin, MarkdownCheckMixin, forms.ModelForm):
+class ChallengeForm(NumberQuestionFormMixin, ItemPlaceMixin, MarkdownCheckMixin, forms.ModelForm):
     always_asks = True
 
     class Meta:
@@ -1138,7 +1153,7 @@ class SectionAdmin(ContentAdmin):
         return f"{obj.lesson.get_absolute_url()}#{obj.anchor}"
 
 
-class DeepDiveForm(UniqueKeyAndPositionMixin, MarkdownCheckMixin, forms.ModelForm):
+class DeepDiveForm(ItemPlaceMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = DeepDive
         fields = "__all__"
@@ -1184,7 +1199,7 @@ class DeepDiveAdmin(InLessonMixin, GiveawayWarningsMixin, ContentAdmin):
         return queryset, may_have_duplicates
 
 
-class WalkthroughForm(UniqueKeyAndPositionMixin, MarkdownCheckMixin, forms.ModelForm):
+class WalkthroughForm(ItemPlaceMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = Walkthrough
         fields = "__all__"
@@ -1320,7 +1335,7 @@ class ChecklistPointInline(admin.TabularInline):
         return max(MIN_CHECKLIST - (obj.checklist.count() if obj else 0), 0)
 
 
-class OpenQuestionForm(UniqueKeyAndPositionMixin, MarkdownCheckMixin, forms.ModelForm):
+class OpenQuestionForm(ItemPlaceMixin, MarkdownCheckMixin, forms.ModelForm):
     class Meta:
         model = OpenQuestion
         fields = "__all__"

@@ -986,6 +986,30 @@ def test_a_follow_up_search_naming_no_lesson_by_id_is_refused_with_a_400(instruc
     assert "A follow-up search names its lesson and deep dive by id. lesson: Enter a whole number." in shown(response)
 
 
+def test_an_item_s_section_is_chosen_among_its_own_lesson_s_sections_named_by_title(instructor_client, fresh_dive):
+    """The select listed every section of every lesson as "slug · title"; an item now stays in its lesson."""
+    fresh_dive.section.lesson.sections.create(key="deeper", layer=3, order=2, title="Go deeper")
+    elsewhere = make_lesson(slug="elsewhere", deep_dives=0).sections.get()
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    page = instructor_client.get(url).content.decode()
+    select = re.search(r'<select name="section".*?</select>', page, re.S)[0]
+    assert re.findall(r"<option [^>]*>([^<]*)</option>", select) == [
+        "---------",
+        "Lesson sample · Core",
+        "Lesson sample · Go deeper",
+    ]
+    moved = {**choice_formset(fresh_dive, [row(1, "best"), row(2, "acceptable"), row(3, "weak")]),
+             "section": elsewhere.pk}  # fmt: skip
+    response = instructor_client.post(url, moved)
+    assert response.status_code == 200
+    assert list(response.context["adminform"].form.errors["section"]) == [
+        "Choose one of this lesson's sections: an item stays in its lesson (its key and follow-ups belong to it)."
+    ]
+    assert DeepDive.objects.get(pk=fresh_dive.pk).section_id == fresh_dive.section_id
+    new = instructor_client.get(reverse("admin:lessons_deepdive_add")).content.decode()
+    assert ">Lesson elsewhere · Core</option>" in new and ">Lesson sample · Go deeper</option>" in new
+
+
 def test_a_section_is_headed_by_its_lesson_s_title_not_its_slug(instructor_client, lesson):
     Lesson.objects.filter(pk=lesson.pk).update(title="Paged attention")
     section = lesson.sections.get()
