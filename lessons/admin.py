@@ -195,8 +195,10 @@ class ParameterTable(forms.Widget):
 
     def render(self, name, value, attrs=None, renderer=None):
         """Return the table (JSON text until a calculator is chosen) in a box htmx replaces when it changes."""
-        if self.calculator is None:
-            inner = forms.Textarea(attrs={"rows": 2, "cols": 60}).render(name, value, {"id": f"id_{name}"})
+        if self.calculator is None:  # empty rather than a bare {}; what was typed, even refused, shows as typed
+            typed = "" if value in ("{}", {}) else value
+            attrs = {"rows": 2, "cols": 60, "placeholder": "Choose a calculator: its parameters show here as a table."}
+            inner = forms.Textarea(attrs=attrs).render(name, typed, {"id": f"id_{name}"})
         else:
             inner = self.table(name, value)
         oob = mark_safe(' hx-swap-oob="true"') if self.oob else ""

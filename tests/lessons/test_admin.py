@@ -1017,3 +1017,26 @@ def test_a_section_is_headed_by_its_lesson_s_title_not_its_slug(instructor_clien
     assert "<h2>Paged attention · Core</h2>" in page and "sample · Core" not in page
     listed = instructor_client.get(reverse("admin:lessons_deepdive_changelist")).content.decode()
     assert '<td class="field-section nowrap">Paged attention · Core</td>' in listed
+
+
+def test_a_numeric_question_s_inputs_are_empty_until_a_calculator_is_chosen(instructor_client, db):
+    """The inputs (and a challenge's ranges) showed a raw {} before a calculator was chosen."""
+    page = instructor_client.get(reverse("admin:lessons_challenge_add")).content.decode()
+    for name in ("inputs", "ranges"):
+        box = re.search(rf'<textarea name="{name}"[^>]*>(.*?)</textarea>', page, re.S)
+        assert box[1].strip() == "" and 'placeholder="Choose a calculator' in box[0]
+    wt = make_lesson().sections.get().walkthroughs.get(key="build")
+    url = reverse("admin:lessons_walkthrough_change", args=[wt.pk])
+    step = re.search(
+        r'<textarea name="steps-0-inputs"[^>]*>(.*?)</textarea>', instructor_client.get(url).content.decode(), re.S
+    )
+    assert step[1].strip() == ""
+    steps = [{"order": 1, "title": "Only words", "inputs": ""}, {"order": 2, "title": "Typed JSON", "inputs": "{oops"}]
+    wt.steps.all().delete()
+    refused = instructor_client.post(url, walkthrough_post(wt, steps))
+    assert list(refused.context["inline_admin_formsets"][0].formset.forms[1].errors["inputs"]) == [
+        "Enter a valid JSON."
+    ]
+    assert ">\n{oops</textarea>" in refused.content.decode()  # shown back as typed
+    assert instructor_client.post(url, walkthrough_post(wt, steps[:1])).status_code == 302
+    assert wt.steps.get().inputs == {}
