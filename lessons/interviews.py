@@ -24,7 +24,7 @@ from django.utils.html import escape
 
 from lessons import scoring, services
 from lessons.content_cache import visible_lessons
-from lessons.markup import fill_prompt, render_inline, render_markdown
+from lessons.markup import fill_prompt, plain_text, render_inline, render_markdown, truncate_words
 from lessons.models import (
     Challenge,
     ChecklistPoint,
@@ -921,9 +921,6 @@ class Practise:
 def practise_links(interview: Interview, card: Scorecard, views: list[ItemView] | None = None) -> Practise | None:
     """Return links from the weakest dimension: the items it missed, in their lessons, then review."""
     from django.urls import reverse
-    from django.utils.html import strip_tags
-
-    from lessons.results import truncate_words
 
     weakest = card.weakest
     if weakest is None:
@@ -934,7 +931,7 @@ def practise_links(interview: Interview, card: Scorecard, views: list[ItemView] 
     links: dict[str, str] = {}
     for view in views:
         if view.item.phase in phases and counted(view.item) < 1 and view.lesson_url not in links.values():
-            links[truncate_words(strip_tags(view.heading_html), 12)] = view.lesson_url
+            links[truncate_words(plain_text(view.heading_html), 12)] = view.lesson_url
     rows = list(links.items())
     if weakest.key == "time_management":
         rows.append(("Start another interview and keep each phase within its budget", reverse("interviews")))

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from django.core.signals import setting_changed
 from django.urls import get_script_prefix, reverse
-from django.utils.html import strip_tags
 
 from lessons import content_cache
+from lessons.markup import plain_text
 from lessons.models import (
     Challenge,
     Choice,
@@ -110,7 +110,7 @@ def read_item_catalog() -> dict[tuple[str, int], GradedItem]:
                                ("open_question", OpenQuestion, "prompt_html")):  # fmt: skip
         for row in model.objects.order_by().values(*placed, title):
             catalog[kind, row["pk"]] = GradedItem(
-                row["section__lesson_id"], strip_tags(row[title]) if title.endswith("_html") else row[title],
+                row["section__lesson_id"], plain_text(row[title]) if title.endswith("_html") else row[title],
                 f"{page_query(row['section__layer'], row['section__key'])}#{model.anchor_for(row['key'])}", topic(row), row["points"],
                 tuple(sorted(leading[row["pk"]])) if kind == "deep_dive" else (),
             )  # fmt: skip

@@ -7,11 +7,12 @@ import re
 import string
 import threading
 from collections.abc import Collection, Mapping
+from html import unescape
 from html.parser import HTMLParser
 
 import markdown as markdown_lib
 import nh3
-from django.utils.html import escape
+from django.utils.html import escape, strip_tags
 from django.utils.safestring import SafeString, mark_safe
 from pygments.token import STANDARD_TYPES
 
@@ -241,6 +242,19 @@ def markdown_text(text: str) -> str:
     except MarkupError as error:
         message = f"[number unavailable: {error}]"
         return CALC_PATTERN.sub(lambda _m: message, text)
+
+
+def plain_text(html: str) -> str:
+    """Return rendered HTML as the text a reader sees: tags dropped, "&amp;" read as "&" (escaped again where shown)."""
+    return unescape(strip_tags(html))
+
+
+def truncate_words(text: str, count: int) -> str:
+    """Return the first ``count`` words of ``text``, and "…" when there were more (a comma or stop before it dropped)."""
+    words = text.split()
+    if len(words) <= count:
+        return " ".join(words)
+    return " ".join(words[:count]).rstrip(",;:.") + "…"
 
 
 def render_inline(text: str) -> SafeString:

@@ -15,6 +15,7 @@ from django.utils.safestring import mark_safe
 
 from lessons import content_cache, diagram
 from lessons.links import generation_of, url_maker
+from lessons.markup import plain_text, truncate_words
 from lessons.models import (
     Answer,
     Challenge,
@@ -332,7 +333,7 @@ class SectionView:
     @property
     def entries(self) -> list[OutlineEntry]:
         """The section's items as the lesson outline lists them."""
-        return [outline_entry(view) for view in self.items]
+        return [outline_entry(view, self.url) for view in self.items]
 
 
 def mark_of(answered: int, graded: int) -> str:
@@ -344,13 +345,17 @@ def mark_of(answered: int, graded: int) -> str:
 
 @dataclass(frozen=True)
 class OutlineEntry:
-    """An item in the lesson outline: where it is, what it is called there, and how far the learner got."""
+    """An item in the lesson outline: where it is, what it is called there, how far the learner got, and
+    the follow-ups an answer to it opened (listed under it: one not opened yet is left out, or the
+    outline would tell which choice leads on)."""
 
     anchor: str
     label: str
+    url: str
     mark: str
     answered: int
     graded: int
+    follow_ups: tuple[OutlineEntry, ...] = ()
 
 
 def progress_of(view) -> tuple[int, int]:
@@ -361,20 +366,35 @@ def progress_of(view) -> tuple[int, int]:
     return int(view.answered), 1
 
 
-def outline_entry(view) -> OutlineEntry:
-    """Return a top-level item's outline entry; its mark is sent again, out of band, with each answer to it."""
+# The interviewer's first words in a deep dive's or an open question's outline label: enough to tell apart
+# a lesson's items of one topic, short enough for two or three lines of the outline's column.
+OUTLINE_PROMPT_WORDS = 5
+
+
+def outline_entry(view, page_url: str) -> OutlineEntry:
+    """Return an item's outline entry, the follow-ups it opened under it; ``page_url`` is the page showing it.
+
+    The entry is sent again, out of band, with each answer to the item (views.fragment).
+    """
     answered, graded = progress_of(view)
+    follow_ups = ()
     if isinstance(view, WalkthroughView):
-        return OutlineEntry(
-            view.walkthrough.anchor, view.walkthrough.title, mark_of(answered, graded), answered, graded
-        )
-    if isinstance(view, ChallengeView):
+        label = view.walkthrough.title
+    elif isinstance(view, ChallengeView):
         label = view.challenge.title
     elif isinstance(view, DeepDiveView):
-        label = f"Deep dive · {view.deep_dive.topic.name}"
+        kind = "Follow-up" if view.is_follow_up else "Deep dive"
+        label = f"{kind} · {view.deep_dive.topic.name}: {prompt_start(view.deep_dive.prompt_html)}"
+        follow_ups = tuple(outline_entry(follow, page_url) for follow in view.follow_up_views)  # reached ones only
     else:
-        label = f"Open question · {view.question.topic.name}"
-    return OutlineEntry(item_of(view).anchor, label, mark_of(answered, graded), answered, graded)
+        label = f"Open question · {view.question.topic.name}: {prompt_start(view.question.prompt_html)}"
+    anchor = item_of(view).anchor
+    return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark_of(answered, graded), answered, graded, follow_ups)
+
+
+def prompt_start(prompt_html: str) -> str:
+    """Return the first words of a rendered prompt as plain text, without the quotation marks around it."""
+    return truncate_words(plain_text(prompt_html).strip().strip('“”"'), OUTLINE_PROMPT_WORDS)
 
 
 PART_ITEMS = 20  # a layer holding more items than this is shown in parts of about this many (LayerView.split)
@@ -706,12 +726,16 @@ def build_lesson_page(
     for choice in choices:
         if choice.follow_up_id in deep_dives:
             choice.follow_up = deep_dives[choice.follow_up_id].deep_dive
+    # A follow-up is one whether or not its parent was read: an answer's fragment reads the answered deep dive
+    # and the follow-ups below it only (load_lesson_data), and shows a follow-up answered as one still.
+    for pk in data.follow_up_ids & deep_dives.keys():
+        view = deep_dives[pk]
+        view.is_follow_up = True
+        view.reached = view.answered or view.state.reached
     for pk, parent in targets.items():
         if pk in deep_dives:
             view = deep_dives[pk]
-            view.is_follow_up = True
             view.parent = parent
-            view.reached = view.answered or view.state.reached
             if view.reached:
                 deep_dives[parent.pk].follow_up_views.append(view)
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from calculators.formatting import number
 from lessons import review
 from lessons.links import TopicRef, generation_of, item_catalog, item_links
+from lessons.markup import truncate_words
 from lessons.models import (
     ITEM_ID_FIELDS,
     ItemPractice,
@@ -120,8 +121,3 @@ def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list
              row["points"], row["max_points"])
         for row, link in item_links(missed, lessons, catalog)
     ]  # fmt: skip
-
-
-def truncate_words(text: str, count: int) -> str:
-    words = text.split()
-    return " ".join(words[:count]) + ("…" if len(words) > count else "")

@@ -257,8 +257,7 @@ def answered(request, data, item, partial: str, pk: int, answer) -> HttpResponse
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
-    follow_up = partial == "deep_dive" and pk in data.follow_up_ids
-    context = {"page": page, "lesson": data.lesson, "view": views[partial][pk], "follow_up": follow_up}
+    context = {"page": page, "lesson": data.lesson, "view": views[partial][pk]}
     return fragment(request, partial, context, answer)
 
 
@@ -281,9 +280,10 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         # follow-up (the total counts it from then on); otherwise nothing is recomputed for it.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
         response.write(render_to_string("lessons/_progress.html", {"score": score, "oob": True}, request))
-        if not context.get("follow_up"):  # the item's mark in the outline (follow-ups are not listed)
-            entry = outline_entry(view)
-            response.write(render_to_string("lessons/_outline_mark.html", {"entry": entry, "oob": True}, request))
+        # The item's entry in the outline: its mark, and the follow-ups its answers opened listed under it.
+        # Its page is its section's: a follow-up's is its parent's in every shipped lesson.
+        entry = outline_entry(view, item_of(view).get_absolute_url().partition("#")[0])
+        response.write(render_to_string("lessons/_outline_entry.html", {"entry": entry, "oob": True}, request))
     if answer is not None:  # every answer keeps its item as the place: the header's button goes there now
         item = view.step.step if view.kind == "walkthrough" else item_of(view)
         resume = {"url": item.get_absolute_url(), "answered": True, "oob": True}

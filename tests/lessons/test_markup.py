@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from lessons.markup import MarkupError, check_markup, format_number, render_markdown
+from lessons.markup import MarkupError, check_markup, format_number, plain_text, render_markdown, truncate_words
 
 
 @pytest.mark.parametrize(
@@ -182,3 +182,11 @@ def test_a_mistyped_calc_reference_is_refused_with_what_it_could_have_named():
         check_markup("{{calc kv-cache.bytes_per_tokn | int}}")
     with pytest.raises(MarkupError, match=r"unknown calculator 'kv-cach' \(the calculators: .*kv-cache"):
         check_markup("{{calc kv-cach.bytes_per_token | int}}")
+
+
+def test_a_short_label_from_rendered_markdown_reads_as_plain_words():
+    """Outline labels, results and practise links shorten rendered text: no markup, no "&amp;", no "ring.…"."""
+    text = plain_text(str(render_markdown("Say you **move** to a Q&A `ring`. Then what?")))
+    assert text.strip() == "Say you move to a Q&A ring. Then what?"
+    assert truncate_words(text, 7) == "Say you move to a Q&A ring…"
+    assert truncate_words(text, 9) == "Say you move to a Q&A ring. Then what?"

@@ -1069,12 +1069,15 @@ def test_an_htmx_answer_sends_the_items_outline_mark_out_of_band(client, lesson)
     step = Step.objects.filter(walkthrough__key="size", calculator__gt="").order_by("order").first()
     fragment = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"}, **HTMX).content
     # One of the envelope's numbers answered: the walkthrough is partly done, said in the same response.
+    # The outline's entry for the item is sent whole (it lists the follow-ups an answer opened), its id the page's.
     assert re.search(
-        rb'<span class="mark mark-partial" id="mark-wt-size" hx-swap-oob="true">.*1 of 2 answered', fragment
+        rb'<li id="outline-wt-size" hx-swap-oob="true"><a href="/lessons/sample/\?layer=2&amp;section=core#wt-size">'
+        rb'[^<]+</a> <span class="mark mark-partial" id="mark-wt-size">.*1 of 2 answered',
+        fragment,
     )
     dd = DeepDive.objects.get(key="dd-1")
     fragment = client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX).content
-    assert b'<span class="mark mark-done" id="mark-dd-dd-1" hx-swap-oob="true">' in fragment
+    assert re.search(rb'<li id="outline-dd-dd-1" hx-swap-oob="true">.*<span class="mark mark-done"', fragment)
     page = client.get(lesson.get_absolute_url()).content
     assert b'<span class="mark mark-partial" id="mark-wt-size">' in page
 

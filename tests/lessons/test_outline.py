@@ -1,0 +1,119 @@
+"""The lesson outline: a label that tells each item apart, and the follow-ups a learner opened listed under theirs."""
+
+import html
+import re
+
+import pytest
+from django.urls import reverse
+
+from lessons.models import Choice, DeepDive, Lesson, OpenQuestion
+from tests.lesson_pages import whole_lesson
+from tests.lessons.factories import make_deep_dive, make_lesson, make_open_question
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+# An item's entry in the outline: its id, its link and the label the learner reads.
+ENTRY = re.compile(r'<li id="outline-([^"]+)"( hx-swap-oob="true")?><a href="([^"]+)">([^<]+)</a>')
+
+
+def outline_labels(pages: str) -> list[str]:
+    """Return the labels of the items listed in the outline of each page in ``pages``."""
+    navs = re.findall(r'<nav aria-label="Lesson outline">(.*?)</nav>', pages, re.S)
+    return [html.unescape(label) for nav in navs for *_rest, label in ENTRY.findall(nav)]
+
+
+def answer_url(dd: DeepDive) -> str:
+    return reverse("answer-deep-dive", args=[dd.section.lesson.slug, dd.pk])
+
+
+def pick(dd: DeepDive, verdict: str) -> dict:
+    return {"choice": dd.choices.get(verdict=verdict).pk}
+
+
+@pytest.fixture
+def lesson(db) -> Lesson:
+    """The sample lesson with two deep dives of one topic and an open question."""
+    lesson = make_lesson(deep_dives=2)
+    make_open_question(lesson.sections.get())
+    return lesson
+
+
+@pytest.fixture
+def follow_up(lesson) -> DeepDive:
+    """A follow-up that dd-1's weak choice leads to."""
+    follow = make_deep_dive(lesson.sections.get(), key="dd-follow", order=60)
+    Choice.objects.filter(deep_dive__key="dd-1", verdict="weak").update(follow_up=follow)
+    return follow
+
+
+def test_the_outline_tells_deep_dives_of_one_topic_apart_by_the_interviewers_first_words(client, lesson):
+    first = DeepDive.objects.get(key="dd-1")
+    first.prompt = "“Every token costs **320 KiB** of cache & more: how do you hand out memory?”"
+    first.save()
+    labels = outline_labels(client.get(lesson.get_absolute_url()).content.decode())
+    assert labels[:2] == [
+        "Deep dive · KV memory allocation: Every token costs 320 KiB…",  # plain text, cut at a word
+        "Deep dive · KV memory allocation: How? (dd-2)",  # short enough to show whole
+    ]
+    assert "Open question · Routing: Walk me through a replica…" in labels
+
+
+@pytest.mark.django_db
+def test_no_two_outline_entries_of_a_shipped_lesson_read_alike(client, content):
+    """Every shipped lesson, read layer by layer with every follow-up opened (answering the choice leading to it)."""
+    for lesson in Lesson.objects.filter(published=True):
+        links = list(Choice.objects.filter(deep_dive__section__lesson=lesson, follow_up__isnull=False))
+        leading = {choice.follow_up_id for choice in links}
+        opened: set[int] = set()
+        while links:  # a follow-up's own follow-ups open once it is reached
+            ready = [c for c in links if c.deep_dive_id not in leading or c.deep_dive_id in opened]
+            for choice in ready:
+                dd = DeepDive.objects.select_related("section__lesson").get(pk=choice.deep_dive_id)
+                assert client.post(answer_url(dd), {"choice": choice.pk}).status_code == 303
+                opened.add(choice.follow_up_id)
+            links = [c for c in links if c not in ready]
+        labels = outline_labels(whole_lesson(client, lesson.get_absolute_url()))
+        asked = [label for label in labels if label.startswith(("Deep dive · ", "Follow-up · ", "Open question · "))]
+        items = [model.objects.filter(section__lesson=lesson).count() for model in (DeepDive, OpenQuestion)]
+        assert len(asked) == sum(items), lesson.slug  # the follow-ups listed too
+        assert len(labels) == len(set(labels)), (lesson.slug, sorted(labels))
+
+
+def test_a_follow_up_is_listed_under_its_deep_dive_once_an_answer_opens_it(client, lesson, follow_up):
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert 'id="outline-dd-dd-1"' in page
+    assert "dd-follow" not in page  # not reached: the outline does not tell which choice leads on
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), pick(dd, "best"), **HTMX)
+    assert "dd-follow" not in client.get(lesson.get_absolute_url()).content.decode()
+
+    sent = client.post(answer_url(dd), pick(dd, "weak"), **HTMX).content.decode()  # a retry that opens it
+    # Sent along with the answer: the deep dive's entry, the follow-up under it, each id once.
+    oob = re.search(r'<li id="outline-dd-dd-1" hx-swap-oob="true">.*</li>', sent).group(0)
+    assert '<ol class="outline-items"><li id="outline-dd-dd-follow">' in oob
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    nav = page.split('<nav aria-label="Lesson outline">', 1)[1].split("</nav>", 1)[0]
+    parent = re.search(r'<li id="outline-dd-dd-1">(.*?)</li></ol></li>', nav).group(1)
+    assert re.search(
+        r'<span class="mark mark-done" id="mark-dd-dd-1">.*</span><ol class="outline-items">'
+        r'<li id="outline-dd-dd-follow"><a href="/lessons/sample/\?layer=2&amp;section=core#dd-dd-follow">'
+        r"Follow-up · KV memory allocation: How\? \(dd-follow\)</a> "
+        r'<span class="mark mark-todo" id="mark-dd-dd-follow">',
+        parent,
+    )
+    for id_ in ("outline-dd-dd-follow", "mark-dd-dd-follow", "dd-dd-follow"):
+        assert page.count(f'id="{id_}"') == 1, id_
+
+
+def test_answering_a_follow_up_updates_its_own_mark_in_the_outline(client, lesson, follow_up):
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), pick(dd, "weak"), **HTMX)
+    sent = client.post(answer_url(follow_up), pick(follow_up, "best"), **HTMX).content.decode()
+    assert re.search(
+        r'<li id="outline-dd-dd-follow" hx-swap-oob="true"><a href="[^"]+#dd-dd-follow">Follow-up · [^<]+</a> '
+        r'<span class="mark mark-done" id="mark-dd-dd-follow">',
+        sent,
+    )
+    assert '<p class="eyebrow">Follow-up · KV memory allocation</p>' in sent  # still shown as a follow-up
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert '<span class="mark mark-done" id="mark-dd-dd-follow">' in page
+    assert '<span class="mark mark-todo" id="mark-dd-dd-1">' not in page  # its parent was answered too
