@@ -1,0 +1,99 @@
+"""The lesson outline and a layer's head in a real browser: follow-ups listed once opened, a long layer's
+list of pages reached before the outline, and the case study's table of numbers on a phone."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from lessons.models import Choice, Lesson, Section, Track
+from lessons.pages import PART_ITEMS
+from tests.browser.conftest import button_text, describe
+from tests.browser.narrow import layout_problems
+from tests.lessons.factories import make_deep_dive
+
+CASE = "/lessons/llm-serving-platform/"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_follow_up_joins_the_outline_when_an_answer_opens_it(
+    live_server, page, content, axe_violations, console_errors
+):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(live_server.url + CASE + "?layer=3")
+    outline = page.get_by_role("navigation", name="Lesson outline")
+    leading = Choice.objects.select_related("follow_up").get(
+        deep_dive__key="kv-memory", deep_dive__section__lesson__slug="llm-serving-platform", follow_up__isnull=False
+    )
+    follow_up = leading.follow_up.key
+    listed = outline.locator(f"#outline-dd-{follow_up}")
+    expect(listed).to_have_count(0)  # not opened: not listed
+    # Choices are shown in each learner's own order: found by their text.
+    page.locator("#dd-kv-memory").get_by_role("button", name=re.compile(re.escape(button_text(leading)))).click()
+    expect(page.locator(f"#dd-{follow_up}")).to_be_visible()
+    # Without a reload, the follow-up is listed under its deep dive, marked, told apart by its first words.
+    nested = outline.locator("#outline-dd-kv-memory #outline-dd-" + follow_up)
+    expect(nested.get_by_role("link")).to_have_text(re.compile(r"^Follow-up · KV memory allocation: You admit .+…$"))
+    expect(nested.locator(".mark")).to_have_text("○ not started")
+    expect(outline.locator("#mark-dd-kv-memory")).to_have_text("✓ answered")
+
+    page.locator(f"#dd-{follow_up} .choice-button").first.click()
+    expect(page.locator(f"#dd-{follow_up}-feedback")).to_be_visible()
+    expect(nested.locator(".mark")).to_have_text("✓ answered")
+    expect(page.locator(f"#dd-{follow_up} .eyebrow").first).to_have_text(re.compile("^Follow-up · "))
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+    page.reload()  # the next page load lists it the same way
+    expect(outline.locator("#outline-dd-kv-memory #outline-dd-" + follow_up + " .mark")).to_have_text("✓ answered")
+    assert console_errors == []
+
+
+@pytest.fixture
+def long_lesson(db) -> Lesson:
+    """A lesson whose one layer holds 25 deep dives, five to a section: shown over two pages."""
+    track = Track.objects.create(slug="t", title="Track")
+    lesson = Lesson.objects.create(track=track, slug="long", title="Long", kind="concept", summary="s", published=True)
+    for s in range(1, PART_ITEMS // 5 + 2):
+        section = Section.objects.create(lesson=lesson, key=f"s{s}", layer=1, order=s, title=f"Section {s}")
+        for d in range(1, 6):
+            make_deep_dive(section, key=f"d{s}-{d}", order=d)
+    return lesson
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_long_layers_list_of_pages_comes_before_the_outline(live_server, page, long_lesson, width, axe_violations):
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(live_server.url + long_lesson.get_absolute_url())
+    pages = page.get_by_role("navigation", name="Pages of layer 1")
+    page.get_by_role("link", name="See results").focus()
+    page.keyboard.press("Tab")
+    expect(pages.get_by_role("link", name=re.compile("^Page 1: "))).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(pages.get_by_role("link", name=re.compile("^Page 2: "))).to_be_focused()
+    page.keyboard.press("Tab")  # then the outline: its first link beside the lesson, its button on a phone
+    first_stop = "details.outline nav a" if width == 1280 else "details.outline > summary"
+    expect(page.locator(first_stop).first).to_be_focused()
+    heading, listed = page.locator("#layer-1-title").bounding_box(), pages.bounding_box()
+    assert heading["y"] < listed["y"]  # under the layer's heading, as before
+    if width == 1280:  # the outline stays in its column on the left, from the top
+        outline = page.locator("details.outline").bounding_box()
+        assert outline["x"] + outline["width"] < heading["x"] and outline["y"] < heading["y"]
+    else:
+        assert layout_problems(page, ".layer-head") == []
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_case_studys_numbers_fit_a_phone(live_server, page, content, axe_violations):
+    """At 375 px the table of numbers shows whole, no word split, and its box has nothing to scroll."""
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(live_server.url + CASE + "?layer=2#sec-the-numbers")
+    table = page.locator("#sec-the-numbers .table-scroll")
+    expect(table).to_contain_text("gpu_memory_utilization")
+    assert layout_problems(page, "#sec-the-numbers .table-scroll") == []
+    expect(table).not_to_have_attribute("tabindex", "0")  # site.js: a tab stop only while it overflows
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
