@@ -384,16 +384,20 @@ def outline_entry(view, page_url: str) -> OutlineEntry:
         label = view.challenge.title
     elif isinstance(view, DeepDiveView):
         kind = "Follow-up" if view.is_follow_up else "Deep dive"
-        label = f"{kind} · {view.deep_dive.topic.name}: {prompt_start(view.deep_dive.prompt_html)}"
+        label = f"{kind} · {view.deep_dive.topic.name}: {view.deep_dive.prompt_start}"
         follow_ups = tuple(outline_entry(follow, page_url) for follow in view.follow_up_views)  # reached ones only
     else:
-        label = f"Open question · {view.question.topic.name}: {prompt_start(view.question.prompt_html)}"
+        label = f"Open question · {view.question.topic.name}: {view.question.prompt_start}"
     anchor = item_of(view).anchor
     return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark_of(answered, graded), answered, graded, follow_ups)
 
 
 def prompt_start(prompt_html: str) -> str:
-    """Return the first words of a rendered prompt as plain text, without the quotation marks around it."""
+    """Return the first words of a rendered prompt as plain text, without the quotation marks around it.
+
+    Worked out with the lesson's content (read_lesson_content: ``prompt_start`` on each deep dive and open
+    question), once per content generation rather than on every page.
+    """
     return truncate_words(plain_text(prompt_html).strip().strip('“”"'), OUTLINE_PROMPT_WORDS)
 
 
@@ -579,6 +583,8 @@ def read_lesson_content(lesson_id: int) -> LessonContent:
     challenges = in_section(list(placed(Challenge.objects.select_related("topic"))))
     challenges.sort(key=lambda c: (c.section.order, c.order))
     questions = in_section(list(placed(OpenQuestion.objects.select_related("topic"))))
+    for item in (*deep_dives, *questions):  # the outline's label (outline_entry), kept with the cached rows
+        item.prompt_start = prompt_start(item.prompt_html)
     checklist = parented(ChecklistPoint.objects.all(), "question", questions)
     checklist.sort(key=lambda p: (p.question.section.order, p.question.order, p.question_id, p.order))
     return LessonContent(sections, choices, steps, challenges, checklist)
