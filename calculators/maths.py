@@ -32,6 +32,7 @@ __all__ = [
     "FleetResult",
     "HeadroomResult",
     "KvCacheResult",
+    "LatentKvResult",
     "PoolResult",
     "PrefillResult",
     "QueueWaitResult",
@@ -43,6 +44,7 @@ __all__ = [
     "SpecDecodeResult",
     "TokenBucketResult",
     "TokenCostResult",
+    "WindowKvResult",
     "autoscale",
     "best_draft_tokens",
     "bounded_load",
@@ -60,6 +62,8 @@ __all__ = [
     "kv_bytes_per_token",
     "kv_cache",
     "kv_heads_per_gpu",
+    "latent_kv",
+    "mla_kv_bytes_per_token",
     "mm1_wait",
     "mmc_queue_length",
     "mmc_wait",
@@ -87,6 +91,7 @@ __all__ = [
     "token_cost",
     "whole_ceil",
     "whole_floor",
+    "windowed_kv",
 ]
 
 BYTES_PER_GB = 1_000_000_000
@@ -209,6 +214,101 @@ def kv_cache(
     copies = math.floor(Fraction(_gb_to_bytes(cache_gb)) / exact_copy)
     copy_bytes = int(exact_copy) if exact_copy.denominator == 1 else float(exact_copy)
     return KvCacheResult(per_token, copy_bytes, copies, per_gpu)
+
+
+# --- KV beyond grouped-query attention: latent attention and sliding windows --
+
+
+class LatentKvResult(NamedTuple):
+    bytes_per_token: int | float
+    request_bytes: int | float
+    equivalent_kv_heads: float
+
+
+def mla_kv_bytes_per_token(layers: int, latent_dim: int, rope_dim: int, bytes_per_value: float) -> int | float:
+    """Return the KV-cache bytes one token occupies under multi-head latent attention (MLA).
+
+    DeepSeek-V2 (arXiv:2405.04434, section 2.1 and Table 1): each layer caches one compressed
+    latent of d_c values, from which every head's key and value are projected back up, plus one
+    decoupled RoPE key of d_h^R values shared by all heads: (d_c + d_h^R) x l elements per token,
+    with no factor 2 for K and V (the latent stands for both). DeepSeek-V3 (arXiv:2412.19437,
+    section 4.2: 61 layers, d_c = 512, d_h^R = 64) in BF16: 61 x 576 x 2 B = 70,272 B (68.6 KiB).
+    """
+    _require(layers >= 1, "Needs at least one layer.", "layers")
+    _require(latent_dim >= 1, "The latent needs at least one value.", "latent_dim")
+    _require(rope_dim >= 0, "The RoPE key cannot have a negative size.", "rope_dim")
+    _require(bytes_per_value > 0, "Bytes per value must be positive.", "bytes_per_value")
+    return _whole_if_whole(layers * (latent_dim + rope_dim) * bytes_per_value)
+
+
+def latent_kv(
+    layers: int,
+    latent_dim: int,
+    rope_dim: int,
+    bytes_per_value: float,
+    context_tokens: int,
+    head_dim: int,
+) -> LatentKvResult:
+    """Return MLA's KV bytes per token, for one request of `context_tokens`, and the GQA it equals.
+
+    request_bytes = context_tokens x mla_kv_bytes_per_token. equivalent_kv_heads = (d_c + d_h^R) /
+    (2 x head_dim): a grouped-query model with that many KV heads of `head_dim` caches as much.
+    DeepSeek-V2 sets d_c = 4 d_h and d_h^R = d_h / 2, so 576 / 256 = 2.25, the paper's "GQA with
+    only 2.25 groups" (Table 1). DeepSeek-V3 at 131,072 tokens: 9,210,691,584 B (9.2 GB).
+    """
+    per_token = mla_kv_bytes_per_token(layers, latent_dim, rope_dim, bytes_per_value)
+    _require(context_tokens >= 1, "A request holds at least one token.", "context_tokens")
+    _require(head_dim >= 1, "The head dimension must be at least 1.", "head_dim")
+    exact = context_tokens * layers * (latent_dim + rope_dim) * Fraction(str(bytes_per_value))
+    request = int(exact) if exact.denominator == 1 else float(exact)
+    return LatentKvResult(per_token, request, float((latent_dim + rope_dim) / (2 * head_dim)))
+
+
+class WindowKvResult(NamedTuple):
+    request_bytes: int | float
+    full_attention_bytes: int | float
+    share_of_full: float
+
+
+def windowed_kv(
+    layers: int,
+    windowed_layers: int,
+    kv_heads: int,
+    head_dim: int,
+    bytes_per_value: float,
+    window_tokens: int,
+    context_tokens: int,
+) -> WindowKvResult:
+    """Return the KV one request holds when some layers attend only to a sliding window of recent tokens.
+
+    A full-attention layer keeps K and V for every token; a sliding-window layer needs only the last
+    W (Mistral 7B, arXiv:2310.06825, section 2: a rolling buffer of W entries; vLLM's hybrid KV
+    cache manager reserves window-sized room for such layers). One layer's bytes per token is F1
+    with one layer, 2 x kv_heads x head_dim x bytes, so
+    request = per_layer x ((layers - windowed) x N + windowed x min(N, W)),
+    full_attention = per_layer x layers x N, share_of_full = request / full_attention.
+    Mistral 7B (32 layers, all windowed at W = 4,096, 8 KV heads of 128) at 32,768 tokens: 1/8,
+    the paper's "reduces the cache memory usage by 8x". gpt-oss-120b (36 layers, 18 of them
+    windowed at 128 tokens, 8 KV heads of 64) at 131,072 tokens: 0.5005, about half.
+    """
+    # F1 with one layer, kept exact (bytes_per_value as typed, e.g. 0.5) so whole byte counts stay ints.
+    per_layer = Fraction(str(kv_bytes_per_token(1, kv_heads, head_dim, bytes_per_value)))
+    _require(layers >= 1, "Needs at least one layer.", "layers")
+    _require(windowed_layers >= 0, "Windowed layers cannot be negative.", "windowed_layers")
+    _require(
+        windowed_layers <= layers,
+        f"A model of {layers} layers cannot have {windowed_layers} windowed layers.",
+        "windowed_layers",
+    )
+    _require(window_tokens >= 1, "A window holds at least one token.", "window_tokens")
+    _require(context_tokens >= 1, "A request holds at least one token.", "context_tokens")
+    kept = (layers - windowed_layers) * context_tokens + windowed_layers * min(context_tokens, window_tokens)
+    exact, full = per_layer * kept, per_layer * layers * context_tokens
+    return WindowKvResult(
+        request_bytes=int(exact) if exact.denominator == 1 else float(exact),
+        full_attention_bytes=int(full) if full.denominator == 1 else float(full),
+        share_of_full=float(Fraction(kept, layers * context_tokens)),
+    )
 
 
 # --- F5: routing shares -----------------------------------------------------

@@ -18,6 +18,7 @@ from calculators.definitions import (
     fleet,
     headroom,
     kv_cache,
+    latent_kv,
     pool,
     prefill,
     queue_wait,
@@ -29,6 +30,7 @@ from calculators.definitions import (
     spec_decode,
     token_bucket,
     token_cost,
+    window_kv,
 )
 from calculators.errors import CalculatorError, CalculatorInputError
 
@@ -47,6 +49,8 @@ __all__ = [
 
 _IN_DISPLAY_ORDER = (
     kv_cache,
+    latent_kv,
+    window_kv,
     routing,
     replica,
     pool,

@@ -14,6 +14,19 @@ LLAMA_3_70B = {"layers": 80, "kv_heads": 8, "head_dim": 128, "bytes_per_value": 
 LLAMA_3_8B = {"layers": 32, "kv_heads": 8, "head_dim": 128, "bytes_per_value": 2}
 LLAMA_2_13B = {"layers": 40, "kv_heads": 40, "head_dim": 128, "bytes_per_value": 2}  # no GQA
 
+# Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434; DeepSeek-V3, arXiv:2412.19437 section 4.2):
+# per layer one latent of d_c values and one shared RoPE key of d_h^R values; heads of d_h values.
+DEEPSEEK_V3 = {"layers": 61, "latent_dim": 512, "rope_dim": 64, "head_dim": 128}
+DEEPSEEK_V2 = {"layers": 60, "latent_dim": 512, "rope_dim": 64, "head_dim": 128}
+DEEPSEEK_V3_ATTENTION_HEADS = 128  # n_h: what full multi-head attention would cache a key and value for
+
+# Sliding-window layers: the window, and how many of the layers use it (the rest attend to everything).
+# gpt-oss-120b (its config.json): 36 layers alternating windowed and full, 8 KV heads of 64, window 128.
+GPT_OSS_120B = {"layers": 36, "windowed_layers": 18, "kv_heads": 8, "head_dim": 64, "window_tokens": 128}
+# Mistral 7B v0.1 (arXiv:2310.06825, Table 1): every layer windowed at 4,096; 8 KV heads of 128.
+MISTRAL_7B = {"layers": 32, "windowed_layers": 32, "kv_heads": 8, "head_dim": 128, "window_tokens": 4096}
+MISTRAL_8X_CONTEXT = 32_768  # the paper's "on a sequence length of 32k tokens ... by 8x"
+
 # Parameters, in billions: nominal sizes, and Llama-3's published counts.
 NOMINAL_70B = 70
 LLAMA_3_70B_PARAMS_B = 70.6

@@ -548,6 +548,77 @@ def test_odd_fractions_of_a_byte_keep_fractional_bytes():
     assert result.bytes_per_token == 1.5 and result.copies_per_cache == 666_666_666
 
 
+# --- KV beyond grouped-query attention: MLA and sliding windows ---------------------
+
+
+def test_deepseek_v3_mla_caches_576_values_a_layer_70_272_bytes_a_token():
+    # DeepSeek-V3 report, section 4.2: 61 layers, d_c = 512, d_h^R = 64; DeepSeek-V2, section 2.1.3:
+    # (d_c + d_h^R) x l elements per token, no factor 2 for K and V.
+    assert maths.mla_kv_bytes_per_token(61, 512, 64, 2) == 61 * 576 * 2 == 70_272
+    assert maths.mla_kv_bytes_per_token(61, 512, 64, 1) == 35_136  # an FP8 cache
+    assert round(70_272 / 1024, 2) == 68.62  # KiB
+
+
+def test_mla_equals_gqa_with_2_25_groups_as_the_deepseek_v2_paper_says():
+    # Table 1: d_c = 4 d_h and d_h^R = d_h / 2, so (d_c + d_h^R) l = 9/2 d_h l = 2 x 2.25 x d_h x l.
+    for head_dim in (64, 128):
+        result = maths.latent_kv(60, 4 * head_dim, head_dim // 2, 2, 1, head_dim)
+        assert result.equivalent_kv_heads == 2.25
+        assert result.bytes_per_token == maths.kv_bytes_per_token(60, 1, head_dim, 2) * 2.25
+
+
+def test_mla_is_57_times_smaller_than_deepseek_v3_heads_caching_full_k_and_v():
+    mha = maths.kv_bytes_per_token(61, 128, 128, 2)  # 2 n_h d_h l elements, the papers' MHA row
+    assert mha == 3_997_696
+    assert mha / maths.mla_kv_bytes_per_token(61, 512, 64, 2) == pytest.approx(56.89, abs=0.01)
+
+
+def test_a_128k_deepseek_v3_request_holds_9_2_gb_of_latents():
+    result = maths.latent_kv(61, 512, 64, 2, 131_072, 128)
+    assert result.request_bytes == 131_072 * 70_272 == 9_210_691_584
+    assert isinstance(result.request_bytes, int)
+
+
+def test_mla_refuses_a_negative_rope_key_on_its_field():
+    with pytest.raises(CalculatorError) as error:
+        maths.latent_kv(61, 512, -1, 2, 1, 128)
+    assert error.value.fields == ("rope_dim",)
+
+
+def test_mistral_7b_window_cuts_a_32k_cache_8_times_as_its_paper_reports():
+    # Mistral 7B (arXiv:2310.06825): W = 4,096 on all 32 layers, 8 KV heads of 128; "On a sequence length
+    # of 32k tokens, this reduces the cache memory usage by 8x".
+    result = maths.windowed_kv(32, 32, 8, 128, 2, 4096, 32_768)
+    assert result.full_attention_bytes == maths.kv_cache(32, 8, 128, 2, 32_768, 1).copy_bytes
+    assert result.full_attention_bytes / result.request_bytes == 8 and result.share_of_full == 0.125
+
+
+def test_gpt_oss_120b_alternating_windows_halve_a_long_request_but_do_not_cap_it():
+    # 36 layers, every other one windowed at 128 tokens, 8 KV heads of 64 (its config.json).
+    long = maths.windowed_kv(36, 18, 8, 64, 2, 128, 131_072)
+    assert long.request_bytes == 2048 * (18 * 131_072 + 18 * 128) == 4_836_556_800
+    assert long.share_of_full == pytest.approx(0.5005, abs=1e-4)
+    longer = maths.windowed_kv(36, 18, 8, 64, 2, 128, 2 * 131_072)
+    assert longer.request_bytes > 1.99 * long.request_bytes  # the full layers keep growing
+
+
+def test_a_window_saves_nothing_until_the_request_outgrows_it():
+    short = maths.windowed_kv(32, 32, 8, 128, 2, 4096, 4096)
+    assert short.request_bytes == short.full_attention_bytes and short.share_of_full == 1
+    assert maths.windowed_kv(36, 0, 8, 64, 2, 128, 131_072).share_of_full == 1  # no windowed layers
+
+
+def test_more_windowed_layers_than_layers_is_refused_on_windowed_layers():
+    with pytest.raises(CalculatorError) as error:
+        maths.windowed_kv(36, 37, 8, 64, 2, 128, 4096)
+    assert error.value.fields == ("windowed_layers",)
+
+
+def test_a_4_bit_windowed_cache_keeps_exact_bytes():
+    result = maths.windowed_kv(36, 18, 8, 64, 0.5, 128, 4097)
+    assert result.request_bytes == 512 * (18 * 4097 + 18 * 128) and isinstance(result.request_bytes, int)
+
+
 # --- Roofline: decode step and prefill ------------------------------------------
 
 

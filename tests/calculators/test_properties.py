@@ -151,6 +151,7 @@ ALLOWED_DOMAIN_ERRORS = {
     ("replica", "weights_gb"),
     ("kv-cache", "tp"),
     ("bounded-load", "family_in_flight"),
+    ("window-kv", "windowed_layers"),
 }
 
 

@@ -24,6 +24,30 @@ CONTRACT = {
         ],
         ["bytes_per_token", "copy_bytes", "copies_per_cache", "bytes_per_token_per_gpu"],
     ),
+    # Beyond DESIGN.md's table (extra calculators are welcome): KV under latent attention and sliding windows.
+    "latent-kv": (
+        [
+            ("layers", 61),
+            ("latent_dim", 512),
+            ("rope_dim", 64),
+            ("bytes_per_value", 2),
+            ("context_tokens", 4096),
+            ("head_dim", 128),
+        ],
+        ["bytes_per_token", "request_bytes", "equivalent_kv_heads"],
+    ),
+    "window-kv": (
+        [
+            ("layers", 36),
+            ("windowed_layers", 18),
+            ("kv_heads", 8),
+            ("head_dim", 64),
+            ("bytes_per_value", 2),
+            ("window_tokens", 128),
+            ("context_tokens", 131072),
+        ],
+        ["request_bytes", "full_attention_bytes", "share_of_full"],
+    ),
     "routing": (
         [("cards", 64), ("hot_share", 0.8), ("family_fleet_share", 0.3), ("shards", 1)],
         ["round_robin_share", "hash_busiest_share", "fleet_points", "duplicate_copies"],
