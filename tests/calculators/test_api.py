@@ -226,6 +226,9 @@ def test_kv_cache_accepts_half_a_byte_per_value(client):
         ("autoscale", {"replicas": "10", "metric": "12", "target": "5"}, {"desired_replicas": 24}),
         ("headroom", {}, {"replicas": 23, "gpus": 92}),
         ("request-cost", {}, {"usd_total": 1.98}),
+        ("latent-kv", {}, {"bytes_per_token": 70272, "equivalent_kv_heads": 2.25}),
+        ("window-kv", {"layers": "32", "windowed_layers": "32", "head_dim": "128", "window_tokens": "4096",
+                       "context_tokens": "32768"}, {"request_bytes": 536870912, "share_of_full": 0.125}),
     ],
 )  # fmt: skip
 def test_new_calculators_answer_over_the_api(client, slug, params, expected):
@@ -241,11 +244,18 @@ def test_bounded_load_family_bigger_than_the_fleet_is_a_400(client):
     assert "cannot be more" in response.json()["errors"]["family_in_flight"][0]
 
 
+def test_more_windowed_layers_than_layers_is_a_400_on_windowed_layers(client):
+    response = _detail(client, "window-kv", layers="36", windowed_layers="40")
+    assert response.status_code == 400
+    assert "cannot have 40 windowed layers" in response.json()["errors"]["windowed_layers"][0]
+
+
 def test_the_api_list_and_schema_include_the_new_calculators(client):
     from drf_spectacular.generators import SchemaGenerator
 
     listed = {c["slug"] for c in client.get(reverse("calculator-list")).json()}
     new = {"decode-step", "prefill", "bounded-load", "rehash", "autoscale", "headroom", "request-cost"}
+    new |= {"latent-kv", "window-kv"}
     assert new <= listed
     schema = SchemaGenerator().get_schema(request=None, public=True)
     slug = next(p for p in schema["paths"]["/api/v1/calculators/{slug}/"]["get"]["parameters"] if p["name"] == "slug")
