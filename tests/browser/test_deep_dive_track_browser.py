@@ -1,4 +1,4 @@
-"""Each of the six deep-dive lessons worked through in a real browser: layer by layer, every interview
+"""Each deep-dive lesson worked through in a real browser: layer by layer, every interview
 moment answered with its best approach (follow-ups appear and are answered too), every envelope step
 and challenge answered with the calculators' numbers, and every answer still there on a second visit."""
 

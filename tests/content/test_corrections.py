@@ -449,3 +449,30 @@ def test_the_verification_step_stand_in_reads_128_sequences_kv_and_does_five_tim
     assert plain.memory_bound and not verify.memory_bound
     body = next(text for text in _lesson_texts("speculative-decoding.yaml") if "decode-step.kv_ms batch=640" in text)
     assert "mean_context=410" in body and "reproduce 128 sequences' KV" in body
+
+
+# Shrinking the bytes: facts checked against the DeepSeek papers, vLLM's and SGLang's docs.
+def test_mla_is_taught_as_576_values_a_layer_copied_under_tensor_parallelism():
+    """DeepSeek-V3 (61 layers, d_c 512, d_h^R 64) caches 70,272 B a token in BF16; TP cannot split the latent."""
+    from lessons.markup import expand_calcs
+
+    text = " ".join(_lesson_texts("shrinking-the-bytes.yaml"))
+    assert expand_calcs("{{calc latent-kv.bytes_per_token | int}}") == "70,272"
+    assert "latent of 512 values" in text and "576 values" in text and "61 layers" in text
+    assert "Tensor parallelism cannot split the latent" in text and "data-parallel attention" in text
+    assert "`num_key_value_heads` (128) describes heads rebuilt" in text  # the config's 128 is not what is cached
+
+
+def test_fp8_on_an_a100_is_taught_as_weight_only():
+    """FP8 arithmetic needs compute capability 8.9 (vLLM docs); an A100 (8.0) runs FP8 as W8A16 via FP8 Marlin."""
+    text = " ".join(_lesson_texts("shrinking-the-bytes.yaml"))
+    assert "An A100 has no FP8 tensor cores" in text and "compute capability 8.9 or later" in text
+    assert "W8A16" in text and "FP8 Marlin" in text
+
+
+def test_a_hybrid_window_model_is_taught_to_halve_long_request_kv_not_cap_it():
+    from calculators import maths
+
+    assert maths.windowed_kv(36, 18, 8, 64, 2, 128, 131_072).share_of_full > 0.5  # gpt-oss-120b's shape
+    text = " ".join(_lesson_texts("shrinking-the-bytes.yaml"))
+    assert "a saving of half, not a cap" in text and "hybrid KV cache manager" in text

@@ -1,4 +1,5 @@
-"""The "Deep dives" track: one lesson per mission topic, each with the counts and the coverage issue 13 asks for."""
+"""The "Deep dives" track: one lesson per mission topic, and one on shrinking weights and KV, each with the counts
+and the coverage issue 13 asks for."""
 
 import re
 
@@ -15,6 +16,8 @@ DEEP_DIVES = {
     "speculative-decoding": (4, "speculative_decoding"),
     "routing": (5, "routing"),
     "autoscaling": (6, "autoscaling"),
+    # Fewer bytes per weight and per token: its moments size GPUs from memory and speed, capacity planning.
+    "shrinking-the-bytes": (7, "capacity_planning"),
 }
 # What each lesson must at least cover (issue 13): a pattern per idea, found somewhere in its text.
 COVERAGE = {
@@ -87,6 +90,22 @@ COVERAGE = {
         "N+1 headroom": r"\*\*N \+ 1\*\*",
         "scale to zero": r"\*\*Scale to zero\*\*",
         "an offline batch tier": r"\*\*offline batch tier\*\*",
+    },
+    "shrinking-the-bytes": {
+        "fewer bytes per weight make a faster decode step": r"fewer bytes per\s+weight make a faster step",
+        "FP8 weights": r"\*\*FP8\*\* stores each weight in one byte",
+        "4-bit weight-only: GPTQ and AWQ": r"\*\*GPTQ\*\*.*\*\*AWQ\*\*",
+        "the KV read is untouched by quantised weights": r"\*\*The KV read is untouched\.\*\*",
+        "compute-bound steps gain nothing": r"\*\*A compute-bound step does not care\.\*\*",
+        "dequantisation costs (Marlin)": r"\*\*Expanding 4-bit weights costs work\*\*.*Marlin",
+        "an A100 has no FP8 tensor cores": r"\*\*An A100 has no FP8 tensor cores\.\*\*",
+        "a quality gate agreed in advance": r"agree the margin per task before running anything",
+        "FP8 KV": r"\*\*FP8 KV\*\*",
+        "MLA caches 512 + 64 values a layer": r"latent of 512 values.*576 values",
+        "MLA is copied under tensor parallelism": r"Tensor parallelism cannot split the latent",
+        "sliding-window attention": r"\*\*Sliding-window attention\*\*",
+        "hybrid windowed and global layers": r"global ones still keep every token",
+        "the engine must free windowed blocks": r"hybrid KV cache manager",
     },
 }
 

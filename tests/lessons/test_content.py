@@ -38,9 +38,9 @@ def test_the_content_fixture_holds_what_load_content_writes(content, capsys):
 
     counts = {m._meta.label: m._base_manager.count() for m in apps.get_models(include_auto_created=True)}
     call_command("load_content", force=True)
-    assert "Loaded 12 lesson(s): 0 created, 0 updated, 0 deleted" in capsys.readouterr().out
+    assert "Loaded 13 lesson(s): 0 created, 0 updated, 0 deleted" in capsys.readouterr().out
     assert {m._meta.label: m._base_manager.count() for m in apps.get_models(include_auto_created=True)} == counts
-    assert Lesson.objects.count() == 12 and Choice.objects.count() > 200
+    assert Lesson.objects.count() == 13 and Choice.objects.count() > 200
 
 
 def test_the_content_fixture_loads_even_after_a_flush_emptied_the_seeded_topics(db):
@@ -50,7 +50,7 @@ def test_the_content_fixture_loads_even_after_a_flush_emptied_the_seeded_topics(
 
     Topic.objects.all().delete()
     written = dict(rows_written_by_load_content())
-    assert len(written[Lesson]) == 12 and Lesson.objects.count() == 0  # loaded, recorded, rolled back
+    assert len(written[Lesson]) == 13 and Lesson.objects.count() == 0  # loaded, recorded, rolled back
 
 
 def test_the_c_and_python_yaml_loaders_read_every_shipped_file_alike():
