@@ -78,10 +78,11 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         svg,
         x_ticks,
         nice_ticks(top / 1e9, 5),
-        lambda t: number(t),
+        _tokens_tick if x_ticks[-1] >= 10_000 else number,
         lambda t: number(t, 3),
         "Tokens in the request",
         "GB",
+        x_span=(0.0, x_ticks[-1] * 1.04),  # room for the last tick's label inside the chart
     )
     svg.text(plot.left + 4, plot.top + 10, "GB of KV", "chart-axis-label")
     svg.polyline(
@@ -96,7 +97,18 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         "chart-point-label",
         "end",
     )
-    svg.text(plot.right - 2, plot.y(results[-1].request_bytes / 1e9) + 14, "with windows", "chart-point-label", "end")
+    # Near the middle of the windowed line, clear of the marker for the request at the right: above it
+    # when the full-attention line leaves room there, else below it.
+    middle = min(range(len(lengths)), key=lambda k: abs(lengths[k] - 0.45 * x_ticks[-1]))
+    windowed_y = plot.y(results[middle].request_bytes / 1e9)
+    room = windowed_y - plot.y(results[middle].full_attention_bytes / 1e9)
+    svg.text(
+        plot.x(lengths[middle]),
+        windowed_y - 8 if room > 30 else windowed_y + 18,
+        "with windows",
+        "chart-point-label",
+        "middle",
+    )
     svg.circle(
         plot.x(i["context_tokens"]),
         plot.y(o["request_bytes"] / 1e9),
@@ -123,6 +135,11 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         tuple(rows),
     )
     return Chart(svg.render(), title, description, table)
+
+
+def _tokens_tick(tokens: float) -> str:
+    """Return a token count on the axis in thousands ("50K"), so the last label fits the chart."""
+    return f"{number(tokens / 1000)}K" if tokens else "0"
 
 
 def notes() -> tuple[str, ...]:
