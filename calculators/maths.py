@@ -50,6 +50,7 @@ __all__ = [
     "bounded_load",
     "bounded_load_cap",
     "bounded_load_spill_most",
+    "bounded_load_spread",
     "compute_bound_batch",
     "consistent_moved_share",
     "decode_step",
@@ -85,6 +86,7 @@ __all__ = [
     "spec_decode",
     "spec_decode_at_batch",
     "spec_decode_compute_bound",
+    "spec_decode_on_roofline",
     "spec_decode_speedups",
     "token_bucket",
     "token_bucket_curve",
@@ -928,6 +930,47 @@ def spec_decode_compute_bound(acceptance: float, draft_tokens: int, draft_cost: 
     return float(expected / (draft_tokens + 1 + draft_tokens * draft_cost))
 
 
+class SpecDecodeRooflineResult(NamedTuple):
+    expected_tokens: float
+    verify_steps: float
+    speedup: float
+
+
+def spec_decode_on_roofline(
+    acceptance: float,
+    draft_tokens: int,
+    draft_cost: float,
+    params_b: float,
+    bytes_per_param: float,
+    kv_bytes_per_token: float,
+    batch: int,
+    mean_context: int,
+    tp: int,
+    hbm_tb_s: float,
+    tflops: float,
+) -> SpecDecodeRooflineResult:
+    """Return the tokens per pass, the verification pass in plain steps, and the speedup at a batch size.
+
+    Theorem 3.8 prices a verification pass at one plain step. Here a plain step
+    is `decode_step` at the batch, and a verification pass reads the same
+    weights and KV once but computes batch x (g + 1) tokens, so it costs
+    v = max(memory time, (g + 1) x compute time) / plain step. Draft steps cost
+    c plain steps each (c measured at this batch). speedup = E / (g c + v). At
+    batch 1 v = 1 and this is theorem 3.8; far past the ridge it falls to
+    `spec_decode_compute_bound`. 70B BF16, TP 4, H100, 2,048-token contexts,
+    a = 0.8, g = 4, c = 0.05: batch 128 verifies 640 tokens in 22.6 ms against
+    a 16.9 ms plain step (v = 1.34), still 2.18x; KV reads are not multiplied,
+    so long contexts keep it paying. At half the peak TFLOPS v = 2.69.
+    """
+    plain = decode_step(params_b, bytes_per_param, kv_bytes_per_token, batch, mean_context, tp, hbm_tb_s, tflops)
+    expected = spec_decode(acceptance, draft_tokens, draft_cost).expected_tokens
+    verify_ms = max(plain.weights_ms + plain.kv_ms, (draft_tokens + 1) * plain.compute_ms)
+    verify_steps = verify_ms / plain.step_ms
+    return SpecDecodeRooflineResult(
+        float(expected), float(verify_steps), float(expected / (draft_tokens * draft_cost + verify_steps))
+    )
+
+
 def spec_decode_at_batch(
     acceptance: float,
     draft_tokens: int,
@@ -941,22 +984,11 @@ def spec_decode_at_batch(
     hbm_tb_s: float,
     tflops: float,
 ) -> float:
-    """Return the speedup of speculative decoding at a batch size, with verification priced on the roofline.
-
-    Theorem 3.8 prices a verification pass at one plain step. Here a plain step
-    is `decode_step` at the batch, and a verification pass reads the same
-    weights and KV once but computes batch x (g + 1) tokens, so it costs
-    max(memory time, (g + 1) x compute time). Draft steps cost c plain steps
-    each. speedup = E x plain / (g c plain + verify). At batch 1 this is
-    theorem 3.8; far past the ridge it falls to `spec_decode_compute_bound`.
-    70B BF16, TP 4, H100, 2,048-token contexts, a = 0.8, g = 4, c = 0.05:
-    batch 128 verifies 640 tokens in 22.6 ms against a 16.9 ms plain step,
-    still 2.18x; KV reads are not multiplied, so long contexts keep it paying.
-    """
-    plain = decode_step(params_b, bytes_per_param, kv_bytes_per_token, batch, mean_context, tp, hbm_tb_s, tflops)
-    expected = spec_decode(acceptance, draft_tokens, draft_cost).expected_tokens
-    verify_ms = max(plain.weights_ms + plain.kv_ms, (draft_tokens + 1) * plain.compute_ms)
-    return float(expected * plain.step_ms / (draft_tokens * draft_cost * plain.step_ms + verify_ms))
+    """Return the speedup of `spec_decode_on_roofline` alone."""
+    return spec_decode_on_roofline(
+        acceptance, draft_tokens, draft_cost, params_b, bytes_per_param, kv_bytes_per_token, batch, mean_context, tp,
+        hbm_tb_s, tflops,
+    ).speedup  # fmt: skip
 
 
 # --- Roofline: one decode step and one prefill --------------------------------
@@ -1145,6 +1177,25 @@ def bounded_load_spill_most(replicas: int, in_flight: int, epsilon: float, famil
         return 0
     room = cap - others_per_replica(replicas, in_flight, family_in_flight)  # >= family / replicas > 0
     return whole_ceil(family_in_flight / room)
+
+
+class BoundedLoadSpreadResult(NamedTuple):
+    cap_per_replica: int
+    replicas_for_family: int
+    replicas_if_others_first: int
+
+
+def bounded_load_spread(
+    replicas: int, in_flight: int, epsilon: float, family_in_flight: int
+) -> BoundedLoadSpreadResult:
+    """Return the cap and both ends of a family's spread: `bounded_load`'s floor and `bounded_load_spill_most`.
+
+    48 replicas, 1,200 in flight, eps 0.2, a 600 family: cap 30, at least 20 replicas, 35 if the other keys
+    got there first.
+    """
+    floor = bounded_load(replicas, in_flight, epsilon, family_in_flight)
+    most = bounded_load_spill_most(replicas, in_flight, epsilon, family_in_flight)
+    return BoundedLoadSpreadResult(floor.cap_per_replica, floor.replicas_for_family, most)
 
 
 def others_per_replica(replicas: int, in_flight: int, family_in_flight: int) -> float:

@@ -42,7 +42,7 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
             "and the replicas it then needs",
             f"⌈{number(i['family_in_flight'])} ÷ ({number(o['cap_per_replica'])} − "
             f"({number(i['in_flight'])} − {number(i['family_in_flight'])}) ÷ {number(i['replicas'])})⌉",
-            maths.bounded_load_spill_most(i["replicas"], i["in_flight"], i["epsilon"], i["family_in_flight"]),
+            o["replicas_if_others_first"],
             "replicas",
         ),
         step(
@@ -186,9 +186,14 @@ CALCULATOR = Calculator(
     ),  # fmt: skip
     outputs=(
         Output(name="cap_per_replica", unit="requests", label="Cap per replica"),
-        Output(name="replicas_for_family", unit="replicas", label="Replicas the family spreads over"),
+        Output(name="replicas_for_family", unit="replicas", label="Replicas the family spreads over, at least"),
+        Output(
+            name="replicas_if_others_first",
+            unit="replicas",
+            label="Replicas it spreads over if other keys got there first",
+        ),
     ),
-    compute=maths.bounded_load,
+    compute=maths.bounded_load_spread,
     derive=derive,
     headline="replicas_for_family",
     presets=(

@@ -9,7 +9,7 @@ from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
 from calculators.charts import Chart, DataTable, Segment, stacked_chart
 from calculators.definitions import pool
-from calculators.definitions.assumptions import H100_GB, H100_MIB, H100_VISIBLE_GB
+from calculators.definitions.assumptions import H100_CUDA_GB, H100_CUDA_GIB, H100_GB
 from calculators.formatting import number, percent, plural
 
 CONCURRENCY = 2000.0
@@ -18,7 +18,7 @@ MAX_OCCUPANCY = 0.9
 SPARES = 2
 GPUS_PER_REPLICA = pool.GPUS_PER_REPLICA
 GPUS_PER_NODE = 8  # an HGX/DGX H100 server: the unit that fails, reboots and is upgraded together
-SLOTS_VISIBLE = pool.REQUESTS_VISIBLE  # the same replica with the memory software sees: 125
+SLOTS_H100 = pool.REQUESTS_H100  # the same replica with the memory the engine counts: 123
 
 
 def _parts(i: Mapping[str, Any]) -> tuple[int, int]:
@@ -73,7 +73,7 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
 def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
     case = maths.headroom(CONCURRENCY, SLOTS, MAX_OCCUPANCY, SPARES, GPUS_PER_REPLICA)
-    visible = maths.headroom(CONCURRENCY, SLOTS_VISIBLE, MAX_OCCUPANCY, SPARES, GPUS_PER_REPLICA)
+    visible = maths.headroom(CONCURRENCY, SLOTS_H100, MAX_OCCUPANCY, SPARES, GPUS_PER_REPLICA)
     many = maths.queue_wait(1.0, MAX_OCCUPANCY, SLOTS, 0.0).wait_ms  # in service times
     one = maths.queue_wait(1.0, MAX_OCCUPANCY, 1, 0.0).wait_ms
     return (
@@ -92,8 +92,9 @@ def notes() -> tuple[str, ...]:
         "decode-step calculator); and each running request's KV grows as it generates, so a full cache "
         "forces the engine to preempt and recompute someone.",
         f"**The memory behind the slots.** {SLOTS} slots come from sizing an H100 at {H100_GB} decimal GB. "
-        f"Software sees {number(H100_MIB)} MiB, {number(H100_VISIBLE_GB)} GB, and the same replica holds "
-        f"{SLOTS_VISIBLE} requests: {number(CONCURRENCY)} in flight then need {visible.replicas} replicas "
+        f"The engine counts the total CUDA reports, {number(H100_CUDA_GIB, 4)} GiB = {number(H100_CUDA_GB, 4)} GB, "
+        "and the same replica holds "
+        f"{SLOTS_H100} requests: {number(CONCURRENCY)} in flight then need {visible.replicas} replicas "
         f"({visible.gpus} GPUs) instead of {case.replicas} ({case.gpus}).",
     )
 
@@ -167,9 +168,9 @@ CALCULATOR = Calculator(
             },
         ),
         Preset(
-            label=f"H100 as software sees it ({number(H100_MIB)} MiB = {number(H100_VISIBLE_GB)} GB): "
-            f"{SLOTS_VISIBLE} slots",
-            values={"slots_per_replica": SLOTS_VISIBLE},
+            label=f"H100 as the engine counts it ({number(H100_CUDA_GIB, 4)} GiB = {number(H100_CUDA_GB, 4)} GB): "
+            f"{SLOTS_H100} slots",
+            values={"slots_per_replica": SLOTS_H100},
         ),
         Preset(label="No spares, every slot full", values={"max_occupancy": 1.0, "spare_replicas": 0}),
         Preset(label="N + 1", values={"spare_replicas": 1}),

@@ -11,9 +11,9 @@ from calculators.definitions import replica
 from calculators.definitions.assumptions import (
     BF16_BYTES,
     H100_70B_TOKENS_PER_S,
+    H100_CUDA_GB,
+    H100_CUDA_GIB,
     H100_GB,
-    H100_MIB,
-    H100_VISIBLE_GB,
     LLAMA_3_8B,
     LLAMA_3_8B_PARAMS_B,
 )
@@ -26,13 +26,13 @@ REQUESTS_PER_REPLICA = 110
 GPUS_PER_REPLICA = 4
 TARGET_UTILIZATION = 0.6  # S11: a policy value, not a sourced figure
 TOKENS_PER_S_DEMAND = 50_000  # a token-throughput example for the last note
-# The same 70B replica with the H100's memory as software sees it (81,559 MiB) instead of 80 GB.
-REQUESTS_VISIBLE = maths.replica(
-    replica.GPUS, H100_VISIBLE_GB, replica.WEIGHTS_GB, replica.UTILIZATION, replica.KV_70B, replica.CONTEXT_TOKENS
+# The same 70B replica with the H100's memory as the engine counts it (CUDA's 79.11 GiB) instead of 80 GB.
+REQUESTS_H100 = maths.replica(
+    replica.GPUS, H100_CUDA_GB, replica.WEIGHTS_GB, replica.UTILIZATION, replica.KV_70B, replica.CONTEXT_TOKENS
 ).requests_per_replica
 DECODE_ONLY_S = 15.0  # an example: the streaming part of a 20 s request, first token to last
 REQUESTS_8B = maths.replica(
-    1, H100_VISIBLE_GB, LLAMA_3_8B_PARAMS_B * BF16_BYTES, replica.UTILIZATION, maths.kv_bytes_per_token(**LLAMA_3_8B),
+    1, H100_CUDA_GB, LLAMA_3_8B_PARAMS_B * BF16_BYTES, replica.UTILIZATION, maths.kv_bytes_per_token(**LLAMA_3_8B),
     replica.CONTEXT_TOKENS,
 ).requests_per_replica  # fmt: skip
 
@@ -106,7 +106,7 @@ def notes() -> tuple[str, ...]:
         maths.pool(TOKENS_PER_S_DEMAND, 1.0, replica_tokens_per_s, GPUS_PER_REPLICA, target).replicas
         for target in (1.0, TARGET_UTILIZATION)
     ]
-    visible = maths.pool(PEAK_REQUESTS_PER_S, MEAN_REQUEST_S, REQUESTS_VISIBLE, GPUS_PER_REPLICA, TARGET_UTILIZATION)
+    visible = maths.pool(PEAK_REQUESTS_PER_S, MEAN_REQUEST_S, REQUESTS_H100, GPUS_PER_REPLICA, TARGET_UTILIZATION)
     decode_only = maths.pool(
         PEAK_REQUESTS_PER_S, DECODE_ONLY_S, REQUESTS_PER_REPLICA, GPUS_PER_REPLICA, TARGET_UTILIZATION
     )
@@ -120,8 +120,9 @@ def notes() -> tuple[str, ...]:
         f"{number(decode_only.peak_concurrency)} in flight and {number(decode_only.gpus)} GPUs instead of "
         f"{number(case.gpus)}.",
         f"**Slots per replica.** {REQUESTS_PER_REPLICA} requests is a 70B replica on four H100s sized at "
-        f"{H100_GB} decimal GB each. Software sees {number(H100_MIB)} MiB = {number(H100_VISIBLE_GB)} GB per "
-        f"H100, so the same replica holds {REQUESTS_VISIBLE} (see the replica calculator) and the pool needs "
+        f"{H100_GB} decimal GB each. The engine counts the total CUDA reports, {number(H100_CUDA_GIB, 4)} GiB = "
+        f"{number(H100_CUDA_GB, 4)} GB per H100, so the same replica holds {REQUESTS_H100} (see the replica "
+        "calculator) and the pool needs "
         f"{number(visible.gpus)} GPUs, not {number(case.gpus)}.",
         f"**Headroom.** A cap near {percent(TARGET_UTILIZATION)} is a policy value from the course notes, not a "
         f"sourced figure , and an M/M/1 queue (ρ = {number(TARGET_UTILIZATION)}: a wait of "
@@ -230,8 +231,8 @@ CALCULATOR = Calculator(
             },
         ),
         Preset(
-            label=f"H100 as software sees it ({number(H100_VISIBLE_GB)} GB): {REQUESTS_VISIBLE} requests per replica",
-            values={"requests_per_replica": REQUESTS_VISIBLE, "gpus_per_replica": GPUS_PER_REPLICA},
+            label=f"H100 as the engine counts it ({number(H100_CUDA_GB, 4)} GB): {REQUESTS_H100} requests per replica",
+            values={"requests_per_replica": REQUESTS_H100, "gpus_per_replica": GPUS_PER_REPLICA},
         ),
         Preset(
             label=f"Llama-3-8B replicas: 1 GPU, {number(REQUESTS_8B)} requests",

@@ -106,33 +106,33 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
 
 def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
-    four = maths.replica(GPUS, H100_VISIBLE_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
-    two = maths.replica(2, H100_VISIBLE_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
+    four = maths.replica(GPUS, H100_CUDA_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
+    two = maths.replica(2, H100_CUDA_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
     boxed = maths.replica(GPUS, H100_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
-    source_budget_gb = (GPUS * H100_VISIBLE_GB - WEIGHTS_GB) * UTILIZATION  # the source's convention
+    smi = maths.replica(GPUS, H100_VISIBLE_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
+    source_budget_gb = (GPUS * H100_CUDA_GB - WEIGHTS_GB) * UTILIZATION  # the source's convention
     source_requests = maths.whole_floor(source_budget_gb * maths.BYTES_PER_GB / four.kv_bytes_per_request)
     heads = LLAMA_3_70B["kv_heads"]
     gib = H100_MIB / 2**10
-    cuda = maths.replica(GPUS, H100_CUDA_GB, WEIGHTS_GB, UTILIZATION, KV_70B, CONTEXT_TOKENS)
     return (
-        f"**An “{H100_GB}GB” H100 is not {H100_GB} decimal GB.** `nvidia-smi` reports {number(H100_MIB)} MiB, "
-        f"which is {number(gib, 4)} GiB and {number(H100_VISIBLE_GB)} GB (10⁹ bytes). The label is close to "
-        f"GiB, and this calculator, like every `_gb` input here, counts decimal GB: entering {H100_GB} "
-        f"throws away {number(H100_VISIBLE_GB - H100_GB, 3)} GB per GPU. For a 70B replica on {GPUS} GPUs "
-        f"that is {number(four.kv_budget_bytes / 1e9, 4)} GB of KV budget and **{four.requests_per_replica} "
-        f"requests** at {number(CONTEXT_TOKENS)} tokens, not {number(boxed.kv_budget_bytes / 1e9, 4)} GB and "
+        f"**An “{H100_GB}GB” H100 is not {H100_GB} decimal GB.** The total CUDA reports "
+        f"(`torch.cuda.mem_get_info`), which vLLM multiplies by `gpu_memory_utilization`, is "
+        f"{number(H100_CUDA_GIB, 4)} GiB, {number(H100_CUDA_GB, 4)} GB (10⁹ bytes). The label is close to GiB, and "
+        f"this calculator, like every `_gb` input here, counts decimal GB: entering {H100_GB} throws away "
+        f"{number(H100_CUDA_GB - H100_GB, 3)} GB per GPU. For a 70B replica on {GPUS} GPUs that is "
+        f"{number(four.kv_budget_bytes / 1e9, 4)} GB of KV budget and **{four.requests_per_replica} requests** at "
+        f"{number(CONTEXT_TOKENS)} tokens, not {number(boxed.kv_budget_bytes / 1e9, 4)} GB and "
         f"{boxed.requests_per_replica}. The defaults keep {H100_GB} GB (the public contract); the H100 presets "
-        "use what software sees.",
+        "use the total the engine counts.",
         f"**Convention.** This follows vLLM: `gpu_memory_utilization` (default {UTILIZATION:.2f}) is a "
         "share of *total* GPU memory, and the weights and the activations measured at start-up both come "
         "out of it; the rest is held back. Activations are ignored here, so a real engine fits slightly "
         "fewer requests. The course notes' convention, (memory − weights) × utilisation, gives "
         f"{number(source_budget_gb, 4)} GB and {number(source_requests)} requests for the same replica.",
-        "**Which total the engine multiplies.** vLLM takes the total from CUDA (`torch.cuda.mem_get_info`), "
-        f"which on an H100 is {number(H100_CUDA_GIB)} GiB, {number(H100_CUDA_GB)} GB: a little under "
-        f"`nvidia-smi`'s figure. With that total the same replica holds {cuda.requests_per_replica}, and the "
-        "activation peak and CUDA graphs come out of the budget too, so "
-        f"{four.requests_per_replica} is a ceiling: plan on a few fewer, and read the engine's own "
+        f"**`nvidia-smi` shows a little more.** It reports {number(H100_MIB)} MiB, {number(gib, 4)} GiB or "
+        f"{number(H100_VISIBLE_GB, 4)} GB; multiplying that instead gives {smi.requests_per_replica} requests. The "
+        "activation peak and CUDA graphs also come out of the engine's budget, so "
+        f"{four.requests_per_replica} is itself a ceiling: plan on a few fewer, and read the engine's own "
         "start-up log (vLLM prints its KV-cache size in tokens and the concurrency that allows).",
         f"**Why a 70B replica has four GPUs.** {number(WEIGHTS_GB)} GB of BF16 weights fit on two H100s, "
         f"but at {number(UTILIZATION)} utilisation that leaves {number(two.kv_budget_bytes / 1e9, 3)} GB for "
@@ -174,8 +174,9 @@ CALCULATOR = Calculator(
             max=10_000.0,
             unit="GB",
             help=(
-                f"Memory per GPU in decimal GB. An “{H100_GB}GB” H100 shows {number(H100_MIB)} MiB = "
-                f"{number(H100_VISIBLE_GB)} GB to software; {H100_GB} understates it."
+                f"Memory per GPU in decimal GB, as the engine counts it. CUDA reports an “{H100_GB}GB” H100 as "
+                f"{number(H100_CUDA_GIB, 4)} GiB = {number(H100_CUDA_GB, 4)} GB ({number(H100_MIB)} MiB in nvidia-smi); "
+                f"{H100_GB} understates it."
             ),
             label="Memory per GPU",
         ),
@@ -231,12 +232,12 @@ CALCULATOR = Calculator(
     presets=(
         Preset(
             label=(
-                f"Llama-3-70B on {GPUS} × H100 ({number(H100_MIB)} MiB = {number(H100_VISIBLE_GB)} GB), "
+                f"Llama-3-70B on {GPUS} × H100 ({number(H100_CUDA_GIB, 4)} GiB = {number(H100_CUDA_GB, 4)} GB), "
                 f"{number(CONTEXT_TOKENS)} tokens"
             ),
             values={
                 "gpus": GPUS,
-                "gpu_memory_gb": H100_VISIBLE_GB,
+                "gpu_memory_gb": H100_CUDA_GB,
                 "weights_gb": WEIGHTS_GB,
                 "memory_utilization": UTILIZATION,
                 "kv_bytes_per_token": KV_70B,
@@ -251,7 +252,7 @@ CALCULATOR = Calculator(
             label="Llama-3-70B on 2 × H100",
             values={
                 "gpus": 2,
-                "gpu_memory_gb": H100_VISIBLE_GB,
+                "gpu_memory_gb": H100_CUDA_GB,
                 "weights_gb": WEIGHTS_GB,
                 "memory_utilization": UTILIZATION,
                 "kv_bytes_per_token": KV_70B,
@@ -261,7 +262,7 @@ CALCULATOR = Calculator(
             label="Llama-3-8B on 1 × H100",
             values={
                 "gpus": 1,
-                "gpu_memory_gb": H100_VISIBLE_GB,
+                "gpu_memory_gb": H100_CUDA_GB,
                 "weights_gb": LLAMA_3_8B_PARAMS_B * BF16_BYTES,
                 "memory_utilization": UTILIZATION,
                 "kv_bytes_per_token": maths.kv_bytes_per_token(**LLAMA_3_8B),
@@ -271,7 +272,7 @@ CALCULATOR = Calculator(
             label="Llama-2-13B on 1 × H100",
             values={
                 "gpus": 1,
-                "gpu_memory_gb": H100_VISIBLE_GB,
+                "gpu_memory_gb": H100_CUDA_GB,
                 "weights_gb": NOMINAL_13B * BF16_BYTES,
                 "memory_utilization": UTILIZATION,
                 "kv_bytes_per_token": maths.kv_bytes_per_token(**LLAMA_2_13B),

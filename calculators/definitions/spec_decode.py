@@ -46,33 +46,77 @@ KV_8B = maths.kv_bytes_per_token(**LLAMA_3_8B)
 C_TINY = round(draft_cost(VLLM_DRAFT_PARAMS_B, 1, 0), 3)  # a 0.5B draft on one GPU (its KV is negligible)
 C_8B = round(draft_cost(LLAMA_3_8B_PARAMS_B, decode_step.TP, KV_8B), 3)  # an 8B draft split like the target
 C_8B_ONE_GPU = round(draft_cost(LLAMA_3_8B_PARAMS_B, 1, KV_8B), 3)  # an 8B draft on one GPU
+HALF_PEAK = 0.5  # an assumption, as for prefill: the share of peak FLOPS real kernels reach
+# At a large batch the 8B draft reads its own 128 sequences' KV every step, so c grows with the batch.
+C_8B_AT_LARGE_BATCH = round(
+    decode_step.roofline_case(params_b=LLAMA_3_8B_PARAMS_B, kv_bytes_per_token=KV_8B, batch=LARGE_BATCH,
+                              tflops=H100_BF16_TFLOPS * HALF_PEAK).step_ms
+    / decode_step.roofline_case(batch=LARGE_BATCH, tflops=H100_BF16_TFLOPS * HALF_PEAK).step_ms,
+    3,
+)  # fmt: skip
+
+
+def compute(
+    acceptance: float, draft_tokens: int, draft_cost: float, batch: int, mean_context: int, compute_efficiency: float
+) -> maths.SpecDecodeRooflineResult:
+    """Return the speedup for the 70B target on four H100s, verification priced on the decode-step roofline."""
+    return maths.spec_decode_on_roofline(
+        acceptance, draft_tokens, draft_cost, params_b=float(decode_step.NOMINAL_70B),
+        bytes_per_param=float(BF16_BYTES), kv_bytes_per_token=decode_step.KV_70B, batch=batch,
+        mean_context=mean_context, tp=decode_step.TP, hbm_tb_s=H100_HBM_TB_S,
+        tflops=H100_BF16_TFLOPS * compute_efficiency,
+    )  # fmt: skip
+
+
+def _speedups(i: Mapping[str, Any], last: int) -> list[float]:
+    """Return the speedup for draft lengths 0..last (index = length) at the result's batch."""
+    return [compute(**{**i, "draft_tokens": gamma}).speedup for gamma in range(last + 1)]
+
+
+def _best(i: Mapping[str, Any]) -> tuple[int, float]:
+    """Return the draft length in 1..64 with the highest speedup at the result's batch, and that speedup."""
+    speedups = _speedups(i, 64)
+    best = max(range(1, 65), key=lambda gamma: speedups[gamma])
+    return best, speedups[best]
 
 
 def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     """Return the derivation of a result: each step with the arithmetic and its value."""
     alpha, gamma, cost = i["acceptance"], i["draft_tokens"], i["draft_cost"]
-    best, best_speedup = maths.best_draft_tokens(alpha, cost)
+    best, best_speedup = _best(i)
     expected = (
         f"{gamma} + 1 (every draft accepted)"
         if alpha == 1
         else f"(1 − {number(alpha)}^({gamma} + 1)) ÷ (1 − {number(alpha)})"
     )
+    plain = decode_step.roofline_case(
+        batch=i["batch"], mean_context=i["mean_context"], tflops=H100_BF16_TFLOPS * i["compute_efficiency"]
+    )
+    verify = o["verify_steps"]
+    round_steps = gamma * cost + verify
     return [
         step("Expected tokens per target pass (Leviathan et al., eq. 1)", expected, o["expected_tokens"], "tokens"),
         step(
-            "Time of one round, in target steps",
-            f"{gamma} drafts × {number(cost)} + 1 target step",
-            gamma * cost + 1,
+            f"Verification pass at batch {number(i['batch'])}, in plain target steps",
+            f"max({number(plain.weights_ms + plain.kv_ms, 4)} ms of reads, ({gamma} + 1) × "
+            f"{number(plain.compute_ms, 4)} ms of arithmetic) ÷ {number(plain.step_ms, 4)} ms",
+            verify,
             "target steps",
         ),
         step(
-            "Speedup (theorem 3.8)",
-            f"{number(o['expected_tokens'])} ÷ {number(gamma * cost + 1)}",
+            "Time of one round, in target steps",
+            f"{gamma} drafts × {number(cost)} + {number(verify, 4)}",
+            round_steps,
+            "target steps",
+        ),
+        step(
+            "Speedup (theorem 3.8 when verification costs one step)",
+            f"{number(o['expected_tokens'])} ÷ {number(round_steps, 4)}",
             o["speedup"],
             "×",
         ),
         step(
-            "Best draft length for this acceptance and cost (1 to 64)",
+            "Best draft length for this acceptance, cost and batch (1 to 64)",
             f"γ = {best} gives {number(best_speedup, 4)}×",
             best,
             "tokens",
@@ -83,13 +127,14 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
 def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     """Return the chart of a result, with its table."""
     alpha, gamma, cost = i["acceptance"], i["draft_tokens"], i["draft_cost"]
-    best, best_speedup = maths.best_draft_tokens(alpha, cost)
+    best, best_speedup = _best(i)
     last = min(64, max(12, gamma + 4, best + 4))
-    speedups = maths.spec_decode_speedups(alpha, cost, last)
-    top = max(float(speedups[1:].max()), 1.0) * 1.12
+    speedups = _speedups(i, last)
+    top = max(max(speedups[1:]), 1.0) * 1.12
     title = "Speedup against draft length"
     description = (
-        f"At acceptance {number(alpha)} and draft cost {number(cost)}, {gamma} drafted tokens give "
+        f"At acceptance {number(alpha)}, draft cost {number(cost)} and batch {number(i['batch'])}, "
+        f"{gamma} drafted tokens give "
         f"{number(o['speedup'], 4)}×; the best length is {best} ({number(best_speedup, 4)}×). "
         "Below 1× speculation slows decoding down."
     )
@@ -107,9 +152,7 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     svg.text(plot.left + 4, plot.top + 10, "speedup", "chart-axis-label")
     svg.line(plot.left, plot.y(1.0), plot.right, plot.y(1.0), "chart-marker")
     svg.text(plot.right - 2, plot.y(1.0) - 5, "no gain (1×)", "chart-marker-label", "end")
-    svg.polyline(
-        [(plot.x(g), plot.y(s)) for g, s in enumerate(speedups.tolist()) if g >= 1 and g <= x_ticks[-1]], "chart-line"
-    )
+    svg.polyline([(plot.x(g), plot.y(s)) for g, s in enumerate(speedups) if g >= 1 and g <= x_ticks[-1]], "chart-line")
     svg.circle(
         plot.x(gamma),
         plot.y(o["speedup"]),
@@ -131,7 +174,7 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         )
         for g in shown
     )
-    table = DataTable("Speedup by draft length (theorem 3.8)", ("Draft length γ", "Speedup"), rows)
+    table = DataTable(f"Speedup by draft length at batch {number(i['batch'])}", ("Draft length γ", "Speedup"), rows)
     return Chart(svg.render(), title, description, table)
 
 
@@ -153,6 +196,8 @@ def notes() -> tuple[str, ...]:
         for context in (decode_step.MEAN_CONTEXT, decode_step.SHORT_CONTEXT)
     }
     long_ctx, short_ctx = decode_step.MEAN_CONTEXT, decode_step.SHORT_CONTEXT
+    peak = compute(ACCEPTANCE, DRAFT_TOKENS, C_8B, LARGE_BATCH, long_ctx, 1.0)
+    half = compute(ACCEPTANCE, DRAFT_TOKENS, C_8B_AT_LARGE_BATCH, LARGE_BATCH, long_ctx, HALF_PEAK)
     return (
         "**Formulas.** Leviathan, Kalman and Matias (ICML 2023): expected tokens per "
         "target pass (1 − α^(γ+1)) ÷ (1 − α) (eq. 1) and walltime speedup "
@@ -190,6 +235,13 @@ def notes() -> tuple[str, ...]:
         f"{number(at_batch[2 * LARGE_BATCH, short_ctx], 3)}×. The measured slowdowns also carry costs the "
         "roofline leaves out (the draft's own batch, scheduling, rejection sampling), so gate speculation "
         "on batch size and context length together, and measure the crossover on your own traffic.",
+        "**What turns it into a slowdown.** Two things the peak roofline hides. Kernels reach about "
+        f"{number(HALF_PEAK)} of peak, which doubles the verification's arithmetic: at batch {LARGE_BATCH} the "
+        f"check costs {number(half.verify_steps, 3)} plain steps instead of {number(peak.verify_steps, 3)}. "
+        f"And a draft's cost grows with the batch: an 8B draft reads its own {LARGE_BATCH} sequences' KV, so "
+        f"c rises from {number(C_8B, 2)} at batch 1 to {number(C_8B_AT_LARGE_BATCH, 2)}. With both, α = "
+        f"{number(ACCEPTANCE)} and γ = {DRAFT_TOKENS} give {number(half.speedup, 3)}×, against "
+        f"{number(peak.speedup, 3)}× for the same 8B draft priced at peak and at batch 1's cost.",
     )
 
 
@@ -214,7 +266,7 @@ CALCULATOR = Calculator(
     title="Speculative decoding speedup",
     purpose=(
         "How many tokens each pass of the large model yields with a draft model, and "
-        "how much faster decoding gets (Leviathan et al.)."
+        "how much faster decoding gets (Leviathan et al.), with verification priced at the batch you run."
     ),
     parameters=(
         Parameter(
@@ -250,12 +302,50 @@ CALCULATOR = Calculator(
             ),
             label="Draft cost",
         ),
+        Parameter(
+            name="batch",
+            type="int",
+            default=1,
+            min=1,
+            max=100_000,
+            unit="sequences",
+            help=(
+                f"Sequences in the target's decode step ({decode_step.NOMINAL_70B}B in BF16 on "
+                f"{decode_step.TP} H100s). At small batch verification costs one plain step (theorem 3.8); "
+                "past the ridge it costs more."
+            ),
+            label="Batch",
+        ),
+        Parameter(
+            name="mean_context",
+            type="int",
+            default=decode_step.MEAN_CONTEXT,
+            min=0,
+            max=10_000_000,
+            unit="tokens",
+            help="Mean tokens of KV each sequence reads per step; the reads hide the verification's arithmetic.",
+            label="Mean context",
+        ),
+        Parameter(
+            name="compute_efficiency",
+            type="float",
+            default=1.0,
+            min=0.01,
+            max=1.0,
+            unit="fraction",
+            help=(
+                f"Share of the H100's {number(H100_BF16_TFLOPS)} dense BF16 TFLOPS the target's kernels reach; "
+                f"1 is the peak, real kernels reach about {number(HALF_PEAK)}."
+            ),
+            label="Compute efficiency",
+        ),
     ),
     outputs=(
         Output(name="expected_tokens", unit="tokens", label="Expected tokens per target pass"),
+        Output(name="verify_steps", unit="target steps", label="Verification pass, in plain target steps"),
         Output(name="speedup", unit="×", label="Speedup"),
     ),
-    compute=maths.spec_decode,
+    compute=compute,
     derive=derive,
     headline="speedup",
     presets=(
@@ -266,6 +356,14 @@ CALCULATOR = Calculator(
         _preset(ACCEPTANCE, DRAFT_TOKENS, C_TINY, f" ({number(VLLM_DRAFT_PARAMS_B)}B draft, 70B target)"),
         _preset(ACCEPTANCE, DRAFT_TOKENS, C_8B, " (8B draft, 70B target, at best)"),
         _preset(ACCEPTANCE, DRAFT_TOKENS, C_8B_ONE_GPU, " (8B draft on one GPU)"),
+        Preset(
+            label=f"Batch {LARGE_BATCH}, 8B draft, peak compute",
+            values={"draft_cost": C_8B, "batch": LARGE_BATCH},
+        ),
+        Preset(
+            label=f"Batch {LARGE_BATCH}, 8B draft, half of peak (c {number(C_8B_AT_LARGE_BATCH)} at that batch)",
+            values={"draft_cost": C_8B_AT_LARGE_BATCH, "batch": LARGE_BATCH, "compute_efficiency": HALF_PEAK},
+        ),
     ),
     chart=chart,
     notes=notes(),

@@ -122,8 +122,15 @@ CONTRACT = {
         ["free_admitted_rps", "free_shed_rps", "utilization"],
     ),
     "spec-decode": (
-        [("acceptance", 0.8), ("draft_tokens", 4), ("draft_cost", 0.05)],
-        ["expected_tokens", "speedup"],
+        [
+            ("acceptance", 0.8),
+            ("draft_tokens", 4),
+            ("draft_cost", 0.05),
+            ("batch", 1),
+            ("mean_context", 2048),
+            ("compute_efficiency", 1.0),
+        ],
+        ["expected_tokens", "verify_steps", "speedup"],
     ),
     "decode-step": (
         [
@@ -153,7 +160,7 @@ CONTRACT = {
     ),
     "bounded-load": (
         [("replicas", 48), ("in_flight", 1200), ("epsilon", 0.2), ("family_in_flight", 600)],
-        ["cap_per_replica", "replicas_for_family"],
+        ["cap_per_replica", "replicas_for_family", "replicas_if_others_first"],
     ),
     "rehash": ([("replicas_before", 40), ("replicas_after", 50)], ["consistent_moved", "modulo_moved"]),
     "autoscale": ([("replicas", 12), ("metric", 9), ("target", 4), ("tolerance", 0.1)], ["desired_replicas"]),
@@ -296,7 +303,10 @@ def test_bound_messages_name_the_unit():
 def test_unknown_parameter_lists_the_valid_names():
     errors = _errors("spec-decode", {"alpha": "0.8"})
     assert errors == {
-        "alpha": ["Unknown parameter. Speculative decoding speedup takes: acceptance, draft_tokens, draft_cost."]
+        "alpha": [
+            "Unknown parameter. Speculative decoding speedup takes: acceptance, draft_tokens, draft_cost, batch, "
+            "mean_context, compute_efficiency."
+        ]
     }
 
 
@@ -504,24 +514,25 @@ def test_failed_checks_read_as_true_statements():
 # --- Corrections from the expert review (issue 13) -------------------------------
 
 
-def test_h100_presets_use_the_memory_software_sees_and_hold_125_requests():
-    # nvidia-smi: 81,559 MiB = 85,520,809,984 B = 85.52 GB; 0.9 x 4 x 85.52 - 140 = 167.87 GB -> 125 at 4,096 tokens.
+def test_h100_presets_use_the_total_the_engine_counts_and_hold_123_requests():
+    # CUDA's total: 79.11 GiB = 84.94 GB; 0.9 x 4 x 84.94 - 140 = 165.79 GB -> 123 at 4,096 tokens.
     replica = get_calculator("replica")
-    preset = next(p for p in replica.presets if "81,559 MiB" in p.label)
-    assert preset.values["gpu_memory_gb"] == pytest.approx(81_559 * 2**20 / 1e9, abs=0.005)
-    assert replica.evaluate(preset.values).outputs["requests_per_replica"] == 125
+    preset = next(p for p in replica.presets if "79.11 GiB" in p.label)
+    assert preset.values["gpu_memory_gb"] == pytest.approx(79.11 * 2**30 / 1e9, abs=0.005)
+    assert replica.evaluate(preset.values).outputs["requests_per_replica"] == 123
     assert replica.evaluate({}).outputs["requests_per_replica"] == 110  # the contract's default keeps 80 GB
     assert "81,559 MiB" in replica.parameter("gpu_memory_gb").help
-    assert "**125 requests**" in " ".join(replica.notes) and "79.65 GiB" in " ".join(replica.notes)
+    assert "79.11 GiB" in replica.parameter("gpu_memory_gb").help
+    assert "**123 requests**" in " ".join(replica.notes) and "79.65 GiB" in " ".join(replica.notes)
 
 
-def test_pool_and_headroom_show_what_125_slots_change():
+def test_pool_and_headroom_show_what_123_slots_change():
     pool = get_calculator("pool")
-    preset = next(p for p in pool.presets if "as software sees it" in p.label)
-    assert pool.evaluate(preset.values).outputs["gpus"] == 108  # ceil(2,000 / (125 x 0.6)) = 27 replicas
+    preset = next(p for p in pool.presets if "as the engine counts it" in p.label)
+    assert pool.evaluate(preset.values).outputs["gpus"] == 112  # ceil(2,000 / (123 x 0.6)) = 28 replicas
     headroom = get_calculator("headroom")
-    preset = next(p for p in headroom.presets if "as software sees it" in p.label)
-    assert headroom.evaluate(preset.values).outputs == {"replicas": 20, "gpus": 80}  # ceil(17.8) + 2
+    preset = next(p for p in headroom.presets if "as the engine counts it" in p.label)
+    assert headroom.evaluate(preset.values).outputs == {"replicas": 21, "gpus": 84}  # ceil(18.07) + 2
 
 
 def test_littles_law_help_asks_for_arrival_to_completion_time():
@@ -592,7 +603,7 @@ def test_bounded_load_notes_and_derivation_show_the_spill_is_a_floor():
     assert any(s.value == 35 and "other keys" in s.label for s in steps)
 
 
-def test_replica_notes_say_125_is_a_ceiling_from_the_total_cuda_reports():
+def test_replica_notes_size_with_the_total_cuda_reports_and_name_nvidia_smis_125():
     # Review fix: vLLM multiplies torch.cuda.mem_get_info's total, 79.11 GiB = 84.94 GB on an H100:
     # 0.9 x 4 x 84.94 - 140 = 165.79 GB / 1.342 GB -> 123 requests, below the 125 from nvidia-smi's figure.
     from calculators.definitions.assumptions import H100_CUDA_GB
@@ -601,7 +612,7 @@ def test_replica_notes_say_125_is_a_ceiling_from_the_total_cuda_reports():
     assert pytest.approx(79.11 * 2**30 / 1e9, abs=0.005) == H100_CUDA_GB
     assert replica.evaluate({"gpu_memory_gb": str(H100_CUDA_GB)}).outputs["requests_per_replica"] == 123
     notes = " ".join(replica.notes)
-    assert "holds 123" in notes and "125 is a ceiling" in notes
+    assert "gives 125 requests" in notes and "123 is itself a ceiling" in notes
 
 
 def test_headroom_counts_spares_in_whole_servers():
