@@ -126,19 +126,23 @@ def test_the_wait_after_loss_challenge_wants_the_slowed_service_and_names_the_ol
     assert "Correct" in slowed.content.decode()
 
 
-# An "80GB" H100 shows software 81,559 MiB = 85.52 GB; sizing with 80 decimal GB understates KV room.
-# Every lesson that asks the replica calculator about an H100 gives it the memory software sees.
+# An "80GB" H100: CUDA reports a total of 79.11 GiB = 84.94 GB, the figure vLLM multiplies by
+# gpu_memory_utilization (nvidia-smi shows 81,559 MiB = 85.52 GB); sizing with 80 decimal GB understates KV room.
+# Every lesson that asks the replica calculator about an H100 gives it the total the engine counts.
 REPLICA_REFERENCE = re.compile(r"\{\{\s*calc\s+replica\.\w+(?P<params>[^}|]*)")
 
 
-def test_every_replica_number_in_the_lessons_uses_the_memory_software_sees():
+def test_every_replica_number_in_the_lessons_uses_the_memory_the_engine_counts():
     references = [(name, m.group("params")) for name, text in all_texts() for m in REPLICA_REFERENCE.finditer(text)]
     assert len(references) > 20
     for name, params in references:
         # 80 GB appears only where a lesson shows what the slip costs, and it says so explicitly.
-        assert re.search(r"gpu_memory_gb=(85\.52|80|85\.9)\b", params), (
+        assert re.search(r"gpu_memory_gb=(84\.94|85\.52|80|85\.9)\b", params), (
             f"{name}: replica reference without memory: {params}"
         )
+    # nvidia-smi's 85.52 GB only in a slip that names it.
+    smi = [text for _name, text in all_texts() if "gpu_memory_gb=85.52" in text]
+    assert smi and all("nvidia-smi" in text and "84.94" in text for text in smi)
     # An A100 80GB shows 81,920 MiB = 85.90 GB, a little more than an H100 (review fix): never sized as an H100.
     a100 = [text for _name, text in all_texts() if "gpu_memory_gb=85.9 " in text]
     assert a100 and all("81,920 MiB" in text and "A100" in text for text in a100)
@@ -163,7 +167,7 @@ def test_no_graded_question_sizes_an_h100_at_80_gb():
     for path in sorted(CONTENT.glob("*.yaml")):
         for ask in _asks(yaml.safe_load(path.read_text(encoding="utf-8"))):
             if ask.get("calculator") == "replica" and "gpu_memory_gb" in ask.get("inputs", {}):
-                assert ask["inputs"]["gpu_memory_gb"] == 85.52, path.name
+                assert ask["inputs"]["gpu_memory_gb"] == 84.94, path.name
             if ask.get("calculator") == "pool":
                 assert ask["inputs"].get("requests_per_replica") != 110, path.name
 
@@ -174,27 +178,31 @@ def _platform_step(title_start):
     return Step.objects.get(walkthrough__section__lesson__slug="llm-serving-platform", title__startswith=title_start)
 
 
-def test_the_platform_replica_holds_125_and_sizing_at_80_gb_is_named_as_the_slip(client, content):
+def test_the_platform_replica_holds_123_and_sizing_at_80_gb_is_named_as_the_slip(client, content):
     from django.urls import reverse
 
     step = _platform_step("How many requests can one 70B replica")
     url = reverse("answer-step", args=["llm-serving-platform", step.pk])
-    # 0.9 x 4 x 85.52 GB - 140 GB = 167.87 GB; / (4,096 x 327,680 B) = 125.07 -> 125.
+    # vLLM multiplies CUDA's total: 0.9 x 4 x 84.94 GB - 140 GB = 165.79 GB; / (4,096 x 327,680 B) = 123.5 -> 123.
     slip = client.post(url, {"value": "110"}, HTTP_HX_REQUEST="true").content.decode()
-    assert "81,559" in slip and "80 GiB" in slip
-    right = client.post(url, {"value": "125"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "79.11" in slip and "80 GiB" in slip
+    right = client.post(url, {"value": "123"}, HTTP_HX_REQUEST="true").content.decode()
     assert "Correct" in right
+    # nvidia-smi's 81,559 MiB (85.52 GB) gives 125: a named slip, not the answer.
+    smi = client.post(url, {"value": "125"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "Correct" not in smi and "nvidia-smi" in smi
     page = whole_lesson(client, reverse("lesson", args=["llm-serving-platform"]))
-    assert "81,559 MiB = 85.52 GB" in page
+    assert "79.11 GiB = 84.94 GB" in page and "81,559 MiB" in page
 
 
-def test_the_platform_pool_is_sized_from_125_requests(client, content):
+def test_the_platform_pool_is_sized_from_123_requests(client, content):
     from django.urls import reverse
 
     step = _platform_step("How many GPUs must the 70B pool have")
     url = reverse("answer-step", args=["llm-serving-platform", step.pk])
-    # ceil(100/s x 20 s / (125 x 0.6)) = ceil(26.67) = 27 replicas = 108 GPUs (not 31 replicas = 124).
-    assert "Correct" in client.post(url, {"value": "108"}, HTTP_HX_REQUEST="true").content.decode()
+    # ceil(100/s x 20 s / (123 x 0.6)) = ceil(27.1) = 28 replicas = 112 GPUs (not 27 replicas = 108 from 125).
+    assert "Correct" in client.post(url, {"value": "112"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "Correct" not in client.post(url, {"value": "108"}, HTTP_HX_REQUEST="true").content.decode()
 
 
 # Decode at batch 128 on an H100 is still memory-bound (ridge near 295); verification of
@@ -215,7 +223,7 @@ def test_the_speculative_moment_prices_an_8b_draft_and_shows_the_ridge():
     assert "decode-step.ridge_batch" in feedback and "decode-step.step_ms batch=128" in feedback
 
 
-# The platform case sizes its 70B pool at 27 replicas for 2,000 requests in flight; its routing
+# The platform case sizes its 70B pool at 28 replicas for 2,000 requests in flight; its routing
 # moments must argue on that pool, not on the 64 replicas and 1,000 in flight of a source example.
 PLATFORM_ROUTING_PARAMS = re.compile(r"\{\{\s*calc\s+(?:routing|bounded-load)\.\w+(?P<params>[^}|]*)")
 
@@ -224,7 +232,7 @@ def test_the_platform_routing_moments_use_the_pool_the_case_sized():
     from calculators import maths
 
     pool = maths.pool(
-        peak_requests_per_s=100, mean_request_s=20, requests_per_replica=125, target_utilization=0.6, gpus_per_replica=4
+        peak_requests_per_s=100, mean_request_s=20, requests_per_replica=123, target_utilization=0.6, gpus_per_replica=4
     )
     texts = [text for name, text in all_texts() if name == "llm-serving-platform.yaml"]
     params = [m.group("params") for text in texts for m in PLATFORM_ROUTING_PARAMS.finditer(text)]
@@ -244,9 +252,9 @@ def test_the_rendered_hot_prefix_moment_names_the_pool_and_its_cap(client, conte
         deep_dive__key="hot-prefix", verdict="best", deep_dive__section__lesson__slug="llm-serving-platform"
     )
     text = " ".join(re.sub(r"<[^>]+>", " ", best.feedback_html).split())
-    # 27 replicas, 2,000 in flight, eps 0.25: cap ceil(1.25 x 2,000 / 27) = 93; 480 hot requests over >= 6 replicas.
-    assert "27 replicas with 2,000 requests in flight" in text
-    assert "more than 93" in text and "at least 6 replicas" in text
+    # 28 replicas, 2,000 in flight, eps 0.25: cap ceil(1.25 x 2,000 / 28) = 90; 480 hot requests over >= 6 replicas.
+    assert "28 replicas with 2,000 requests in flight" in text
+    assert "more than 90" in text and "at least 6 replicas" in text
 
 
 def test_the_build_up_and_the_speculative_moment_design_the_same_gate(client, content):
@@ -373,7 +381,7 @@ def test_the_bounded_load_cap_is_shown_from_its_inputs_not_a_typed_product():
 
 
 def test_the_moe_lesson_reads_671b_on_a_node_that_holds_it_and_sizes_h100s_as_software_sees_them():
-    """671 GB of FP8 weights do not fit the ~616 GB an engine may use of eight H100s (85.52 GB each, not 80).
+    """671 GB of FP8 weights do not fit the ~612 GB an engine may use of eight H100s (84.94 GB each, not 80).
 
     So the per-step reads are priced on eight H200s (4.8 TB/s), where the model fits.
     """
@@ -381,8 +389,8 @@ def test_the_moe_lesson_reads_671b_on_a_node_that_holds_it_and_sizes_h100s_as_so
 
     tp = _lesson_texts("tensor-parallelism.yaml")
     assert not any("0.9 × 640 GB" in text for text in tp)
-    usable = expand_calcs("{{calc replica.kv_budget_bytes gpus=8 gpu_memory_gb=85.52 weights_gb=0 | GB}}")
-    assert usable == "615.7 GB"
+    usable = expand_calcs("{{calc replica.kv_budget_bytes gpus=8 gpu_memory_gb=84.94 weights_gb=0 | GB}}")
+    assert usable == "611.6 GB"
     sizing = next(text for text in tp if text.startswith("In FP8 the weights alone are 671 GB"))
     assert "eight-H200 node" in sizing and "weights_gb=0" in sizing
     reads = [text for text in tp if "params_b=671" in text]
@@ -476,3 +484,149 @@ def test_a_hybrid_window_model_is_taught_to_halve_long_request_kv_not_cap_it():
     assert maths.windowed_kv(36, 18, 8, 64, 2, 128, 131_072).share_of_full > 0.5  # gpt-oss-120b's shape
     text = " ".join(_lesson_texts("shrinking-the-bytes.yaml"))
     assert "a saving of half, not a cap" in text and "hybrid KV cache manager" in text
+
+
+# Third expert review (serving-lab audit).
+def _rendered(feedback_html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", feedback_html).split())
+
+
+def _choices(lesson: str, deep_dive: str):
+    from lessons.models import Choice
+
+    return Choice.objects.filter(deep_dive__key=deep_dive, deep_dive__section__lesson__slug=lesson)
+
+
+def test_meta_fp8_405b_is_sized_at_its_real_487_gb_not_405():
+    """Meta's FP8 checkpoint quantises only the MLP layers of blocks 2 to 125; attention and embeddings stay BF16."""
+    from calculators import maths
+    from calculators.definitions import assumptions
+    from lessons.markup import expand_calcs
+
+    assert pytest.approx(405.85, abs=0.01) == assumptions.LLAMA_31_405B_PARAMS / 1e9
+    assert maths.kv_bytes_per_token(**assumptions.LLAMA_31_405B) == 516_096
+    assert round(assumptions.LLAMA_31_405B_FP8_META_GB) == 487
+    assert round(assumptions.LLAMA_31_405B_FP8_META_BYTES_PER_PARAM, 1) == 1.2
+    assert round(assumptions.LLAMA_31_405B_FP8_ALL_LINEAR_GB) == 410
+    body = " ".join(_lesson_texts("tensor-parallelism.yaml"))
+    assert "405 GB of weights" not in body and "weights (405 GB)" not in body and "weights_gb=405 " not in body
+    assert "weights_gb=487" in body and "487 GB" in body and "MLP" in body and "ModelOpt" in body
+    # 0.9 x 8 x 84.94 - 487 = 124.6 GB over 4,096 x 516,096 B: 58 requests; 487.2 GB / 8 / 3.35 TB/s = 18.18 ms.
+    assert (
+        expand_calcs(
+            "{{calc replica.requests_per_replica gpus=8 gpu_memory_gb=84.94 weights_gb=487 kv_bytes_per_token=516096 | int}}"
+        )
+        == "58"
+    )
+    assert expand_calcs("{{calc decode-step.weights_ms params_b=406 bytes_per_param=1.2 tp=8 | f2}}") == "18.18"
+    assert "params_b=406 bytes_per_param=1.2" in body and "params_b=405 bytes_per_param=1 " not in body
+
+
+def test_reserving_prompt_plus_max_tokens_is_taught_as_tensorrt_llms_no_evict_policy(content):
+    reserve = _choices("llm-serving-platform", "kv-out-of-blocks").get(text__contains="prompt plus max_tokens")
+    assert reserve.verdict == "acceptable"
+    text = _rendered(reserve.feedback_html)
+    assert "GUARANTEED_NO_EVICT" in text and "never pauses" in text and "capacity" in text
+
+
+def test_round_robin_misses_about_half_under_skew_and_nine_in_ten_only_when_flat(content):
+    from calculators.simulator import simulated_value
+
+    def hit_rate(**changes):
+        return simulated_value(
+            "simulator-routing", "round_robin.hit_rate", {"preset": "cache-aware-routing", **changes}
+        )
+
+    # The lesson's case: 64 replicas, 200 prompt families, 20 resident per replica; Zipf 1.1, or all equal.
+    skewed, flat = hit_rate(), hit_rate(zipf="0")
+    assert 0.4 < skewed < 0.6 and flat < 0.15
+    feedback = _rendered(_choices("load-balancing", "first-policy").get(text__startswith="Round robin").feedback_html)
+    assert "roughly nine requests in ten miss" not in feedback
+    assert f"{skewed:.1%}" in feedback and "about half miss" in feedback and "equally busy" in feedback
+
+
+def test_the_tp4_moment_states_what_tp8_buys_and_does_not_give_the_answer_away(content):
+    choices = _choices("llm-serving-platform", "tensor-parallel")
+    best = choices.get(verdict="best")
+    assert max(len(c.text) for c in choices) > len(best.text)
+    assert "NVLink" not in best.text
+    text = _rendered(best.feedback_html)
+    # Roofline at batch 64: 13.65 ms at TP4, 6.83 ms at TP8; TP8 holds 351 against two TP4 replicas' 123 each.
+    assert "13.65" in text and "6.83" in text and "351" in text and "123" in text
+    assert "450 GB/s each way" in text and "a little speed" not in text
+    platform = " ".join(_lesson_texts("llm-serving-platform.yaml"))
+    assert "900 GB/s per H100" not in platform
+
+
+def test_the_kv_lesson_names_the_total_vllm_multiplies(client, content):
+    from django.urls import reverse
+
+    page = " ".join(re.sub(r"<[^>]+>", " ", whole_lesson(client, reverse("lesson", args=["kv-allocation"]))).split())
+    assert "79.11 GiB, about 84.94 decimal GB" in page and "room for 123 requests of 4,096 tokens" in page
+    assert not [t for name, t in all_texts() if "reports 81,559 MiB" in t or "reporting 85.52" in t]
+
+
+def test_speculation_at_batch_128_is_a_slowdown_only_below_peak_with_a_costlier_draft(content):
+    from calculators.definitions import spec_decode
+    from calculators.registry import get_calculator
+
+    calculator = get_calculator("spec-decode")
+    peak = calculator.evaluate({"batch": "128", "draft_cost": "0.116"}).outputs
+    half = calculator.evaluate({"batch": "128", "draft_cost": "0.223", "compute_efficiency": "0.5"}).outputs
+    assert peak["verify_steps"] == pytest.approx(1.344, abs=0.001) and peak["speedup"] > 1.8
+    assert half["verify_steps"] == pytest.approx(2.687, abs=0.001) and half["speedup"] < 1
+    assert spec_decode.C_8B_AT_LARGE_BATCH == 0.223  # the c the lesson passes: the 8B draft's step at batch 128
+    body = " ".join(_lesson_texts("speculative-decoding.yaml"))
+    assert "tokens gained per round stop covering the cost" not in body
+    assert "draft_cost=0.223 compute_efficiency=0.5" in body and "measure the speedup" in body
+    section = next(t for t in _lesson_texts("speculative-decoding.yaml") if "Past the ridge a check costs" in t)
+    assert "1.86x" in _rendered_calcs(section) and "0.94x" in _rendered_calcs(section)
+    platform = " ".join(_lesson_texts("llm-serving-platform.yaml"))
+    assert "below batch 73 (estimate)" in platform and "first estimate" in platform
+
+
+def _rendered_calcs(text: str) -> str:
+    from lessons.markup import expand_calcs
+
+    return expand_calcs(text)
+
+
+def test_bounded_load_spread_is_taught_as_at_least_the_floor():
+    from calculators import maths
+
+    assert maths.bounded_load_spread(48, 1200, 0.2, 600) == (30, 20, 35)
+    body = " ".join(_lesson_texts("routing.yaml"))
+    assert "spreads over at least" in body and "replicas_if_others_first" in body
+    assert "spreads over\n    {{calc bounded-load.replicas_for_family" not in body
+    assert not re.search(r"spreads over \{\{calc bounded-load\.replicas_for_family", body)
+
+
+def test_a_warm_pool_on_queue_depth_is_said_to_buy_nothing_in_this_run(content):
+    from calculators.simulator import simulated_value
+
+    def run(output, preset):
+        return simulated_value("simulator-autoscaling", output, {"policy": "queue_depth", "preset": preset})
+
+    assert run("slo_violation_minutes", "warm-pool") == run("slo_violation_minutes", "evening-spike")
+    assert run("gpu_hours", "warm-pool") > run("gpu_hours", "evening-spike")
+    best = _rendered(_choices("autoscaling", "read-the-day").get(verdict="best").feedback_html)
+    assert "buys nothing in this run" in best and "takes it to" not in best
+
+
+def test_tp16_is_said_to_add_almost_nothing_not_nothing():
+    from lessons.markup import expand_calcs
+
+    texts = _lesson_texts("kv-allocation.yaml")
+    assert not [t for t in texts if "plan buys nothing" in t]
+    best = next(t for t in texts if t.startswith("Two TP8 replicas give the same total memory"))
+    # TP8: (0.9 x 8 x 84.94 - 140) GB / (32,768 x 327,680 B) = 43; TP16 stores each head twice:
+    # (0.9 x 16 x 84.94 - 140) GB / (32,768 x 655,360 B) = 50.
+    rendered = expand_calcs(best)
+    assert "from 43 requests to 50" in " ".join(rendered.split()) and "almost nothing" in best
+
+
+def test_the_fleet_lesson_counts_output_tokens_as_its_throughput_figures_do():
+    body = " ".join(_lesson_texts("buying-the-fleet.yaml"))
+    assert "Demand** is output tokens per month" in body
+    assert "| 700 output tokens/s |" in body and "| 10,000 output tokens/s |" in body
+    assert "| 700 tokens/s |" not in body and "at 700 tokens/s" not in body

@@ -1033,7 +1033,7 @@ def test_loading_content_will_not_silently_drop_an_item_drawn_in_an_interview(co
 
 def test_no_question_gives_away_a_later_estimates_answer(rf, content):
     """An estimate's answer is never in an earlier question: a walkthrough's steps keep their order
-    ("Each replica holds 125 requests (the previous step)" follows the step that asks for the 125),
+    ("Each replica holds 123 requests (the previous step)" follows the step that asks for the 123),
     and the design so far is named by its parts, never by bodies that quote computed answers."""
     from django.utils.html import strip_tags
 
