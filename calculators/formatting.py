@@ -159,13 +159,16 @@ _SINGULAR = {"requests": "request", "copies": "copy", "cards": "card", "GPUs": "
              "tokens": "token", "replicas": "replica"}  # fmt: skip
 
 
-def amount(value: float | int | None, unit: str) -> str:
-    """Return a number with its unit, singular for one: "1 request", "2.5 requests", "393 MB", "$11.51", "12.5%"."""
+def amount(value: float | int | None, unit: str, sig: int = 3) -> str:
+    """Return a number with its unit, singular for one: "1 request", "2.5 requests", "393 MB", "$11.51", "12.5%".
+
+    ``sig``: significant digits (``number``); a learner's own answer is echoed with more, so 10.45 reads 10.45.
+    """
     if value is None:
         return number(value)
     if unit == "$":
         return money(value)
-    text = number(value)
+    text = number(value, sig)
     if unit == "%":
         return f"{text}%"
     if text == "1":

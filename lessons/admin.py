@@ -521,6 +521,8 @@ class ItemPlaceMixin:
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if "section" not in self.fields:  # a staff member who may only view the item: the admin shows no fields
+            return
         sections = Section.objects.select_related("lesson")  # each option names its lesson
         if self.instance.section_id is not None:
             sections = sections.filter(lesson_id=self.instance.section.lesson_id)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 from django.db.models import Count, Q
-from django.utils.html import strip_tags
 
+from lessons.markup import plain_text
 from lessons.models import Answer, Challenge, ChecklistPoint, Choice, DeepDive, Lesson, OpenQuestion, Outcome, Step
 
 COMMON_WRONG_VALUES = 3  # per numeric item
@@ -67,7 +67,7 @@ def items_in_order(lesson: Lesson) -> list[ItemRow]:
     for choice in Choice.objects.filter(deep_dive__section__lesson=lesson).order_by("deep_dive_id", "order"):
         choices[choice.deep_dive_id].append(ChoiceRow(choice.pk, choice.text, choice.verdict))
     for dd in DeepDive.objects.filter(section__lesson=lesson).select_related("section"):
-        row = ItemRow("deep_dive", dd.pk, f"{dd.key}: {strip_tags(dd.prompt_html)}", choices=choices[dd.pk])
+        row = ItemRow("deep_dive", dd.pk, f"{dd.key}: {plain_text(dd.prompt_html)}", choices=choices[dd.pk])
         rows.append(((dd.section.order, dd.order, 0), row))
     for step in (
         Step.objects.filter(walkthrough__section__lesson=lesson)
@@ -85,7 +85,7 @@ def items_in_order(lesson: Lesson) -> list[ItemRow]:
     for point in ChecklistPoint.objects.filter(question__section__lesson=lesson).order_by("question_id", "order"):
         points[point.question_id].append(ChoiceRow(point.pk, point.text, CHECKLIST_POINT))
     for oq in OpenQuestion.objects.filter(section__lesson=lesson).select_related("section"):
-        row = ItemRow("open_question", oq.pk, f"{oq.key}: {strip_tags(oq.prompt_html)}", choices=points[oq.pk])
+        row = ItemRow("open_question", oq.pk, f"{oq.key}: {plain_text(oq.prompt_html)}", choices=points[oq.pk])
         rows.append(((oq.section.order, oq.order, 0), row))
     return [row for _place, row in sorted(rows, key=lambda pair: pair[0])]
 

@@ -7,7 +7,6 @@ import math
 from django.db import transaction
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
-from django.utils.html import strip_tags
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
@@ -24,7 +23,7 @@ from interview.ratelimit import AnswersThrottle
 from lessons import interviews, review, services
 from lessons import quiz as quiz_module
 from lessons.content_cache import visible_lessons
-from lessons.markup import drawn_prompt
+from lessons.markup import drawn_prompt, plain_text
 from lessons.markup import markdown_text as md
 from lessons.models import (
     Answer,
@@ -827,7 +826,7 @@ def interview_item_data(view) -> dict | None:
         "position": item.position,
         "phase": item.phase,
         "kind": item.kind,
-        "prompt": strip_tags(f"{view.heading_html} {view.body_html}").strip(),
+        "prompt": plain_text(f"{view.heading_html} {view.body_html}").strip(),
         "prompt_html": f"{view.heading_html}{view.body_html}",
     }
     if view.unit:
@@ -836,9 +835,9 @@ def interview_item_data(view) -> dict | None:
         data["stage"] = view.stage
         if view.stage == "tick":
             data["text"] = view.written
-            data["checklist"] = [{"id": pk, "text": strip_tags(text), "text_html": text} for pk, text in view.checklist]
+            data["checklist"] = [{"id": pk, "text": plain_text(text), "text_html": text} for pk, text in view.checklist]
     else:
-        data["choices"] = [{"id": pk, "text": strip_tags(text), "text_html": text} for pk, text in view.choices]
+        data["choices"] = [{"id": pk, "text": plain_text(text), "text_html": text} for pk, text in view.choices]
     return data
 
 

@@ -511,9 +511,19 @@ class LessonData:
     draws: dict[int, ChallengeDraw]
     resume_url: str | None
     follow_up_ids: set[int] = field(default_factory=set)  # the lesson's deep dives a choice leads to
+    leading: dict[int, DeepDive] = field(default_factory=dict)  # a follow-up's id: a deep dive leading to it
 
     def state(self, kind: str, pk: int) -> ItemState:
         return self.states.get((kind, pk)) or ItemState()
+
+    def shown_under(self, deep_dive: DeepDive) -> DeepDive:
+        """Return the top-level deep dive ``deep_dive`` is drawn under (itself unless a follow-up): its page is
+        that deep dive's, whatever section an author put the follow-up in."""
+        seen = {deep_dive.pk}
+        while deep_dive.pk in self.leading and self.leading[deep_dive.pk].pk not in seen:
+            deep_dive = self.leading[deep_dive.pk]
+            seen.add(deep_dive.pk)
+        return deep_dive
 
     def record(self, answer: Answer) -> None:
         """Add an answer just stored, so the page shows it without reading it back (one query only when
@@ -608,8 +618,9 @@ def load_lesson_data(
     sections = [] if only else content.sections
     lookup = learner_filter(request)
     choices = steps = challenges = checklist = []
+    leading = {c.follow_up_id: c.deep_dive for c in content.choices if c.follow_up_id}
     links = [(c.deep_dive_id, c.follow_up_id) for c in content.choices if c.follow_up_id]
-    follow_up_ids = {follow_up for _parent, follow_up in links}
+    follow_up_ids = set(leading)
     if "deep_dive" in wanted:
         choices = content.choices
         if deep_dive is not None:
@@ -646,7 +657,9 @@ def load_lesson_data(
             resume_url = (
                 (position.url if "/walkthroughs/" in position.url else f"#{position.anchor}") if position else None
             )
-    return LessonData(lesson, sections, choices, steps, challenges, checklist, states, draws, resume_url, follow_up_ids)
+    return LessonData(
+        lesson, sections, choices, steps, challenges, checklist, states, draws, resume_url, follow_up_ids, leading
+    )
 
 
 def parented(rows: QuerySet, parent: str, parents: list) -> list:

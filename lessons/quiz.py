@@ -14,12 +14,12 @@ from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.html import escape, strip_tags
+from django.utils.html import escape
 
 from calculators.formatting import number
 from lessons import review, scoring, services
 from lessons.forms import NumberForm
-from lessons.markup import drawn_prompt
+from lessons.markup import drawn_prompt, plain_text, truncate_words
 from lessons.models import Challenge, ChecklistPoint, Choice, DeepDive, Lesson, OpenQuestion, ReviewCard, Step
 
 SUMMARY_KEY = "review_summary"  # the session's tally: reviewed, recalled, and each item's next due date
@@ -47,7 +47,7 @@ class Quiz:
 
     @property
     def title(self) -> str:
-        return strip_tags(self.prompt_html)[:200]
+        return truncate_words(plain_text(self.prompt_html), 35)
 
 
 @dataclass(frozen=True)

@@ -158,7 +158,7 @@ def schedule_summary(lookup: dict, lessons: list[Lesson], now: datetime | None =
     """Return the learner's schedule over the items ``due_items`` lists (visible lessons, still graded): one query."""
     visible = {lesson.pk for lesson in lessons}
     catalog = {key for key, item in item_catalog(generation_of(lessons)).items() if item.lesson_id in visible}
-    rows = ReviewCard.objects.filter(**lookup).order_by().values("due", *ITEM_ID_FIELDS)
+    rows = ReviewCard.objects.filter(**lookup).filter(reviewable_in(lessons)).order_by().values("due", *ITEM_ID_FIELDS)
     return schedule_of(rows, catalog, now or timezone.now())
 
 

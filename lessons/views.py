@@ -187,8 +187,13 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             hints=state.hints_before_first,
             follow_up_open=bool(picked.follow_up_id) and data.state("deep_dive", picked.follow_up_id).reached,
         )
-        services.remember_position(learner, lesson.pk, deep_dive.anchor, deep_dive.get_absolute_url())
+        services.remember_position(learner, lesson.pk, deep_dive.anchor, deep_dive_url(data, deep_dive))
     return answered(request, data, deep_dive, "deep_dive", pk, answer)
+
+
+def deep_dive_url(data, deep_dive) -> str:
+    """Return where a deep dive is shown: a follow-up on its top parent's page, wherever an author put it."""
+    return f"{data.shown_under(deep_dive).get_absolute_url().partition('#')[0]}#{deep_dive.anchor}"
 
 
 @require_POST
@@ -258,6 +263,8 @@ def answered(request, data, item, partial: str, pk: int, answer) -> HttpResponse
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
     context = {"page": page, "lesson": data.lesson, "view": views[partial][pk]}
+    if partial == "deep_dive":
+        context["url"] = deep_dive_url(data, item)
     return fragment(request, partial, context, answer)
 
 
@@ -280,13 +287,14 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         # follow-up (the total counts it from then on); otherwise nothing is recomputed for it.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
         response.write(render_to_string("lessons/_progress.html", {"score": score, "oob": True}, request))
-        # The item's entry in the outline: its mark, and the follow-ups its answers opened listed under it.
-        # Its page is its section's: a follow-up's is its parent's in every shipped lesson.
-        entry = outline_entry(view, item_of(view).get_absolute_url().partition("#")[0])
+        # The item's entry in the outline: its mark, and the follow-ups its answers opened listed under it,
+        # linked to the page showing it (a follow-up's is its top parent's: it is drawn under its parent).
+        url = context.get("url") or item_of(view).get_absolute_url()
+        entry = outline_entry(view, url.partition("#")[0])
         response.write(render_to_string("lessons/_outline_entry.html", {"entry": entry, "oob": True}, request))
     if answer is not None:  # every answer keeps its item as the place: the header's button goes there now
         item = view.step.step if view.kind == "walkthrough" else item_of(view)
-        resume = {"url": item.get_absolute_url(), "answered": True, "oob": True}
+        resume = {"url": context.get("url") or item.get_absolute_url(), "answered": True, "oob": True}
         response.write(render_to_string("lessons/_resume.html", resume, request))
     return response
 
@@ -507,7 +515,7 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
     if quiz is None and due:
         card = quiz_module.next_card(lookup, lessons)
         quiz = quiz_module.present(card, services.learner_identity(request)) if card else None
-    # Nothing due: say when the next item comes back (one aggregate query, only then).
+    # Nothing due: say when the next item comes back, and how many are scheduled (one query, only then).
     schedule = review.schedule_summary(lookup, lessons) if lookup is not None and quiz is None and not due else None
     shown = quiz_module.hints_shown(quiz, hints) if quiz else 0
     summary = request.session.get(quiz_module.SUMMARY_KEY)

@@ -150,6 +150,18 @@ def _shape(model: Mapping[str, int]) -> str:
     return f"{model['layers']} layers, {model['kv_heads']} KV heads"
 
 
+# Bytes a cached value takes: the KV calculators (this one, latent-kv and window-kv) ask it alike.
+BYTES_PER_VALUE = Parameter(
+    name="bytes_per_value",
+    type="float",
+    default=2.0,
+    min=0.125,
+    max=8.0,
+    unit="B",
+    help="2 for BF16/FP16, 1 for an FP8 KV cache, 0.5 for a 4-bit one.",
+    label="Bytes per value",
+)
+
 CALCULATOR = Calculator(
     slug="kv-cache",
     title="KV cache per token and prefix copies",
@@ -191,16 +203,7 @@ CALCULATOR = Calculator(
             help="Values per head: hidden size ÷ attention heads (128 on every Llama here).",
             label="Head dimension",
         ),
-        Parameter(
-            name="bytes_per_value",
-            type="float",
-            default=2.0,
-            min=0.125,
-            max=8.0,
-            unit="B",
-            help="2 for BF16/FP16, 1 for an FP8 KV cache, 0.5 for a 4-bit one.",
-            label="Bytes per value",
-        ),
+        BYTES_PER_VALUE,
         Parameter(
             name="tokens",
             type="int",

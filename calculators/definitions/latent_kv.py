@@ -15,6 +15,7 @@ from calculators.definitions.assumptions import (
     DEEPSEEK_V3_ATTENTION_HEADS,
     LLAMA_3_70B,
 )
+from calculators.definitions.kv_cache import BYTES_PER_VALUE
 from calculators.formatting import bytes_text, number, short_bytes
 
 CONTEXT_TOKENS = 4096  # the replica calculator's request length
@@ -173,16 +174,7 @@ CALCULATOR = Calculator(
             "(d_h^R; qk_rope_head_dim in the config: 64).",
             label="RoPE key size",
         ),
-        Parameter(
-            name="bytes_per_value",
-            type="float",
-            default=float(BF16_BYTES),
-            min=0.125,
-            max=8.0,
-            unit="B",
-            help="2 for BF16, 1 for an FP8 cache.",
-            label="Bytes per value",
-        ),
+        BYTES_PER_VALUE,
         Parameter(
             name="context_tokens",
             type="int",

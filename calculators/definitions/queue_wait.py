@@ -95,7 +95,8 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
                 "ms",
             ),
             step(
-                "Mean wait after the loss if whole replicas failed instead (survivors keep their speed)",
+                "Mean wait after the loss if whole replicas failed instead (each a queue like this one; the rest keep "
+                "their speed and take the traffic)",
                 _wait_expression(service, after, servers),
                 o["wait_after_same_speed_ms"],
                 "ms",
@@ -168,6 +169,9 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         "ms",
     )
     svg.text(plot.left + 4, plot.top + 10, "wait (ms)", "chart-axis-label")
+    if slowdown > 1:  # which curve is which, on the chart itself
+        svg.text(plot.left + 4, plot.top + 72, "solid: replicas lost, speed kept", "chart-axis-label")
+        svg.text(plot.left + 4, plot.top + 88, "dashed: every server slowed", "chart-axis-label")
     # Python floats: formatting 200 points is the chart's main cost, and numpy scalars format slower.
     pairs = list(zip(rhos.tolist(), waits.tolist()))
     svg.polyline([(plot.x(r), plot.y(w)) for r, w in pairs if w <= y_ticks[-1]], "chart-line")
@@ -249,9 +253,11 @@ def notes() -> tuple[str, ...]:
         f"(M/M/{POOL_SERVERS}, Erlang C) wait {number(pool.wait_ms, 3)} → {number(pool.wait_after_ms, 4)} ms "
         f"with every server slowed, against one server's {number(defaults.wait_ms, 3)} → "
         f"{number(defaults.wait_after_ms, 4)} ms. The pool's wait grows by a larger factor only because it starts "
-        f"near zero; in milliseconds it stays far shorter. Losing whole servers of the pool instead "
-        f"({POOL_SERVERS} → {pool_left} at {number(SERVICE_MS)} ms, the same arrivals) gives "
-        f"{number(pool_lost_servers, 3)} ms.",
+        f"near zero; in milliseconds it stays far shorter. Losing {POOL_SERVERS - pool_left} of this one pool's "
+        f"{POOL_SERVERS} servers instead (M/M/{pool_left} at {number(SERVICE_MS)} ms, the same arrivals) gives "
+        f"{number(pool_lost_servers, 3)} ms; losing {percent(CAPACITY_LOSS)} of many such pools, the survivors "
+        f"taking their traffic at the same speed (the calculator's replicas-lost reading), "
+        f"{number(pool.wait_after_same_speed_ms, 3)} ms.",
         "**Assumptions.** Poisson arrivals and exponential service times. Kingman's "
         "approximation for other variability multiplies the wait by (ca² + cs²) ÷ 2: "
         "LLM requests vary far more than exponential service, so real waits can be longer.",
@@ -324,7 +330,7 @@ CALCULATOR = Calculator(
         Output(
             name="wait_after_same_speed_ms",
             unit="ms",
-            label="Mean wait after the loss, whole replicas lost (the rest keep their speed)",
+            label="Mean wait after the loss, whole replicas lost (each a queue like this one; the rest keep their speed)",
         ),
     ),
     compute=maths.queue_wait,

@@ -9,6 +9,7 @@ from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
 from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
 from calculators.definitions.assumptions import BF16_BYTES, GPT_OSS_120B, MISTRAL_7B, MISTRAL_8X_CONTEXT
+from calculators.definitions.kv_cache import BYTES_PER_VALUE
 from calculators.formatting import number, percent, short_bytes
 
 LONG_CONTEXT = 131_072  # gpt-oss-120b's 128K window
@@ -218,16 +219,7 @@ CALCULATOR = Calculator(
             help="Values per head (gpt-oss-120b: 64; Mistral 7B: 128).",
             label="Head dimension",
         ),
-        Parameter(
-            name="bytes_per_value",
-            type="float",
-            default=float(BF16_BYTES),
-            min=0.125,
-            max=8.0,
-            unit="B",
-            help="2 for BF16, 1 for an FP8 cache.",
-            label="Bytes per value",
-        ),
+        BYTES_PER_VALUE,
         Parameter(
             name="window_tokens",
             type="int",

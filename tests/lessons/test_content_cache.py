@@ -156,3 +156,19 @@ def test_a_release_that_changes_the_apps_code_reads_none_of_the_entries_an_older
     assert content_cache.source_digest([release]) == before  # the same code, the same key
     (release / "links.py").write_text((release / "links.py").read_text() + "\n# the next release\n")
     assert content_cache.source_digest([release]) != before
+
+
+def test_the_cache_key_names_the_apps_code_digest(monkeypatch):
+    """Entries are stored under SCHEMA, and SCHEMA is made from the digest of the app's packages."""
+    import django
+
+    from lessons.content_cache import APP_PACKAGES, SCHEMA, source_digest
+
+    expected = content_cache.hashlib.sha256(f"{django.__version__}:{source_digest(APP_PACKAGES)}".encode())
+    assert expected.hexdigest()[:12] == SCHEMA
+    built = []
+    assert content_cache.cached("probe", lambda: built.append(1) or "old", "t") == "old"
+    assert content_cache.cached("probe", lambda: built.append(1) or "again", "t") == "old"  # a hit
+    monkeypatch.setattr(content_cache, "SCHEMA", "another-release")
+    assert content_cache.cached("probe", lambda: built.append(1) or "new", "t") == "new"  # another key
+    assert len(built) == 2

@@ -117,3 +117,25 @@ def test_answering_a_follow_up_updates_its_own_mark_in_the_outline(client, lesso
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert '<span class="mark mark-done" id="mark-dd-dd-follow">' in page
     assert '<span class="mark mark-todo" id="mark-dd-dd-1">' not in page  # its parent was answered too
+
+
+def test_a_follow_up_placed_in_another_section_is_linked_from_its_parents_page_after_an_answer(client, lesson):
+    """A follow-up is drawn under its parent: the outline entry sent with an answer links to the parent's page,
+    as the page's own outline does, even when an author put the follow-up in a section of another layer."""
+    from lessons.models import Section
+
+    deeper = Section.objects.create(lesson=lesson, key="deeper", layer=3, order=2, title="Deeper", minutes=2, body="x")
+    follow = make_deep_dive(deeper, key="dd-far", order=1)
+    Choice.objects.filter(deep_dive__key="dd-1", verdict="weak").update(follow_up=follow)
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), pick(dd, "weak"), **HTMX)
+    sent = client.post(answer_url(follow), pick(follow, "best"), **HTMX).content.decode()
+    oob = re.search(r'<li id="outline-dd-dd-far" hx-swap-oob="true"><a href="([^"]+)">', sent)
+    assert html.unescape(oob.group(1)) == "/lessons/sample/?layer=2&section=core#dd-dd-far"
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert 'href="/lessons/sample/?layer=2&amp;section=core#dd-dd-far"' in page  # the page's outline says the same
+    # The Resume button sent with the answer goes there too, and the place kept for the next visit.
+    assert 'id="lesson-resume" href="/lessons/sample/?layer=2&amp;section=core#dd-dd-far"' in sent
+    from lessons.models import LessonProgress
+
+    assert LessonProgress.objects.get().url == "/lessons/sample/?layer=2&section=core#dd-dd-far"

@@ -577,3 +577,18 @@ def test_the_review_page_says_where_you_stand_before_how_the_schedule_works(clie
     shown = re.sub(r"<details.*?</details>", "", top, flags=re.S)
     assert len(re.sub(r"<[^>]+>", "", shown).split()) <= 30  # a sentence, not a paragraph
     assert "<summary>How the schedule works</summary>" in top and "FSRS" in top
+
+
+def test_a_prompt_with_an_ampersand_reads_as_written_in_review(client, lesson, stopped_clock):
+    """A title made of a rendered prompt is plain text: "Q&A", not "Q&amp;A" escaped a second time."""
+    dd = DeepDive.objects.get(key="dd-1")
+    dd.prompt = "Prefill & decode on one card: what do you split first?"
+    dd.save()
+    answer(client, lesson, "dd-1", "weak")
+    stopped_clock.shift(timedelta(minutes=11))
+    response = client.post(
+        reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk}
+    )
+    html = client.get(response["Location"]).content.decode()
+    assert "Prefill &amp; decode on one card" in html  # escaped once, as any text on a page
+    assert "&amp;amp;" not in html

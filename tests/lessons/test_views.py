@@ -295,7 +295,7 @@ def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(c
     assert response.status_code == 303
     assert Answer.objects.get().value == pytest.approx(393.216)
     page = client.get(response["Location"]).content.decode()
-    assert "You answered <strong>393 MB</strong>" in page
+    assert "You answered <strong>393.216 MB</strong>" in page  # 375 MiB in the question's unit, digits kept
     assert "Correct" in page
 
 
@@ -859,7 +859,15 @@ def test_a_lesson_page_writes_numbers_as_the_calculator_pages_do(client, lesson)
     step = Step.objects.get(title="Requests per replica")
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "0.00001234"})
     page = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", step.order])).content.decode()
-    assert "You answered <strong>1.23 × 10⁻⁵ requests</strong>" in page
+    assert "You answered <strong>1.234 × 10⁻⁵ requests</strong>" in page
+
+
+def test_a_learners_answer_is_echoed_with_the_digits_they_typed(client, lesson):
+    """10.45 read back as "10.4" looked like the site had changed the answer."""
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "10.45"})
+    page = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", step.order])).content.decode()
+    assert "You answered <strong>10.45 requests</strong>" in page
 
 
 def test_a_session_key_rotated_at_log_in_and_out_keeps_progress_apart(client, lesson, learner_user):
