@@ -54,6 +54,23 @@ LLAMA_3_8B_PARAMS_B = 8.03
 NOMINAL_13B = 13
 BF16_BYTES = 2
 
+# Llama-3-70B's shape (its config.json; Llama-3.1-70B has the same one, with a 128K window): 80 blocks of hidden
+# size 8,192 with an MLP of 28,672, 64 query and 8 KV heads of 128, a vocabulary of 128,256 with separate input
+# and output embeddings. A decode step reads every linear layer and the output layer (lm_head), but only the
+# batch's rows of the input embeddings.
+_70B_HIDDEN, _70B_MLP, _70B_BLOCKS, _70B_VOCAB, _70B_KV_WIDTH = 8_192, 28_672, 80, 128_256, 8 * 128
+LLAMA_3_70B_BLOCK_LINEAR_PARAMS = _70B_BLOCKS * (
+    3 * _70B_HIDDEN * _70B_MLP + 2 * _70B_HIDDEN * _70B_HIDDEN + 2 * _70B_HIDDEN * _70B_KV_WIDTH
+)  # 68.45 billion: gate, up, down; q, o; k, v
+LLAMA_3_70B_LM_HEAD_PARAMS = _70B_VOCAB * _70B_HIDDEN  # 1.05 billion, as many again in the input embeddings
+LLAMA_3_70B_SHAPE_PARAMS = LLAMA_3_70B_BLOCK_LINEAR_PARAMS + 2 * LLAMA_3_70B_LM_HEAD_PARAMS  # 70.55 billion
+# 4-bit weights in groups of 128, each group with an FP16 scale and a 4-bit zero point (AWQ; GPTQ's symmetric
+# checkpoints drop the zero). vLLM's FP8 checkpoints and AWQ or GPTQ ones keep lm_head in BF16.
+W4_GROUP_128_BYTES_PER_WEIGHT = 0.5 + (2 + 0.5) / 128
+LLAMA_3_70B_W4_READ_GB = (
+    LLAMA_3_70B_BLOCK_LINEAR_PARAMS * W4_GROUP_128_BYTES_PER_WEIGHT + LLAMA_3_70B_LM_HEAD_PARAMS * BF16_BYTES
+) / 1e9  # 37.66 GB a step over the replica, against a nominal 70B's 35 at half a byte
+
 MONTHS_PER_YEAR = 12
 
 H100_GB = 80  # the "80GB" on the box, read as decimal GB

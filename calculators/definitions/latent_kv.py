@@ -130,7 +130,8 @@ def notes() -> tuple[str, ...]:
         "attention: each GPU keeps the latents of its own requests only.",
         f"**Precision.** In FP8 a DeepSeek-V3 token takes {number(fp8)} B. A {number(LONG_CONTEXT)}-token "
         f"request holds {short_bytes(v3.request_bytes)} in BF16, against {short_bytes(llama.copy_bytes)} on "
-        "Llama-3-70B. Whether a lower-precision latent keeps quality is measured, not assumed.",
+        "Llama-3.1-70B (Llama-3-70B's shape, with a 128K window). Whether a lower-precision latent keeps "
+        "quality is measured, not assumed.",
     )
 
 

@@ -14,8 +14,8 @@ from calculators.registry import CALCULATORS
 # A number of two digits or more standing on its own: "384", "1,200", "0.56"; not "70B", "H100", "10⁶".
 TYPED_NUMBER = re.compile(r"(?<![\w.])[0-9][0-9,]*(?:\.[0-9]+)?(?!\w)")
 # Numbers that are names or scales, not figures: a paper's year, a theorem's number, an HTTP
-# status, and 100 for percentages.
-NOT_FIGURES = {"2023", "3.8", "429", "100"}
+# status, a model's version (Llama-3.1-70B), and 100 for percentages.
+NOT_FIGURES = {"2023", "3.8", "429", "3.1", "100"}
 
 
 def _module(slug):

@@ -630,3 +630,160 @@ def test_the_fleet_lesson_counts_output_tokens_as_its_throughput_figures_do():
     assert "Demand** is output tokens per month" in body
     assert "| 700 output tokens/s |" in body and "| 10,000 output tokens/s |" in body
     assert "| 700 tokens/s |" not in body and "at 700 tokens/s" not in body
+
+
+# Fourth expert review: shrinking the bytes.
+def _shrinking() -> dict:
+    return yaml.safe_load((CONTENT / "shrinking-the-bytes.yaml").read_text(encoding="utf-8"))
+
+
+def _dive(key: str) -> dict:
+    return next(
+        item["deep_dive"]
+        for section in _shrinking()["sections"]
+        for item in section.get("items") or []
+        if item.get("deep_dive", {}).get("key") == key
+    )
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_long_context_steps_are_priced_at_the_batch_the_replica_holds():
+    """64 sequences of 32,768 tokens need 64 x 32,768 x 327,680 B = 687 GB of KV; four H100s hold about 15.
+
+    Every 32K step is priced at the batch the replica calculator fits in BF16, where the KV read
+    (12 ms) outweighs even the BF16 weights (10.45 ms), and FP8 KV still wins, mostly on memory.
+    """
+    from calculators import maths
+
+    def fits(weights_gb=140, kv=327_680):
+        return maths.replica(4, 84.94, weights_gb, 0.9, kv, 32_768).requests_per_replica
+
+    def step(batch, bytes_per_param=2, kv=327_680):
+        return maths.decode_step(70, bytes_per_param, kv, batch, 32_768, 4, 3.35, 989)
+
+    held = fits()
+    assert 64 * 32_768 * 327_680 > 0.9 * 4 * 84.94e9 and held < 20
+    assert step(held).kv_ms > step(held).weights_ms  # the KV read outweighs even the BF16 weights
+    assert step(held, kv=163_840).step_ms < step(held, bytes_per_param=1).step_ms
+    assert fits(kv=163_840) > fits(weights_gb=70)
+    body = " ".join(_lesson_texts("shrinking-the-bytes.yaml"))
+    assert "64 sequences, 32,768 tokens" not in body and "64 at a time" not in body
+    assert "hardly matter" not in body and "outweighs even the BF16 weights" in body
+    long_steps = re.findall(r"\{\{calc decode-step\.\w+([^}|]*mean_context=32768[^}|]*)", body)
+    assert len(long_steps) >= 8
+    for params in long_steps:
+        # The BF16 replica's batch, or (filled to what fits) the batch this step's precision holds.
+        weights = 70 * float((re.search(r"bytes_per_param=([\d.]+)", params) or [0, 2])[1])
+        kv = int((re.search(r"kv_bytes_per_token=(\d+)", params) or [0, 327_680])[1])
+        batch = int(re.search(r"\bbatch=(\d+)", params).group(1))
+        assert batch in (held, fits(weights, kv)), params
+
+
+def test_the_ridge_distractor_at_batch_128_is_graded_weak():
+    """At 128 sequences of 2,048 tokens the 4-bit step reads 9.02 ms against 4.53 ms of arithmetic: memory-bound."""
+    from calculators import maths
+
+    assert maths.decode_step(70, 0.5, 327_680, 128, 2048, 4, 3.35, 989).memory_bound
+    ridge = next(c for c in _dive("batch-128-gain")["choices"] if "crossed the ridge" in c["text"])
+    assert ridge["verdict"] == "weak"
+    assert "Closer than it sounds" not in ridge["feedback"] and "memory-bound" in ridge["feedback"]
+
+
+def test_faster_arithmetic_is_taught_as_eight_bit_weights_and_activations_fp8_or_int8():
+    """H100 INT8 (1,979 TOPS) and FP8 both double dense BF16 (989); an A100's INT8 (624 TOPS) doubles its BF16 (312)."""
+    body = _flat(" ".join(_lesson_texts("shrinking-the-bytes.yaml")))
+    assert "Faster arithmetic needs FP8 weights" not in body
+    assert "8-bit weights *and* activations (FP8 or INT8)" in body
+
+
+def test_marlins_batch_range_is_said_to_be_measured_on_a100_class_gpus_with_machete_on_h100():
+    """Marlin's README: Ampere or Ada, 'not yet optimized for Hopper'; vLLM tries Machete (sm_90) first for W4A16."""
+    body = _flat(" ".join(_lesson_texts("shrinking-the-bytes.yaml")))
+    marlin = re.search(r"\*\*Expanding 4-bit weights costs work\*\*[^*]*", body).group(0)
+    assert "A100-class GPUs" in marlin and "not yet tuned for Hopper" in marlin and "Machete" in marlin
+
+
+def test_the_4_bit_read_counts_the_bf16_output_layer_and_the_group_scales():
+    """lm_head (128,256 x 8,192) stays BF16 in vLLM FP8 and AWQ/GPTQ checkpoints; group-128 scales and zeros add ~4%.
+
+    On Llama-3-70B's shape the 4-bit read is about 37.7 GB, not 35: about 3.7x the BF16 step at batch 1, not 3.95x.
+    """
+    from calculators.definitions import assumptions
+    from lessons.markup import calc_value
+
+    assert round(assumptions.LLAMA_3_70B_SHAPE_PARAMS / 1e9, 1) == assumptions.LLAMA_3_70B_PARAMS_B == 70.6
+    assert assumptions.LLAMA_3_70B_LM_HEAD_PARAMS == 128_256 * 8_192
+    assert 37.5 < assumptions.LLAMA_3_70B_W4_READ_GB < 38
+    body = " ".join(_lesson_texts("shrinking-the-bytes.yaml"))
+    typed = re.search(r"params_b=70\.6 bytes_per_param=([\d.]+)", body)
+    assert typed, "the realistic 4-bit read is priced with Llama-3-70B's published count"
+    assert 70.6 * float(typed.group(1)) == pytest.approx(assumptions.LLAMA_3_70B_W4_READ_GB, rel=1e-3)
+    lm_head = re.search(r"decode-step\.weights_ms params_b=([\d.]+) \|", body)
+    assert float(lm_head.group(1)) == pytest.approx(assumptions.LLAMA_3_70B_LM_HEAD_PARAMS / 1e9, rel=5e-3)
+    assert "`lm_head`" in body and "nominal 70 × 10⁹ weights" in body
+    realistic = calc_value(f"decode-step.step_ms batch=1 params_b=70.6 bytes_per_param={typed.group(1)}")
+    ratio = calc_value("decode-step.step_ms batch=1") / realistic
+    assert 3.6 < ratio < 3.75
+    (envelope,) = [t for t in _lesson_texts("shrinking-the-bytes.yaml") if t.startswith("Llama-3-70B (a nominal")]
+    assert "group scales left out" not in envelope and "lm_head" in envelope
+
+
+def test_a_hybrid_window_model_is_said_to_save_its_windowed_layers_share():
+    """Half only for 1:1 alternation (gpt-oss); Gemma 3's five windowed layers to one global save about 5/6."""
+    body = _flat(" ".join(_lesson_texts("shrinking-the-bytes.yaml")))
+    assert "a hybrid halves it" not in body
+    assert "a hybrid saves the windowed layers' share" in body
+
+
+def test_the_shrinking_deep_dives_do_not_point_at_their_best_choice():
+    """The technique, the caveat, the split verdict and the list of steps are not the best choice's alone."""
+    deepseek = _dive("deepseek-kv")["choices"]
+    assert [c for c in deepseek if c["verdict"] != "best" and "MLA" in c["text"]]
+    next_lever = _dive("next-lever")["choices"]
+    best = next(c for c in next_lever if c["verdict"] == "best")
+    assert "after checking" not in best["text"]
+    assert [c for c in next_lever if c["verdict"] != "best" and re.search(r"quality|evals?\b", c["text"])]
+    a100 = _dive("a100-fp8")["choices"]
+    assert len([c for c in a100 if c["text"].startswith("Half the memory")]) >= 2
+    # Every distractor pairs a check with a rollout, as the best choice does.
+    ship = [c for c in _dive("ship-it")["choices"] if c["verdict"] != "best"]
+    assert all(re.search(r"\bship|canary|rolled out", c["text"]) for c in ship)
+
+
+def test_the_multi_head_baseline_names_its_head_sizes():
+    """DeepSeek-V3's heads have keys of 192 values (128 + 64 RoPE) and values of 128: 4,997,120 B a token per head.
+
+    The DeepSeek-V2 paper's baseline takes d_h = 128 for both (3,997,696 B); the lesson says which is which.
+    """
+    from lessons.markup import expand_calcs
+
+    assert expand_calcs("{{calc kv-cache.bytes_per_token layers=61 kv_heads=128 head_dim=160 | int}}") == "4,997,120"
+    assert 61 * 128 * (192 + 128) * 2 == 4_997_120
+    texts = _lesson_texts("shrinking-the-bytes.yaml")
+    assert not [t for t in texts if "fifty-odd" in t]
+    baseline = [t for t in texts if "layers=61 kv_heads=128 |" in t or "layers=61 kv_heads=128 head_dim=128" in t]
+    assert all("paper" in t for t in baseline)
+    true_shapes = [t for t in texts if "layers=61 kv_heads=128 head_dim=160" in t]
+    assert len(true_shapes) >= 2 and all("192" in t for t in true_shapes)
+
+
+def test_the_latent_copy_remedies_include_vllms_decode_context_parallelism():
+    """vLLM's context-parallel guide: DeepSeek's MLA has one KV head, -tp 8 copies it 8x, -dcp 8 shards it by token."""
+    copied = next(c for c in _dive("latent-under-tp")["choices"] if c["verdict"] == "acceptable")
+    feedback = _flat(copied["feedback"])
+    assert "decode context parallelism" in feedback and "by token" in feedback
+
+
+def test_long_contexts_on_a_70b_are_taught_on_llama_3_1_70b():
+    """Llama-3-70B was released with an 8,192-token window; 32K and 128K need Llama-3.1-70B (the same shape)."""
+    from calculators.definitions import latent_kv
+
+    texts = _lesson_texts("shrinking-the-bytes.yaml")
+    long_context = [t for t in texts if re.search(r"128K|131,072|131072|32K|32,768|32768", t) and "Llama" in t]
+    assert long_context
+    assert all("Llama-3.1-70B" in t for t in long_context), [t[:80] for t in long_context]
+    notes = " ".join(latent_kv.notes())
+    assert "on Llama-3.1-70B" in notes and "on Llama-3-70B" not in notes
