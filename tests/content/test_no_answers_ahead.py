@@ -44,3 +44,27 @@ def test_the_lesson_page_gives_no_envelope_answer_away_before_it_is_asked(client
     for title, forms in asked:
         shown = sorted(form for form in forms if form in text)
         assert shown == [], f"{title!r}: the page shows {shown} before the learner answers"
+
+
+def test_shrinking_the_bytes_tables_do_not_print_its_envelopes_answers(client, content):
+    """The layer tables time decode at tensor parallelism 4; the envelope asks for 8, so no table answers it."""
+    from tests.lesson_pages import whole_lesson
+
+    path = LESSON.with_name("shrinking-the-bytes.yaml")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    steps = [
+        step
+        for section in data["sections"]
+        for item in section["items"]
+        for step in item.get("walkthrough", {}).get("steps", [])
+        if step.get("ask")
+    ]
+    assert len(steps) == 4
+    text = html.unescape(re.sub(r"<[^>]+>", " ", whole_lesson(client, reverse("lesson", args=["shrinking-the-bytes"]))))
+    text = re.sub(r"\s+", " ", text)
+    for step in steps:
+        ask = step["ask"]
+        value = get_calculator(ask["calculator"]).evaluate(ask.get("inputs", {})).outputs[ask["output"]]
+        forms = {f"{value:.2f} {ask['unit']}", f"{value:,.0f} {ask['unit']}"} if value > 10 else {f"{value:.2f}"}
+        shown = sorted(form for form in forms if form in text)
+        assert shown == [], f"{step['title']!r}: the lesson shows {shown} before the learner answers"
