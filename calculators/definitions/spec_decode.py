@@ -247,11 +247,7 @@ def notes() -> tuple[str, ...]:
 
 def _at_batch(batch: int, mean_context: int) -> float:
     """Return the defaults' speedup at a batch and context, verification priced on the decode-step roofline."""
-    return maths.spec_decode_at_batch(
-        ACCEPTANCE, DRAFT_TOKENS, DRAFT_COST, params_b=float(decode_step.NOMINAL_70B),
-        bytes_per_param=float(BF16_BYTES), kv_bytes_per_token=decode_step.KV_70B, batch=batch,
-        mean_context=mean_context, tp=decode_step.TP, hbm_tb_s=H100_HBM_TB_S, tflops=H100_BF16_TFLOPS,
-    )  # fmt: skip
+    return compute(ACCEPTANCE, DRAFT_TOKENS, DRAFT_COST, batch, mean_context, compute_efficiency=1.0).speedup
 
 
 def _preset(acceptance: float, draft_tokens: int, draft_cost: float, note: str = "") -> Preset:
