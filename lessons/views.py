@@ -187,8 +187,9 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             hints=state.hints_before_first,
             follow_up_open=bool(picked.follow_up_id) and data.state("deep_dive", picked.follow_up_id).reached,
         )
-        services.remember_position(learner, lesson.pk, deep_dive.anchor, deep_dive_url(data, deep_dive))
-    return answered(request, data, deep_dive, "deep_dive", pk, answer)
+        shown_at = deep_dive_url(data, deep_dive)
+        services.remember_position(learner, lesson.pk, deep_dive.anchor, shown_at)
+    return answered(request, data, deep_dive, "deep_dive", pk, answer, shown_at)
 
 
 def deep_dive_url(data, deep_dive) -> str:
@@ -255,16 +256,18 @@ def answer_challenge(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return answered(request, data, challenge, "challenge", pk, answer)
 
 
-def answered(request, data, item, partial: str, pk: int, answer) -> HttpResponse:
-    """Redirect a plain form post back to the item; give htmx the item's fragment."""
+def answered(request, data, item, partial: str, pk: int, answer, url: str | None = None) -> HttpResponse:
+    """Redirect a plain form post back to the item; give htmx the item's fragment.
+
+    ``url``: where the item is shown, when not its own URL (a follow-up: its top parent's page).
+    """
+    url = url or item.get_absolute_url()
     if not request.htmx:
-        return HttpResponseRedirect(item.get_absolute_url(), status=303)
+        return HttpResponseRedirect(url, status=303)
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
-    context = {"page": page, "lesson": data.lesson, "view": views[partial][pk]}
-    if partial == "deep_dive":
-        context["url"] = deep_dive_url(data, item)
+    context = {"page": page, "lesson": data.lesson, "view": views[partial][pk], "url": url}
     return fragment(request, partial, context, answer)
 
 

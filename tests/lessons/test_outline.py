@@ -139,3 +139,18 @@ def test_a_follow_up_placed_in_another_section_is_linked_from_its_parents_page_a
     from lessons.models import LessonProgress
 
     assert LessonProgress.objects.get().url == "/lessons/sample/?layer=2&section=core#dd-dd-far"
+
+
+def test_a_plain_form_answer_to_a_follow_up_in_another_section_returns_to_its_parents_page(client, lesson):
+    """Without JavaScript the answer redirects back to where the follow-up is drawn: its parent's page."""
+    from lessons.models import Section
+
+    deeper = Section.objects.create(lesson=lesson, key="deeper", layer=3, order=2, title="Deeper", minutes=2, body="x")
+    follow = make_deep_dive(deeper, key="dd-far", order=1)
+    Choice.objects.filter(deep_dive__key="dd-1", verdict="weak").update(follow_up=follow)
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), pick(dd, "weak"))
+    response = client.post(answer_url(follow), pick(follow, "best"))
+    assert response.status_code == 303
+    assert response["Location"] == "/lessons/sample/?layer=2&section=core#dd-dd-far"
+    assert "dd-dd-far" in client.get(response["Location"]).content.decode()
