@@ -170,7 +170,8 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     )
     svg.text(plot.left + 4, plot.top + 10, "wait (ms)", "chart-axis-label")
     if slowdown > 1:  # which curve is which, on the chart itself
-        svg.text(plot.left + 4, plot.top + 72, "solid: replicas lost, speed kept", "chart-axis-label")
+        lost = "replicas lost" if servers == 1 else f"whole pools of {servers} lost"  # not servers within this pool
+        svg.text(plot.left + 4, plot.top + 72, f"solid: {lost}, speed kept", "chart-axis-label")
         svg.text(plot.left + 4, plot.top + 88, "dashed: every server slowed", "chart-axis-label")
     # Python floats: formatting 200 points is the chart's main cost, and numpy scalars format slower.
     pairs = list(zip(rhos.tolist(), waits.tolist()))

@@ -133,3 +133,11 @@ def test_simulator_lines_are_named_in_a_legend_below_the_plot():
     # Each name has a sample of its line's dash pattern (its class) beside it.
     samples = [line.get("class") for line in root.iter(f"{ns}line") if "chart-series-" in line.get("class", "")]
     assert samples == [f"chart-line chart-series chart-series-{i}" for i in range(3)]
+
+
+def test_queue_wait_chart_says_what_a_pools_replicas_lost_curve_means():
+    """For a pool of servers the speed-kept curve is whole pools lost (M/M/10 at the new load), not 3 of its 10
+    servers: the legend says so, as the output's label does."""
+    assert "solid: replicas lost, speed kept" in _chart("queue-wait").svg
+    pool = _chart("queue-wait", {"servers": "10"}).svg
+    assert "solid: whole pools of 10 lost, speed kept" in pool and "solid: replicas lost" not in pool
