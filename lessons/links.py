@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from django.core.signals import setting_changed
@@ -78,6 +78,19 @@ class GradedItem:
     leading: tuple[int, ...] = ()  # the choices leading to a follow-up: it counts once reached
 
 
+def drawn_under(pk: int, parent_of: Mapping[int, int]) -> int:
+    """Return the deep dive that deep dive ``pk`` is drawn under: itself, unless a follow-up; then its parent's
+    top-level deep dive, whatever section an author put the follow-up in (a loop of follow-ups stops the walk).
+
+    ``parent_of`` maps each follow-up to the deep dive whose choice leads to it.
+    """
+    seen = {pk}
+    while pk in parent_of and parent_of[pk] not in seen:
+        pk = parent_of[pk]
+        seen.add(pk)
+    return pk
+
+
 def generation_of(lessons: Iterable[Lesson]) -> str | None:
     """Return the content generation ``lessons`` were read in (content_cache.visible_lessons), if they carry it."""
     return next((getattr(lesson, "content_token", None) for lesson in lessons), None)
@@ -100,19 +113,27 @@ def read_item_catalog() -> dict[tuple[str, int], GradedItem]:
 
     topic_fields = ("topic", "topic__order", "topic__name")
     leading: dict[int, list[int]] = defaultdict(list)
-    for choice, follow_up in Choice.objects.filter(follow_up__isnull=False).values_list("pk", "follow_up_id"):
+    parent_of: dict[int, int] = {}  # a follow-up: its parent, the last in page order (as build_lesson_page draws it)
+    links = Choice.objects.filter(follow_up__isnull=False).order_by(
+        "deep_dive__section__order", "deep_dive__order", "deep_dive_id", "order"
+    )
+    for choice, deep_dive, follow_up in links.values_list("pk", "deep_dive_id", "follow_up_id"):
         leading[follow_up].append(choice)
+        parent_of[follow_up] = deep_dive
     catalog = {}
     placed = ("pk", "key", "points", "section__lesson_id", "section__layer", "section__key", *topic_fields)
     # The items a section holds, found on their layer's page; each with the field its title comes from
-    # (a prompt's HTML, stripped to plain text, or a plain title).
+    # (a prompt's HTML, stripped to plain text, or a plain title). A follow-up is found on the page of the
+    # deep dive it is drawn under (drawn_under).
     for kind, model, title in (("deep_dive", DeepDive, "prompt_html"), ("challenge", Challenge, "title"),
                                ("open_question", OpenQuestion, "prompt_html")):  # fmt: skip
-        for row in model.objects.order_by().values(*placed, title):
-            catalog[kind, row["pk"]] = GradedItem(
+        rows = {row["pk"]: row for row in model.objects.order_by().values(*placed, title)}
+        for pk, row in rows.items():
+            page = rows[drawn_under(pk, parent_of)] if kind == "deep_dive" else row
+            catalog[kind, pk] = GradedItem(
                 row["section__lesson_id"], plain_text(row[title]) if title.endswith("_html") else row[title],
-                f"{page_query(row['section__layer'], row['section__key'])}#{model.anchor_for(row['key'])}", topic(row), row["points"],
-                tuple(sorted(leading[row["pk"]])) if kind == "deep_dive" else (),
+                f"{page_query(page['section__layer'], page['section__key'])}#{model.anchor_for(row['key'])}", topic(row), row["points"],
+                tuple(sorted(leading[pk])) if kind == "deep_dive" else (),
             )  # fmt: skip
     steps = Step.objects.exclude(calculator="").order_by()
     walkthrough_topic = ("walkthrough__topic", "walkthrough__topic__order", "walkthrough__topic__name")

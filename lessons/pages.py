@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from django.utils.safestring import mark_safe
 
 from lessons import content_cache, diagram
-from lessons.links import generation_of, url_maker
+from lessons.links import drawn_under, generation_of, url_maker
 from lessons.markup import plain_text, truncate_words
 from lessons.models import (
     Answer,
@@ -517,13 +517,11 @@ class LessonData:
         return self.states.get((kind, pk)) or ItemState()
 
     def shown_under(self, deep_dive: DeepDive) -> DeepDive:
-        """Return the top-level deep dive ``deep_dive`` is drawn under (itself unless a follow-up): its page is
+        """Return the top-level deep dive ``deep_dive`` is drawn under (lessons.links.drawn_under): its page is
         that deep dive's, whatever section an author put the follow-up in."""
-        seen = {deep_dive.pk}
-        while deep_dive.pk in self.leading and self.leading[deep_dive.pk].pk not in seen:
-            deep_dive = self.leading[deep_dive.pk]
-            seen.add(deep_dive.pk)
-        return deep_dive
+        parents = {parent.pk: parent for parent in self.leading.values()}
+        top = drawn_under(deep_dive.pk, {pk: parent.pk for pk, parent in self.leading.items()})
+        return parents.get(top, deep_dive)
 
     def record(self, answer: Answer) -> None:
         """Add an answer just stored, so the page shows it without reading it back (one query only when

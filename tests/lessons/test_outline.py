@@ -2,9 +2,12 @@
 
 import html
 import re
+from datetime import timedelta
 
 import pytest
+import time_machine
 from django.urls import reverse
+from django.utils import timezone
 
 from lessons.models import Choice, DeepDive, Lesson, OpenQuestion
 from tests.lesson_pages import whole_lesson
@@ -154,3 +157,27 @@ def test_a_plain_form_answer_to_a_follow_up_in_another_section_returns_to_its_pa
     assert response.status_code == 303
     assert response["Location"] == "/lessons/sample/?layer=2&section=core#dd-dd-far"
     assert "dd-dd-far" in client.get(response["Location"]).content.decode()
+
+
+def test_results_and_review_link_a_missed_follow_up_in_another_section_to_its_parents_page(client, lesson):
+    """Lists of items (the results' misses, the API's results and review queue) open a follow-up where it is drawn:
+    under its parent, on the parent's page, not on the page of the section an author put it in."""
+    from lessons.models import Section
+
+    deeper = Section.objects.create(lesson=lesson, key="deeper", layer=3, order=2, title="Deeper", minutes=2, body="x")
+    follow = make_deep_dive(deeper, key="dd-far", order=1)
+    Choice.objects.filter(deep_dive__key="dd-1", verdict="weak").update(follow_up=follow)
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), pick(dd, "weak"))
+    client.post(answer_url(follow), pick(follow, "weak"))
+    where = "/lessons/sample/?layer=2&section=core#dd-dd-far"
+    misses = client.get("/results/").content.decode().split("Misses to retry")[1]
+    links = [html.unescape(href) for href in re.findall(r'<a href="([^"]+)">', misses)]
+    assert where in links
+    assert "/lessons/sample/?layer=3#dd-dd-far" not in links
+    retry = {miss["id"]: miss["retry_url"] for miss in client.get("/api/v1/results/").json()["misses"]}
+    assert retry[follow.pk] == f"http://testserver{where}"
+    with time_machine.travel(timezone.now() + timedelta(hours=1)):  # a miss comes back after ten minutes
+        due = {item["id"]: item["url"] for item in client.get("/api/v1/review/").json()}
+        assert due[follow.pk] == f"http://testserver{where}"
+    assert "dd-dd-far" in client.get(where).content.decode()  # the link opens a page that shows it
