@@ -14,6 +14,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.timesince import timeuntil
 
+from calculators.formatting import plural
+
 DATE = "j M Y"  # 1 Dec 2026
 TIME = "H:i"  # 15:12 (a deadline too: cut to the minute, it is never later than the real one)
 
@@ -50,6 +52,25 @@ def when(value: datetime | None, style: str = "") -> SafeString | str:
     else:
         text = utc_text(moment)
     return format_html('<time datetime="{}">{}</time>', stamp, text)
+
+
+GAP_UNITS = (  # (unit, its length, the gap below which it is the largest unit used)
+    ("minute", timedelta(minutes=1), timedelta(hours=1)),
+    ("hour", timedelta(hours=1), timedelta(days=1)),
+    ("day", timedelta(days=1), timedelta(days=60)),
+    ("month", timedelta(days=30), timedelta.max),
+)
+
+
+def gap_text(gap: timedelta) -> str:
+    """Return a gap in the largest unit that fits it, "about" when that rounds it: "10 minutes",
+    "about 2 hours" (2 h 5 min), "11 days", "about 5 months"."""
+    for unit, length, below in GAP_UNITS:
+        if gap < below:
+            count = max(round(gap / length), 1)
+            text = f"{count}\N{NO-BREAK SPACE}{plural(count, unit)}"
+            return text if gap == count * length else f"about {text}"
+    raise ValueError(gap)
 
 
 def until(value: datetime, now: datetime | None = None) -> str:

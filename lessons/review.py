@@ -1,8 +1,9 @@
 """Spaced review: every answer reschedules its item for the learner with FSRS (py-fsrs).
 
 A miss comes back in ten minutes (the first learning step, or the relearning step); a first
-right answer in four hours (the second learning step), then, once learnt, after days and then
-weeks as FSRS's stability grows. The pages say so in those words. A review session (the review page, the API) quizzes each due item afresh (see ``present``): its
+partly right answer in about two hours (between the two learning steps); a first right answer
+in four hours (the second learning step), then, once learnt, after days and then weeks as FSRS's
+stability grows. The pages say so in the scheduler's own figures (``RETURNS``). A review session (the review page, the API) quizzes each due item afresh (see ``present``): its
 outcome, less any hints taken, sets the FSRS rating (``review_rating``); it never writes an
 Answer, so lesson scores never change.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import reduce
 from operator import or_
 
@@ -20,6 +21,7 @@ from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
+from interview.dates import gap_text
 from lessons.links import generation_of, item_catalog, item_links
 from lessons.models import ITEM_ID_FIELDS, Answer, Lesson, Outcome, ReviewCard, item_key_of
 
@@ -29,6 +31,47 @@ SCHEDULER = Scheduler(
     enable_fuzzing=False,
 )
 RATING = {Outcome.CORRECT: Rating.Good, Outcome.PARTIAL: Rating.Hard, Outcome.INCORRECT: Rating.Again}
+
+
+@dataclass(frozen=True)
+class Returns:
+    """When an item comes back after its first answer, per outcome, and after each right answer that follows:
+    the scheduler's own gaps, written for people (interview.dates.gap_text), so the pages never say
+    what the scheduler does not do."""
+
+    miss: str
+    partial: str
+    right: str
+    recalls: tuple[str, ...]  # the gaps after the next right answers, each given when the item came back
+
+    @classmethod
+    def of(cls, scheduler: Scheduler, recalls: int = 3) -> Returns:
+        start = datetime(2000, 1, 1, tzinfo=UTC)  # any moment: the gaps do not depend on it
+
+        def gap(card: Card, outcome: str) -> tuple[Card, str]:
+            at = card.due
+            card, _log = scheduler.review_card(card, RATING[outcome], review_datetime=at)
+            return card, gap_text(card.due - at)
+
+        card, right = gap(Card(due=start), Outcome.CORRECT)
+        gaps = []
+        for _ in range(recalls):
+            card, text = gap(card, Outcome.CORRECT)
+            gaps.append(text)
+        return cls(gap(Card(due=start), Outcome.INCORRECT)[1], gap(Card(due=start), Outcome.PARTIAL)[1], right,
+                   tuple(gaps))  # fmt: skip
+
+    @property
+    def text(self) -> str:
+        """Return the schedule in one sentence, for the results and review pages."""
+        return (
+            f"A miss comes back in {self.miss}, a partly right answer in {self.partial}, a right one in "
+            f"{self.right}; each right answer after that sends it further off ({', then '.join(self.recalls)}, "
+            "and so on)."
+        )
+
+
+RETURNS = Returns.of(SCHEDULER)
 DUE_LIST_LIMIT = 50  # due items the review page ("Also due") and the review API list at most
 DUE_ORDER = ("due", "pk")  # most overdue first; of equals, the oldest card
 

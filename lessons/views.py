@@ -492,7 +492,7 @@ def results(request: HttpRequest) -> HttpResponse:
     """Show the learner's results: totals, lessons, topics and misses to retry."""
     lessons = visible_lessons(request.user)
     results = compute_results(request, lessons)
-    context = {"results": results, "due": results.due, "next_due": results.next_due}
+    context = {"results": results, "due": results.due, "next_due": results.next_due, "returns": review.RETURNS}
     return render(request, "lessons/results.html", context)
 
 
@@ -543,6 +543,7 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
         "started": lookup is not None,
         "next_due": schedule.next_due if schedule else None,
         "scheduled": schedule.scheduled if schedule else 0,
+        "returns": review.RETURNS,
     }
     if request.htmx and request.method == "GET" and quiz:  # "Show a hint": the hints region only
         return render(request, "lessons/_review_hints.html", context, status=status)

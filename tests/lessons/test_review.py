@@ -10,7 +10,7 @@ from lessons.models import Answer, DeepDive, Learner, Lesson, ReviewCard, Step
 from lessons.review import due_items, schedule
 from tests.conftest import STOPPED_AT
 from tests.lessons.factories import answer_deep_dive as answer
-from tests.lessons.factories import make_lesson
+from tests.lessons.factories import make_deep_dive, make_lesson
 
 START = STOPPED_AT  # the shared stopped_clock fixture stops the wall clock here
 
@@ -47,8 +47,25 @@ def test_the_review_page_says_when_answers_come_back_as_the_scheduler_does(clien
     recalled = ReviewCard.objects.get(deep_dive__key="dd-2")
     assert recalled.due == START + timedelta(hours=4)  # not days: FSRS's second learning step
     html = client.get(reverse("review")).content.decode()
-    assert "A miss returns in ten minutes; a first recall in four hours" in html
-    assert "a recall after days" not in html
+    # The page says what the scheduler does, a partly right answer too: FSRS's Hard, between the two steps.
+    said = "A miss comes back in 10\N{NO-BREAK SPACE}minutes, a partly right answer in about 2\N{NO-BREAK SPACE}hours, a right one in 4\N{NO-BREAK SPACE}hours"
+    assert said in html
+    make_deep_dive(lesson.sections.get(), key="dd-3", order=3)
+    answer(client, lesson, "dd-3", "acceptable")
+    assert ReviewCard.objects.get(deep_dive__key="dd-3").due == START + timedelta(hours=2, minutes=5)
+    assert said in client.get(reverse("results")).content.decode()
+
+
+def test_the_schedule_the_pages_state_is_the_schedulers_own():
+    """Other learning steps give other words: nothing in them is typed by hand."""
+    from fsrs import Scheduler
+
+    from lessons.review import RETURNS, Returns
+
+    assert RETURNS.recalls == ("2\N{NO-BREAK SPACE}days", "11\N{NO-BREAK SPACE}days", "46\N{NO-BREAK SPACE}days")
+    other = Returns.of(Scheduler(learning_steps=(timedelta(minutes=1), timedelta(days=1)), enable_fuzzing=False))
+    assert (other.miss, other.right) == ("1\N{NO-BREAK SPACE}minute", "1\N{NO-BREAK SPACE}day")
+    assert other.partial == "about 12\N{NO-BREAK SPACE}hours"  # (1 minute + 1 day) / 2
 
 
 def test_items_due_at_the_same_moment_come_back_in_the_order_they_were_answered(client, db, stopped_clock):
