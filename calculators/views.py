@@ -80,12 +80,17 @@ def _result_context(calculator: Calculator, result: Result | None) -> dict | Non
 
 
 def _preset_links(calculator: Calculator, current: dict[str, str]) -> list[dict[str, str]]:
-    """Return each preset as a link that keeps the learner's other inputs."""
-    links = []
-    for preset in calculator.presets:
-        values = {**current, **{name: input_text(value) for name, value in preset.values.items()}}
-        links.append({"label": preset.label, "query": urlencode(values)})
-    return links
+    """Return each preset as a link that keeps the learner's other inputs.
+
+    Each query is urlencode({**current, **preset}): the learner's inputs are encoded once, not once per
+    preset (encoding them for each of nine presets cost a tenth of the page), the presets' own when this
+    module loads (PRESET_PAIRS).
+    """
+    pairs = {name: urlencode({name: value}) for name, value in current.items()}
+    return [
+        {"label": preset.label, "query": "&".join({**pairs, **own}.values())}
+        for preset, own in zip(calculator.presets, PRESET_PAIRS[calculator.slug], strict=True)
+    ]
 
 
 def _notes_html(notes: tuple[str, ...]) -> SafeString:
@@ -95,3 +100,11 @@ def _notes_html(notes: tuple[str, ...]) -> SafeString:
 
 # The notes change only with the code, so they are rendered once, when this module loads.
 NOTES_HTML = {slug: _notes_html(calculator.notes) for slug, calculator in CALCULATORS.items()}
+# Each preset's own values, encoded as name=value pairs (_preset_links); they too change only with the code.
+PRESET_PAIRS = {
+    slug: [
+        {name: urlencode({name: input_text(value)}) for name, value in preset.values.items()}
+        for preset in calculator.presets
+    ]
+    for slug, calculator in CALCULATORS.items()
+}

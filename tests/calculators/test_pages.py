@@ -1,10 +1,15 @@
 """Calculator pages: the list, a full page, the htmx fragment, and errors beside the fields."""
 
 import re
+from html import unescape
+from urllib.parse import urlencode
 
 import pytest
+from django.http import QueryDict
 from django.urls import reverse
 
+from calculators.formatting import input_text
+from calculators.forms import CalculatorForm
 from calculators.registry import CALCULATORS
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -137,6 +142,23 @@ def test_preset_links_keep_the_other_inputs(client):
     html = _page(client, "kv-cache", {"tokens": "4096"}).content.decode()
     link = re.search(r'<a href="\?([^"]+)">Llama-3-8B, BF16</a>', html).group(1).replace("&amp;", "&")
     assert "layers=32" in link and "tokens=4096" in link and "cache_gb=8" in link
+
+
+@pytest.mark.parametrize("slug", sorted(CALCULATORS))
+def test_each_preset_link_is_the_learners_inputs_with_the_presets_values_over_them(client, slug):
+    """The link keeps what the learner has (here one input typed wrong, "&" and all, which shows a default
+    again) in the form's order, with the preset's values over it."""
+    calculator = CALCULATORS[slug]
+    typed = {calculator.parameters[0].name: "1 & é"}
+    html = _page(client, slug, typed).content.decode()
+    current = CalculatorForm(calculator, QueryDict(urlencode(typed))).current_values()
+    presets = html.split('id="calc-presets"')[1].split("</ul>")[0]
+    links = [unescape(query) for query in re.findall(r'<a href="\?([^"]+)">', presets)]
+    expected = [
+        urlencode({**current, **{name: input_text(value) for name, value in preset.values.items()}})
+        for preset in calculator.presets
+    ]
+    assert links == expected
 
 
 def test_checks_read_as_text_not_colour_only(client):
