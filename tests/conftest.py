@@ -73,6 +73,7 @@ def _seed_migration_rows() -> None:
     from django.contrib.auth.models import Permission
 
     _migration("topics_as_data").seed_topics(apps, None)
+    _migration("compression_topic").add_topic(apps, None)
     models = [*_migration("instructors_group").CONTENT_MODELS, *_migration("instructors_open_questions").MODELS]
     group, _ = Group.objects.get_or_create(name="Instructors")
     group.permissions.set(

@@ -16,8 +16,8 @@ DEEP_DIVES = {
     "speculative-decoding": (4, "speculative_decoding"),
     "routing": (5, "routing"),
     "autoscaling": (6, "autoscaling"),
-    # Fewer bytes per weight and per token: its moments size GPUs from memory and speed, capacity planning.
-    "shrinking-the-bytes": (7, "capacity_planning"),
+    # Fewer bytes per weight and per token: quantised weights and compressed KV (migration 0023).
+    "shrinking-the-bytes": (7, "compression"),
 }
 # What each lesson must at least cover (issue 13): a pattern per idea, found somewhere in its text.
 COVERAGE = {
