@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
 
 from calculators.registry import get_calculator
-from lessons.models import Challenge, Lesson
+from lessons.models import Challenge, DeepDive, Lesson
 from tests.browser.conftest import describe
 
 PASSWORD = "correct-horse-battery"
@@ -155,6 +155,14 @@ def test_the_admin_lesson_page_and_a_challenge_form_pass_axe(live_server, page, 
     lesson = Lesson.objects.get(slug="how-the-lab-works")
     page.goto(f"{live_server.url}/admin/lessons/lesson/{lesson.pk}/change/")
     expect(page.locator("#outline")).to_be_visible()
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    # A deep dive's choices each have a follow-up autocomplete: named by its label, a row added later too.
+    deep_dive = DeepDive.objects.filter(section__lesson=lesson).first()
+    page.goto(f"{live_server.url}/admin/lessons/deepdive/{deep_dive.pk}/change/")
+    page.get_by_text("Add another Choice").click()
+    follow_ups = page.get_by_role("combobox", name=re.compile(r"^Follow up"))
+    expect(follow_ups).to_have_count(deep_dive.choices.count() + 1)
     violations = axe_violations(page)
     assert violations == [], describe(violations)
     challenge = Challenge.objects.filter(section__lesson=lesson).first()
