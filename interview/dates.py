@@ -65,9 +65,11 @@ GAP_UNITS = (  # (unit, its length, the gap below which it is the largest unit u
 def gap_text(gap: timedelta) -> str:
     """Return a gap in the largest unit that fits it, "about" when that rounds it: "10 minutes",
     "about 2 hours" (2 h 5 min), "11 days", "about 5 months"."""
+    if gap <= timedelta(0):
+        raise ValueError(f"a gap is positive: {gap}")
     for unit, length, below in GAP_UNITS:
-        if gap < below:
-            count = max(round(gap / length), 1)
+        count = max(round(gap / length), 1)
+        if count * length < below:  # 59 min 40 s is "about 1 hour", not "about 60 minutes"
             text = f"{count}\N{NO-BREAK SPACE}{plural(count, unit)}"
             return text if gap == count * length else f"about {text}"
     raise ValueError(gap)

@@ -35,14 +35,15 @@ RATING = {Outcome.CORRECT: Rating.Good, Outcome.PARTIAL: Rating.Hard, Outcome.IN
 
 @dataclass(frozen=True)
 class Returns:
-    """When an item comes back after its first answer, per outcome, and after each right answer that follows:
-    the scheduler's own gaps, written for people (interview.dates.gap_text), so the pages never say
-    what the scheduler does not do."""
+    """When an item comes back after its first answer, per outcome; after each right answer that follows;
+    and after a miss once it is learnt: the scheduler's own gaps, written for people (interview.dates.gap_text),
+    so the pages never say what the scheduler does not do."""
 
     miss: str
     partial: str
     right: str
     recalls: tuple[str, ...]  # the gaps after the next right answers, each given when the item came back
+    relapse: str  # the gap after a miss once the item was learnt (the relearning step)
 
     @classmethod
     def of(cls, scheduler: Scheduler, recalls: int = 3) -> Returns:
@@ -58,16 +59,21 @@ class Returns:
         for _ in range(recalls):
             card, text = gap(card, Outcome.CORRECT)
             gaps.append(text)
-        return cls(gap(Card(due=start), Outcome.INCORRECT)[1], gap(Card(due=start), Outcome.PARTIAL)[1], right,
-                   tuple(gaps))  # fmt: skip
+        return cls(
+            miss=gap(Card(due=start), Outcome.INCORRECT)[1],
+            partial=gap(Card(due=start), Outcome.PARTIAL)[1],
+            right=right,
+            recalls=tuple(gaps),
+            relapse=gap(card, Outcome.INCORRECT)[1],
+        )
 
     @property
     def text(self) -> str:
-        """Return the schedule in one sentence, for the results and review pages."""
+        """Return the schedule in two sentences, for the results and review pages."""
         return (
-            f"A miss comes back in {self.miss}, a partly right answer in {self.partial}, a right one in "
-            f"{self.right}; each right answer after that sends it further off ({', then '.join(self.recalls)}, "
-            "and so on)."
+            f"After a first answer, a miss comes back in {self.miss}, a partly right one in {self.partial}, a right "
+            f"one in {self.right}. Each right answer after that sends it further off ({', then '.join(self.recalls)}, "
+            f"and so on); a miss brings it back in {self.relapse} again."
         )
 
 

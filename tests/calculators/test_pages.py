@@ -146,12 +146,16 @@ def test_preset_links_keep_the_other_inputs(client):
 
 @pytest.mark.parametrize("slug", sorted(CALCULATORS))
 def test_each_preset_link_is_the_learners_inputs_with_the_presets_values_over_them(client, slug):
-    """The link keeps what the learner has (here one input typed wrong, "&" and all, which shows a default
-    again) in the form's order, with the preset's values over it."""
+    """The link keeps what the learner has in the form's order, with the preset's values over it: here one
+    input typed wrong (shown at its default again) and another typed in full-width digits, kept as typed
+    and encoded."""
     calculator = CALCULATORS[slug]
-    typed = {calculator.parameters[0].name: "1 & é"}
+    first, second = calculator.parameters[:2]
+    wide = input_text(second.default).translate(str.maketrans("0123456789", "０１２３４５６７８９"))  # its default
+    typed = {first.name: "1 & é", second.name: wide}
     html = _page(client, slug, typed).content.decode()
     current = CalculatorForm(calculator, QueryDict(urlencode(typed))).current_values()
+    assert current[second.name] == wide  # kept as typed, so the links must encode it
     presets = html.split('id="calc-presets"')[1].split("</ul>")[0]
     links = [unescape(query) for query in re.findall(r'<a href="\?([^"]+)">', presets)]
     expected = [

@@ -174,10 +174,19 @@ def test_results_and_review_link_a_missed_follow_up_in_another_section_to_its_pa
     misses = client.get("/results/").content.decode().split("Misses to retry")[1]
     links = [html.unescape(href) for href in re.findall(r'<a href="([^"]+)">', misses)]
     assert where in links
-    assert "/lessons/sample/?layer=3#dd-dd-far" not in links
+    assert "/lessons/sample/?layer=3&section=deeper#dd-dd-far" not in links  # its own section's page
     retry = {miss["id"]: miss["retry_url"] for miss in client.get("/api/v1/results/").json()["misses"]}
     assert retry[follow.pk] == f"http://testserver{where}"
     with time_machine.travel(timezone.now() + timedelta(hours=1)):  # a miss comes back after ten minutes
         due = {item["id"]: item["url"] for item in client.get("/api/v1/review/").json()}
         assert due[follow.pk] == f"http://testserver{where}"
     assert "dd-dd-far" in client.get(where).content.decode()  # the link opens a page that shows it
+
+
+def test_a_follow_up_is_drawn_under_the_top_of_its_chain_and_a_loop_stops_the_walk():
+    from lessons.links import drawn_under
+
+    parent_of = {3: 2, 2: 1, 9: 8, 8: 9}  # 3 follows 2, which follows 1; 8 and 9 lead to each other
+    assert [drawn_under(pk, parent_of) for pk in (1, 2, 3)] == [1, 1, 1]
+    assert drawn_under(9, parent_of) == 8 and drawn_under(8, parent_of) == 9  # stops before going round
+    assert drawn_under(5, parent_of) == 5  # no follow-up: itself

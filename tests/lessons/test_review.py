@@ -48,7 +48,12 @@ def test_the_review_page_says_when_answers_come_back_as_the_scheduler_does(clien
     assert recalled.due == START + timedelta(hours=4)  # not days: FSRS's second learning step
     html = client.get(reverse("review")).content.decode()
     # The page says what the scheduler does, a partly right answer too: FSRS's Hard, between the two steps.
-    said = "A miss comes back in 10\N{NO-BREAK SPACE}minutes, a partly right answer in about 2\N{NO-BREAK SPACE}hours, a right one in 4\N{NO-BREAK SPACE}hours"
+    said = (
+        "After a first answer, a miss comes back in 10\N{NO-BREAK SPACE}minutes, a partly right one in about "
+        "2\N{NO-BREAK SPACE}hours, a right one in 4\N{NO-BREAK SPACE}hours. Each right answer after that sends it "
+        "further off (2\N{NO-BREAK SPACE}days, then 11\N{NO-BREAK SPACE}days, then 46\N{NO-BREAK SPACE}days, and so "
+        "on); a miss brings it back in 10\N{NO-BREAK SPACE}minutes again."
+    )
     assert said in html
     make_deep_dive(lesson.sections.get(), key="dd-3", order=3)
     answer(client, lesson, "dd-3", "acceptable")
@@ -63,9 +68,43 @@ def test_the_schedule_the_pages_state_is_the_schedulers_own():
     from lessons.review import RETURNS, Returns
 
     assert RETURNS.recalls == ("2\N{NO-BREAK SPACE}days", "11\N{NO-BREAK SPACE}days", "46\N{NO-BREAK SPACE}days")
-    other = Returns.of(Scheduler(learning_steps=(timedelta(minutes=1), timedelta(days=1)), enable_fuzzing=False))
+    other = Returns.of(
+        Scheduler(
+            learning_steps=(timedelta(minutes=1), timedelta(days=1)),
+            relearning_steps=(timedelta(minutes=30),),
+            enable_fuzzing=False,
+        )
+    )
     assert (other.miss, other.right) == ("1\N{NO-BREAK SPACE}minute", "1\N{NO-BREAK SPACE}day")
     assert other.partial == "about 12\N{NO-BREAK SPACE}hours"  # (1 minute + 1 day) / 2
+    assert other.relapse == "30\N{NO-BREAK SPACE}minutes"  # a learnt item missed: the relearning step
+
+
+@pytest.mark.parametrize(
+    ("gap", "text"),
+    [
+        (timedelta(minutes=10), "10 minutes"),
+        (timedelta(hours=2, minutes=5), "about 2 hours"),
+        (timedelta(minutes=59, seconds=40), "about 1 hour"),  # not "about 60 minutes"
+        (timedelta(hours=23, minutes=50), "about 1 day"),
+        (timedelta(days=11), "11 days"),
+        (timedelta(days=163), "about 5 months"),
+        (timedelta(seconds=20), "about 1 minute"),
+    ],
+)
+def test_a_gap_is_written_in_the_largest_unit_that_fits_it(gap, text):
+    from interview.dates import gap_text
+
+    written = gap_text(gap)
+    assert written.replace("\N{NO-BREAK SPACE}", " ") == text
+    assert written.count("\N{NO-BREAK SPACE}") == 1  # the number stays with its unit on a narrow screen
+
+
+def test_a_gap_is_positive():
+    from interview.dates import gap_text
+
+    with pytest.raises(ValueError, match="a gap is positive"):
+        gap_text(timedelta(0))
 
 
 def test_items_due_at_the_same_moment_come_back_in_the_order_they_were_answered(client, db, stopped_clock):
