@@ -190,3 +190,11 @@ def test_a_follow_up_is_drawn_under_the_top_of_its_chain_and_a_loop_stops_the_wa
     assert [drawn_under(pk, parent_of) for pk in (1, 2, 3)] == [1, 1, 1]
     assert drawn_under(9, parent_of) == 8 and drawn_under(8, parent_of) == 9  # stops before going round
     assert drawn_under(5, parent_of) == 5  # no follow-up: itself
+
+
+def test_a_layers_minutes_never_wrap_apart_from_their_unit(client, lesson):
+    """In the outline's narrow column "11 min" broke over two lines: the number and "min" stay together."""
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    outline = page.split('<nav aria-label="Lesson outline">')[1].split("</nav>")[0]
+    assert re.search(r'<span class="meta">\d+&nbsp;min</span>', outline)
+    assert re.search(r'<span class="meta">· \d+&nbsp;min</span></h2>', page)  # the layer's heading too
