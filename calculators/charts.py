@@ -222,6 +222,7 @@ class Plot:
         self.svg = svg
         self.left, self.right, self.top, self.bottom = 52.0, WIDTH - 14.0, 14.0, svg.height - 46.0
         self.x0, self.x1 = x_span or (x_ticks[0], x_ticks[-1])
+        self.taken: list[tuple[float, float, float, float]] = []  # labels' boxes, kept clear by label_point
         self.y0, self.y1 = y_ticks[0], y_ticks[-1]
         for tick in y_ticks:
             y = self.y(tick)
@@ -240,6 +241,58 @@ class Plot:
 
     def y(self, value: float) -> float:
         return self.bottom - (self.bottom - self.top) * (value - self.y0) / (self.y1 - self.y0)
+
+    def label_point(self, x: float, y: float, text: str, lines: Sequence[Sequence[tuple[float, float]]]) -> None:
+        """Write ``text`` beside the point (x, y), kept inside the plot, where no line and no other label runs
+        through it: above to the left, level to the left, higher to the left, below to the right, level to the
+        right, higher still to the left, above to the right or below to the left, the first of those that is
+        clear, else the one crossed least.
+        ``lines`` are the lines drawn, as their SVG points; labels are those written here and those ``reserve``d."""
+        width = LABEL_CHAR_PX * len(text)
+        near = [point for line in lines for point in _every_pixel(line)]
+        spots = [(x - 8, y - 10, "end"), (x - 10, y + 4, "end"), (x - 8, y - 24, "end"), (x + 8, y + 20, "start")]
+        spots += [(x + 10, y + 4, "start"), (x - 8, y - 38, "end"), (x + 8, y - 10, "start"), (x - 8, y + 20, "end")]
+
+        def box(spot: tuple[float, float, str]) -> tuple[float, float, float, float]:
+            tx, base, anchor = spot
+            return (tx - width if anchor == "end" else tx, base - 13, width, 15)
+
+        def inside(spot: tuple[float, float, str]) -> tuple[float, float, str]:
+            """Return the spot moved back inside the plot, if it is past an edge (then it may cross something)."""
+            tx, base, anchor = spot
+            left = box(spot)[0]
+            shift = max(self.left + 2 - left, 0) or min(self.right - 2 - (left + width), 0)
+            return tx + shift, min(max(base, self.top + 13), self.bottom - 2), anchor
+
+        def crossings(spot: tuple[float, float, str]) -> int:
+            left, top, w, h = placed = box(spot)
+            hits = sum(1 for px, py in near if left <= px <= left + w and top <= py <= top + h)
+            return hits + 100 * sum(_overlap(placed, other) for other in self.taken)
+
+        spot = min((inside(spot) for spot in spots), key=crossings)  # the first of the least crossed
+        self.taken.append(box(spot))
+        self.svg.text(spot[0], spot[1], text, "chart-point-label", spot[2])
+
+    def reserve(self, x: float, y: float, text: str, char_px: float = 6.5) -> None:
+        """Keep the labels label_point writes off a text written at (x, y) (start-anchored, 11.5 px by default)."""
+        self.taken.append((x, y - 11, char_px * len(text), 13))
+
+
+LABEL_CHAR_PX = 8  # a bold 12.5 px character (.chart-point-label) is narrower: a label's box errs wide
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    """Return whether two (left, top, width, height) boxes overlap."""
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+def _every_pixel(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Return a point every pixel along a line through ``points``, so a box between two of them is not missed."""
+    found = list(points[:1])
+    for (x1, y1), (x2, y2) in zip(points, points[1:]):
+        steps = max(int(max(abs(x2 - x1), abs(y2 - y1))), 1)
+        found += [(x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps) for i in range(1, steps + 1)]
+    return found
 
 
 def line_svg(slug: str, title: str, description: str, height: float = 280.0) -> Svg:

@@ -168,37 +168,35 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         "Utilisation of each server",
         "ms",
     )
-    svg.text(plot.left + 4, plot.top + 10, "wait (ms)", "chart-axis-label")
+    legend = [(plot.top + 10, "wait (ms)")]
     if slowdown > 1:  # which curve is which, on the chart itself
         lost = "replicas lost" if servers == 1 else f"whole pools of {servers} lost"  # not servers within this pool
-        svg.text(plot.left + 4, plot.top + 72, f"solid: {lost}, speed kept", "chart-axis-label")
-        svg.text(plot.left + 4, plot.top + 88, "dashed: every server slowed", "chart-axis-label")
+        legend += [(plot.top + 72, f"solid: {lost}, speed kept"), (plot.top + 88, "dashed: every server slowed")]
+    for y, text in legend:
+        svg.text(plot.left + 4, y, text, "chart-axis-label")
+        plot.reserve(plot.left + 4, y, text)
     # Python floats: formatting 200 points is the chart's main cost, and numpy scalars format slower.
     pairs = list(zip(rhos.tolist(), waits.tolist()))
-    svg.polyline([(plot.x(r), plot.y(w)) for r, w in pairs if w <= y_ticks[-1]], "chart-line")
+    curves = [[(plot.x(r), plot.y(w)) for r, w in pairs if w <= y_ticks[-1]]]
+    svg.polyline(curves[0], "chart-line")
     if slowdown > 1:  # the slowed servers' curve, on which the point after the loss sits
-        slowed = [(plot.x(r), plot.y(w * slowdown)) for r, w in pairs if w * slowdown <= y_ticks[-1]]
-        svg.polyline(slowed, "chart-line chart-line-muted")
+        curves.append([(plot.x(r), plot.y(w * slowdown)) for r, w in pairs if w * slowdown <= y_ticks[-1]])
+        svg.polyline(curves[1], "chart-line chart-line-muted")
     svg.line(plot.x(1.0), plot.top, plot.x(1.0), plot.bottom, "chart-marker")
-    svg.circle(plot.x(rho), plot.y(min(before, y_ticks[-1])), 5, "chart-point", f"Before: {number(before, 4)} ms")
-    svg.text(
-        plot.x(rho) + 8, plot.y(min(before, y_ticks[-1])) - 8, f"before {number(before, 3)} ms", "chart-point-label"
-    )
+    bx, by = plot.x(rho), plot.y(min(before, y_ticks[-1]))
+    svg.circle(bx, by, 5, "chart-point", f"Before: {number(before, 4)} ms")
+    marker = [(plot.x(1.0), plot.top), (plot.x(1.0), plot.bottom)]
+    plot.label_point(bx, by, f"before {number(before, 3)} ms", [*curves, marker])
     if after is not None:
         x, y = plot.x(rho_after), plot.y(min(after, y_ticks[-1]))
         svg.circle(x, y, 5, "chart-point chart-point-accent", f"After: {number(after, 4)} ms")
-        anchor = "end" if x > plot.left + (plot.right - plot.left) * 0.6 else "start"
-        label = f"after {number(after, 3)} ms ({number(service_after, 3)} ms service)"
-        svg.text(x + (-8 if anchor == "end" else 8), y + 4, label, "chart-point-label", anchor)
         same = o["wait_after_same_speed_ms"]
-        svg.circle(x, plot.y(min(same, y_ticks[-1])), 5, "chart-point", f"After, replicas lost: {number(same, 4)} ms")
-        svg.text(
-            x - 8,
-            plot.y(min(same, y_ticks[-1])) + 16,
-            f"replicas lost {number(same, 3)} ms",
-            "chart-point-label",
-            "end",
-        )
+        same_y = plot.y(min(same, y_ticks[-1]))
+        svg.circle(x, same_y, 5, "chart-point", f"After, replicas lost: {number(same, 4)} ms")
+        points = [[(x, y)], [(x, same_y)], [(bx, by)]]  # no label over another point
+        label = f"after {number(after, 3)} ms ({number(service_after, 3)} ms service)"
+        plot.label_point(x, y, label, [*curves, marker, *points])
+        plot.label_point(x, same_y, f"replicas lost {number(same, 3)} ms", [*curves, marker, *points])
     else:
         svg.text(
             plot.x(1.0) - 6, plot.top + 26, f"after: {percent(rho_after, 3)}, unstable", "chart-point-label", "end"

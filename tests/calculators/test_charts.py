@@ -141,3 +141,23 @@ def test_queue_wait_chart_says_what_a_pools_replicas_lost_curve_means():
     assert "solid: replicas lost, speed kept" in _chart("queue-wait").svg
     pool = _chart("queue-wait", {"servers": "10"}).svg
     assert "solid: whole pools of 10 lost, speed kept" in pool and "solid: replicas lost" not in pool
+
+
+@pytest.mark.parametrize("utilization", ["0.2", "0.5", "0.66", "0.8", "0.9"])
+def test_queue_wait_before_label_stays_clear_of_the_curves(utilization):
+    """No curve runs through "before … ms" (bold 12.5 px text, taken as 8 px a character and 13 px tall)."""
+    root = ET.fromstring(_chart("queue-wait", {"utilization": utilization}).svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    (label,) = [t for t in root.iter(f"{ns}text") if (t.text or "").startswith("before ")]
+    width, x, y = 8 * len(label.text), float(label.get("x")), float(label.get("y"))
+    left = x - width if label.get("text-anchor") == "end" else x
+    points = []
+    for line in root.iter(f"{ns}polyline"):
+        pairs = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+        for (x1, y1), (x2, y2) in zip(pairs, pairs[1:]):  # every pixel of each segment, not only its ends
+            steps = max(int(max(abs(x2 - x1), abs(y2 - y1))), 1)
+            points += [(x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps) for i in range(steps + 1)]
+    crossing = [(px, py) for px, py in points if left <= px <= left + width and y - 13 <= py <= y + 2]
+    assert crossing == [], (label.text, left, y)
+    marker = next(line for line in root.iter(f"{ns}line") if line.get("class") == "chart-marker")
+    assert not left <= float(marker.get("x1")) <= left + width  # nor the 100% line
