@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+import numpy as np
+
 from calculators import maths
 from calculators.formatting import money, percent
 
@@ -242,14 +244,15 @@ class Plot:
     def y(self, value: float) -> float:
         return self.bottom - (self.bottom - self.top) * (value - self.y0) / (self.y1 - self.y0)
 
-    def label_point(self, x: float, y: float, text: str, lines: Sequence[Sequence[tuple[float, float]]]) -> None:
+    def label_point(self, x: float, y: float, text: str, near: np.ndarray) -> None:
         """Write ``text`` beside the point (x, y), kept inside the plot, where no line and no other label runs
         through it: above to the left, level to the left, higher to the left, below to the right, level to the
         right, higher still to the left, above to the right or below to the left, the first of those that is
         clear, else the one crossed least.
-        ``lines`` are the lines drawn, as their SVG points; labels are those written here and those ``reserve``d."""
+        ``near``: the pixels of the lines drawn (``pixels_of``); labels are those written here and those
+        ``reserve``d."""
         width = LABEL_CHAR_PX * len(text)
-        near = [point for line in lines for point in _every_pixel(line)]
+        px, py = near[:, 0], near[:, 1]
         spots = [(x - 8, y - 10, "end"), (x - 10, y + 4, "end"), (x - 8, y - 24, "end"), (x + 8, y + 20, "start")]
         spots += [(x + 10, y + 4, "start"), (x - 8, y - 38, "end"), (x + 8, y - 10, "start"), (x - 8, y + 20, "end")]
 
@@ -266,10 +269,17 @@ class Plot:
 
         def crossings(spot: tuple[float, float, str]) -> int:
             left, top, w, h = placed = box(spot)
-            hits = sum(1 for px, py in near if left <= px <= left + w and top <= py <= top + h)
+            hits = int(np.count_nonzero((px >= left) & (px <= left + w) & (py >= top) & (py <= top + h)))
             return hits + 100 * sum(_overlap(placed, other) for other in self.taken)
 
-        spot = min((inside(spot) for spot in spots), key=crossings)  # the first of the least crossed
+        best, fewest = None, None
+        for spot in map(inside, spots):  # the first clear spot, else the first of the least crossed
+            count = crossings(spot)
+            if fewest is None or count < fewest:
+                best, fewest = spot, count
+            if count == 0:
+                break
+        spot = best
         self.taken.append(box(spot))
         self.svg.text(spot[0], spot[1], text, "chart-point-label", spot[2])
 
@@ -286,13 +296,22 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
-def _every_pixel(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
-    """Return a point every pixel along a line through ``points``, so a box between two of them is not missed."""
-    found = list(points[:1])
-    for (x1, y1), (x2, y2) in zip(points, points[1:]):
-        steps = max(int(max(abs(x2 - x1), abs(y2 - y1))), 1)
-        found += [(x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps) for i in range(1, steps + 1)]
-    return found
+def pixels_of(lines: Sequence[Sequence[tuple[float, float]]]) -> np.ndarray:
+    """Return the points of ``lines`` (each a line's SVG points) a pixel apart, for Plot.label_point to keep
+    labels off: a box between two of a line's points is not missed."""
+    return np.concatenate([_every_pixel(line) for line in lines]) if lines else np.empty((0, 2))
+
+
+def _every_pixel(points: Sequence[tuple[float, float]]) -> np.ndarray:
+    """Return a point every pixel along a line through ``points``, as an array of (x, y) rows."""
+    ends = np.asarray(points, dtype=float).reshape(-1, 2)
+    if len(ends) < 2:
+        return ends
+    starts, deltas = ends[:-1], np.diff(ends, axis=0)
+    steps = np.maximum(np.ceil(np.abs(deltas).max(axis=1)), 1).astype(int)
+    segment = np.repeat(np.arange(len(steps)), steps)
+    fraction = (np.arange(steps.sum()) - np.repeat(np.cumsum(steps) - steps, steps)) / np.repeat(steps, steps)
+    return np.vstack([starts[segment] + deltas[segment] * fraction[:, None], ends[-1:]])
 
 
 def line_svg(slug: str, title: str, description: str, height: float = 280.0) -> Svg:

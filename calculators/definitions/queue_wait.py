@@ -9,7 +9,7 @@ import numpy as np
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
+from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks, pixels_of
 from calculators.formatting import number, percent
 
 # The defaults: round numbers near the source's story of one queue losing 30% of its capacity.
@@ -185,18 +185,18 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     svg.line(plot.x(1.0), plot.top, plot.x(1.0), plot.bottom, "chart-marker")
     bx, by = plot.x(rho), plot.y(min(before, y_ticks[-1]))
     svg.circle(bx, by, 5, "chart-point", f"Before: {number(before, 4)} ms")
-    marker = [(plot.x(1.0), plot.top), (plot.x(1.0), plot.bottom)]
-    plot.label_point(bx, by, f"before {number(before, 3)} ms", [*curves, marker])
+    near = pixels_of([*curves, [(plot.x(1.0), plot.top), (plot.x(1.0), plot.bottom)]])  # labels keep off
+    plot.label_point(bx, by, f"before {number(before, 3)} ms", near)
     if after is not None:
         x, y = plot.x(rho_after), plot.y(min(after, y_ticks[-1]))
         svg.circle(x, y, 5, "chart-point chart-point-accent", f"After: {number(after, 4)} ms")
         same = o["wait_after_same_speed_ms"]
         same_y = plot.y(min(same, y_ticks[-1]))
         svg.circle(x, same_y, 5, "chart-point", f"After, replicas lost: {number(same, 4)} ms")
-        points = [[(x, y)], [(x, same_y)], [(bx, by)]]  # no label over another point
+        near = np.vstack([near, [(x, y), (x, same_y), (bx, by)]])  # nor over another point
         label = f"after {number(after, 3)} ms ({number(service_after, 3)} ms service)"
-        plot.label_point(x, y, label, [*curves, marker, *points])
-        plot.label_point(x, same_y, f"replicas lost {number(same, 3)} ms", [*curves, marker, *points])
+        plot.label_point(x, y, label, near)
+        plot.label_point(x, same_y, f"replicas lost {number(same, 3)} ms", near)
     else:
         svg.text(
             plot.x(1.0) - 6, plot.top + 26, f"after: {percent(rho_after, 3)}, unstable", "chart-point-label", "end"
