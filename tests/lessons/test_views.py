@@ -45,7 +45,7 @@ def test_lesson_page_groups_sections_by_layer_with_minutes(client, lesson):
     assert response.status_code == 200
     html = response.content.decode()
     assert "Layer 2 · Core" in html
-    assert "4 min" in html
+    assert "4&nbsp;min" in html  # the number kept with its unit
     assert "Your move. Pick an approach:" in html
 
 
