@@ -50,6 +50,7 @@ class Miss:
     outcome: str
     points: int
     max_points: int
+    follow_up: bool = False  # it follows another question (one of whose choices leads to it): said with it
 
     @property
     def verdict(self) -> str:
@@ -118,6 +119,6 @@ def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list
     missed = (row for row in rows if row["outcome"] != Outcome.CORRECT)
     return [
         Miss(link.kind, link.item_id, truncate_words(link.title, 16), link.url, link.lesson, row["outcome"],
-             row["points"], row["max_points"])
+             row["points"], row["max_points"], bool(catalog[link.kind, link.item_id].leading))
         for row, link in item_links(missed, lessons, catalog)
     ]  # fmt: skip

@@ -72,8 +72,8 @@ class Returns:
         """Return the schedule in two sentences, for the results and review pages."""
         return (
             f"After a first answer, a miss comes back in {self.miss}, a partly right one in {self.partial}, a right "
-            f"one in {self.right}. Each right answer after that sends it further off ({', then '.join(self.recalls)}, "
-            f"and so on); a miss brings it back in {self.relapse} again."
+            f"one in {self.right}. Right every time after that, it comes back after {', then '.join(self.recalls)}, "
+            f"and so on; a miss brings it back in {self.relapse} again, and the gaps then grow from a shorter start."
         )
 
 

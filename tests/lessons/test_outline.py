@@ -174,6 +174,9 @@ def test_results_and_review_link_a_missed_follow_up_in_another_section_to_its_pa
     misses = client.get("/results/").content.decode().split("Misses to retry")[1]
     links = [html.unescape(href) for href in re.findall(r'<a href="([^"]+)">', misses)]
     assert where in links
+    # Said to be a follow-up (its question reads as the next push on another), its parent not.
+    assert f'<li><span class="meta">Follow-up:</span> <a href="{html.escape(where)}">' in misses
+    assert re.search(r'<li><a href="[^"]+#dd-dd-1">', misses)
     assert "/lessons/sample/?layer=3&section=deeper#dd-dd-far" not in links  # its own section's page
     retry = {miss["id"]: miss["retry_url"] for miss in client.get("/api/v1/results/").json()["misses"]}
     assert retry[follow.pk] == f"http://testserver{where}"

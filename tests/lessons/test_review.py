@@ -50,9 +50,9 @@ def test_the_review_page_says_when_answers_come_back_as_the_scheduler_does(clien
     # The page says what the scheduler does, a partly right answer too: FSRS's Hard, between the two steps.
     said = (
         "After a first answer, a miss comes back in 10\N{NO-BREAK SPACE}minutes, a partly right one in about "
-        "2\N{NO-BREAK SPACE}hours, a right one in 4\N{NO-BREAK SPACE}hours. Each right answer after that sends it "
-        "further off (2\N{NO-BREAK SPACE}days, then 11\N{NO-BREAK SPACE}days, then 46\N{NO-BREAK SPACE}days, and so "
-        "on); a miss brings it back in 10\N{NO-BREAK SPACE}minutes again."
+        "2\N{NO-BREAK SPACE}hours, a right one in 4\N{NO-BREAK SPACE}hours. Right every time after that, it comes "
+        "back after 2\N{NO-BREAK SPACE}days, then 11\N{NO-BREAK SPACE}days, then 46\N{NO-BREAK SPACE}days, and so "
+        "on; a miss brings it back in 10\N{NO-BREAK SPACE}minutes again, and the gaps then grow from a shorter start."
     )
     assert said in html
     make_deep_dive(lesson.sections.get(), key="dd-3", order=3)
