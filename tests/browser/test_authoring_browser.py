@@ -165,6 +165,13 @@ def test_the_admin_lesson_page_and_a_challenge_form_pass_axe(live_server, page, 
     expect(follow_ups).to_have_count(deep_dive.choices.count() + 1)
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+    follow_ups.first.focus()  # opened from the keyboard: its search box, list and highlighted option too
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("searchbox", name="Search: Follow up")).to_be_focused()
+    expect(page.locator(".select2-results__option--highlighted").first).to_be_visible()
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+    page.keyboard.press("Escape")
     challenge = Challenge.objects.filter(section__lesson=lesson).first()
     page.goto(f"{live_server.url}/admin/lessons/challenge/{challenge.pk}/change/")
     expect(page.locator("div.breadcrumbs")).to_be_visible()
