@@ -608,8 +608,9 @@ def load_lesson_data(
     """Return a lesson's content and the learner's answers to it, in a constant number of queries.
 
     ``only`` ("deep_dive", "walkthrough", "challenge" or "open_question") keeps just that kind of item, and
-    ``deep_dive`` just that deep dive and its follow-ups, ``step`` just the walkthrough holding that
-    step: what the fragment an answer swaps in shows.
+    ``deep_dive`` just the deep dives drawn with that one (the deep dive it is drawn under and every follow-up
+    below it), ``step`` just the walkthrough holding that step: what the fragment an answer swaps in shows,
+    and the outline entry sent with it.
     """
     content = lesson_content(lesson)
     wanted = {only} if only else {"deep_dive", "walkthrough", "challenge", "open_question"}
@@ -621,8 +622,9 @@ def load_lesson_data(
     follow_up_ids = set(leading)
     if "deep_dive" in wanted:
         choices = content.choices
-        if deep_dive is not None:
-            tree = follow_up_tree(links, deep_dive)
+        if deep_dive is not None:  # the tree it is drawn in: from its top parent down (a follow-up's outline entry)
+            top = drawn_under(deep_dive, {pk: parent.pk for pk, parent in leading.items()})
+            tree = follow_up_tree(links, top)
             choices = [c for c in choices if c.deep_dive_id in tree]
     if "walkthrough" in wanted:
         steps = content.steps

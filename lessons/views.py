@@ -268,6 +268,8 @@ def answered(request, data, item, partial: str, pk: int, answer, url: str | None
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
     context = {"page": page, "lesson": data.lesson, "view": views[partial][pk], "url": url}
+    if partial == "deep_dive":  # a follow-up's outline entry is its top parent's, every page lists that one
+        context["outline_view"] = page.deep_dives[data.shown_under(item).pk]
     return fragment(request, partial, context, answer)
 
 
@@ -291,9 +293,11 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
         response.write(render_to_string("lessons/_progress.html", {"score": score, "oob": True}, request))
         # The item's entry in the outline: its mark, and the follow-ups its answers opened listed under it,
-        # linked to the page showing it (a follow-up's is its top parent's: it is drawn under its parent).
+        # linked to the page showing it (a follow-up's is its top parent's: it is drawn under its parent). For a
+        # follow-up that is the top parent's entry, with the follow-up under it: a page opened before another tab
+        # reached the follow-up lists the parent but not the follow-up, and the update must find its place.
         url = context.get("url") or item_of(view).get_absolute_url()
-        entry = outline_entry(view, url.partition("#")[0])
+        entry = outline_entry(context.get("outline_view", view), url.partition("#")[0])
         response.write(render_to_string("lessons/_outline_entry.html", {"entry": entry, "oob": True}, request))
     if answer is not None:  # every answer keeps its item as the place: the header's button goes there now
         item = view.step.step if view.kind == "walkthrough" else item_of(view)

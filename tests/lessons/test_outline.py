@@ -108,14 +108,19 @@ def test_a_follow_up_is_listed_under_its_deep_dive_once_an_answer_opens_it(clien
 
 
 def test_answering_a_follow_up_updates_its_own_mark_in_the_outline(client, lesson, follow_up):
+    """Sent as its parent's entry with the follow-up under it: a page opened in another tab before the follow-up
+    was reached lists the parent but not the follow-up, and an update aimed at the follow-up found no place."""
     dd = DeepDive.objects.get(key="dd-1")
     client.post(answer_url(dd), pick(dd, "weak"), **HTMX)
     sent = client.post(answer_url(follow_up), pick(follow_up, "best"), **HTMX).content.decode()
     assert re.search(
-        r'<li id="outline-dd-dd-follow" hx-swap-oob="true"><a href="[^"]+#dd-dd-follow">Follow-up · [^<]+</a> '
+        r'<li id="outline-dd-dd-1" hx-swap-oob="true"><a href="[^"]+#dd-dd-1">Deep dive · [^<]+</a> '
+        r'<span class="mark mark-done" id="mark-dd-dd-1">.*</span><ol class="outline-items">'
+        r'<li id="outline-dd-dd-follow"><a href="[^"]+#dd-dd-follow">Follow-up · [^<]+</a> '
         r'<span class="mark mark-done" id="mark-dd-dd-follow">',
         sent,
     )
+    assert 'id="outline-dd-dd-follow" hx-swap-oob' not in sent
     assert '<p class="eyebrow">Follow-up · KV memory allocation</p>' in sent  # still shown as a follow-up
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert '<span class="mark mark-done" id="mark-dd-dd-follow">' in page
@@ -133,7 +138,9 @@ def test_a_follow_up_placed_in_another_section_is_linked_from_its_parents_page_a
     dd = DeepDive.objects.get(key="dd-1")
     client.post(answer_url(dd), pick(dd, "weak"), **HTMX)
     sent = client.post(answer_url(follow), pick(follow, "best"), **HTMX).content.decode()
-    oob = re.search(r'<li id="outline-dd-dd-far" hx-swap-oob="true"><a href="([^"]+)">', sent)
+    oob = re.search(
+        r'<li id="outline-dd-dd-1" hx-swap-oob="true">.*<li id="outline-dd-dd-far"><a href="([^"]+)">', sent
+    )
     assert html.unescape(oob.group(1)) == "/lessons/sample/?layer=2&section=core#dd-dd-far"
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert 'href="/lessons/sample/?layer=2&amp;section=core#dd-dd-far"' in page  # the page's outline says the same
