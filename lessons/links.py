@@ -33,6 +33,7 @@ class ItemLink:
     title: str  # plain text
     url: str
     lesson: Lesson
+    follow_up: bool = False  # a choice of another deep dive leads to it (its GradedItem.leading)
 
 
 def url_maker(name: str, *args, variables: int = 1) -> Callable[..., str]:
@@ -165,7 +166,8 @@ def item_links(
         item = catalog.get(key)
         lesson = visible.get(item.lesson_id) if item else None
         if lesson is not None:
-            yield row, ItemLink(key[0], key[1], item.title, lesson_url(lesson.slug) + item.path, lesson)
+            url = lesson_url(lesson.slug) + item.path
+            yield row, ItemLink(key[0], key[1], item.title, url, lesson, bool(item.leading))
 
 
 def forget_url_makers(*, setting: str, **kwargs) -> None:

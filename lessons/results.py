@@ -119,6 +119,6 @@ def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list
     missed = (row for row in rows if row["outcome"] != Outcome.CORRECT)
     return [
         Miss(link.kind, link.item_id, truncate_words(link.title, 16), link.url, link.lesson, row["outcome"],
-             row["points"], row["max_points"], bool(catalog[link.kind, link.item_id].leading))
+             row["points"], row["max_points"], link.follow_up)
         for row, link in item_links(missed, lessons, catalog)
     ]  # fmt: skip

@@ -1,11 +1,11 @@
 """Spaced review: every answer reschedules its item for the learner with FSRS (py-fsrs).
 
-A miss comes back in ten minutes (the first learning step, or the relearning step); a first
-partly right answer in about two hours (between the two learning steps); a first right answer
-in four hours (the second learning step), then, once learnt, after days and then weeks as FSRS's
-stability grows. The pages say so in the scheduler's own figures (``RETURNS``). A review session (the review page, the API) quizzes each due item afresh (see ``present``): its
-outcome, less any hints taken, sets the FSRS rating (``review_rating``); it never writes an
-Answer, so lesson scores never change.
+A miss comes back after the first learning step (or the relearning step, once learnt), a first
+partly right answer between the two learning steps, a first right answer after the second; then
+the gaps grow with FSRS's stability. The pages state those gaps as the scheduler computes them
+(``RETURNS``), so no figure is typed here. A review session (the review page, the API) quizzes each
+due item afresh (see ``present``): its outcome, less any hints taken, sets the FSRS rating
+(``review_rating``); it never writes an Answer, so lesson scores never change.
 """
 
 from __future__ import annotations
