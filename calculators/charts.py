@@ -206,6 +206,10 @@ def bar_chart(
 # --- Line charts ------------------------------------------------------------
 
 
+LABEL_CHAR_PX = 8  # a bold 12.5 px character (.chart-point-label) is narrower: a label's box errs wide
+AXIS_CHAR_PX = 6.5  # about an 11.5 px character (.chart-axis-label)
+
+
 class Plot:
     """Axes for a line chart: maps data to SVG coordinates and draws grid and labels."""
 
@@ -222,7 +226,8 @@ class Plot:
     ) -> None:
         """``x_span``: the x range drawn, when it is not the first to the last tick (one tick, centred)."""
         self.svg = svg
-        self.left, self.right, self.top, self.bottom = 52.0, WIDTH - 14.0, 14.0, svg.height - 46.0
+        # The right margin holds half the last x tick ("100%", centred on the plot's edge).
+        self.left, self.right, self.top, self.bottom = 52.0, WIDTH - 20.0, 14.0, svg.height - 46.0
         self.x0, self.x1 = x_span or (x_ticks[0], x_ticks[-1])
         self.taken: list[tuple[float, float, float, float]] = []  # labels' boxes, kept clear by label_point
         self.y0, self.y1 = y_ticks[0], y_ticks[-1]
@@ -252,7 +257,6 @@ class Plot:
         ``near``: the pixels of the lines drawn (``pixels_of``); labels are those written here and those
         ``reserve``d."""
         width = LABEL_CHAR_PX * len(text)
-        px, py = near[:, 0], near[:, 1]
         spots = [(x - 8, y - 10, "end"), (x - 10, y + 4, "end"), (x - 8, y - 24, "end"), (x + 8, y + 20, "start")]
         spots += [(x + 10, y + 4, "start"), (x - 8, y - 38, "end"), (x + 8, y - 10, "start"), (x - 8, y + 20, "end")]
 
@@ -268,9 +272,7 @@ class Plot:
             return tx + shift, min(max(base, self.top + 13), self.bottom - 2), anchor
 
         def crossings(spot: tuple[float, float, str]) -> int:
-            left, top, w, h = placed = box(spot)
-            hits = int(np.count_nonzero((px >= left) & (px <= left + w) & (py >= top) & (py <= top + h)))
-            return hits + 100 * sum(_overlap(placed, other) for other in self.taken)
+            return self.crossings(box(spot), near)
 
         best, fewest = None, None
         for spot in map(inside, spots):  # the first clear spot, else the first of the least crossed
@@ -283,12 +285,28 @@ class Plot:
         self.taken.append(box(spot))
         self.svg.text(spot[0], spot[1], text, "chart-point-label", spot[2])
 
-    def reserve(self, x: float, y: float, text: str, char_px: float = 6.5) -> None:
+    def crossings(self, box: tuple[float, float, float, float], near: np.ndarray) -> int:
+        """Return how many of ``near``'s pixels fall in ``box`` (left, top, width, height), and 100 for each
+        label already there."""
+        left, top, w, h = box
+        px, py = near[:, 0], near[:, 1]
+        hits = int(np.count_nonzero((px >= left) & (px <= left + w) & (py >= top) & (py <= top + h)))
+        return hits + 100 * sum(_overlap(box, other) for other in self.taken)
+
+    def legend(self, lines: Sequence[str], near: np.ndarray) -> None:
+        """Write a legend of ``lines`` (11.5 px text) at the top left of the plot, or at its bottom right when
+        a line or a point drawn (``near``) runs through the top left and not through the bottom right."""
+        width, height = AXIS_CHAR_PX * max(map(len, lines)), 16 * len(lines)
+        top_left = (self.left + 4, self.top + 62, width, height)
+        bottom_right = (self.right - 4 - width, self.bottom - 4 - height, width, height)
+        left, top, *_ = min((top_left, bottom_right), key=lambda box: self.crossings(box, near) > 0)
+        for number, text in enumerate(lines):
+            self.svg.text(left, top + 11 + 16 * number, text, "chart-axis-label")
+            self.reserve(left, top + 11 + 16 * number, text)
+
+    def reserve(self, x: float, y: float, text: str, char_px: float = AXIS_CHAR_PX) -> None:
         """Keep the labels label_point writes off a text written at (x, y) (start-anchored, 11.5 px by default)."""
         self.taken.append((x, y - 11, char_px * len(text), 13))
-
-
-LABEL_CHAR_PX = 8  # a bold 12.5 px character (.chart-point-label) is narrower: a label's box errs wide
 
 
 def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:

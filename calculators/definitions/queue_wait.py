@@ -168,13 +168,8 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         "Utilisation of each server",
         "ms",
     )
-    legend = [(plot.top + 10, "wait (ms)")]
-    if slowdown > 1:  # which curve is which, on the chart itself
-        lost = "replicas lost" if servers == 1 else f"whole pools of {servers} lost"  # not servers within this pool
-        legend += [(plot.top + 72, f"solid: {lost}, speed kept"), (plot.top + 88, "dashed: every server slowed")]
-    for y, text in legend:
-        svg.text(plot.left + 4, y, text, "chart-axis-label")
-        plot.reserve(plot.left + 4, y, text)
+    svg.text(plot.left + 4, plot.top + 10, "wait (ms)", "chart-axis-label")
+    plot.reserve(plot.left + 4, plot.top + 10, "wait (ms)")
     # Python floats: formatting 200 points is the chart's main cost, and numpy scalars format slower.
     pairs = list(zip(rhos.tolist(), waits.tolist()))
     curves = [[(plot.x(r), plot.y(w)) for r, w in pairs if w <= y_ticks[-1]]]
@@ -186,7 +181,6 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     bx, by = plot.x(rho), plot.y(min(before, y_ticks[-1]))
     svg.circle(bx, by, 5, "chart-point", f"Before: {number(before, 4)} ms")
     near = pixels_of([*curves, [(plot.x(1.0), plot.top), (plot.x(1.0), plot.bottom)]])  # labels keep off
-    plot.label_point(bx, by, f"before {number(before, 3)} ms", near)
     if after is not None:
         x, y = plot.x(rho_after), plot.y(min(after, y_ticks[-1]))
         svg.circle(x, y, 5, "chart-point chart-point-accent", f"After: {number(after, 4)} ms")
@@ -194,6 +188,11 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
         same_y = plot.y(min(same, y_ticks[-1]))
         svg.circle(x, same_y, 5, "chart-point", f"After, replicas lost: {number(same, 4)} ms")
         near = np.vstack([near, [(x, y), (x, same_y), (bx, by)]])  # nor over another point
+    if slowdown > 1:  # which curve is which, on the chart itself, where no curve runs through it
+        lost = "replicas lost" if servers == 1 else f"whole pools of {servers} lost"  # not servers within this pool
+        plot.legend([f"solid: {lost}, speed kept", "dashed: every server slowed"], near)
+    plot.label_point(bx, by, f"before {number(before, 3)} ms", near)
+    if after is not None:
         label = f"after {number(after, 3)} ms ({number(service_after, 3)} ms service)"
         plot.label_point(x, y, label, near)
         plot.label_point(x, same_y, f"replicas lost {number(same, 3)} ms", near)

@@ -161,3 +161,21 @@ def test_queue_wait_before_label_stays_clear_of_the_curves(utilization):
     assert crossing == [], (label.text, left, y)
     marker = next(line for line in root.iter(f"{ns}line") if line.get("class") == "chart-marker")
     assert not left <= float(marker.get("x1")) <= left + width  # nor the 100% line
+
+
+@pytest.mark.parametrize("utilization", ["0.2", "0.66"])
+def test_queue_wait_legend_stays_clear_of_the_curves(utilization):
+    """At low utilisation the curves climb through the top left: the legend moves to the bottom right."""
+    root = ET.fromstring(_chart("queue-wait", {"utilization": utilization}).svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = [t for t in root.iter(f"{ns}text") if (t.text or "").startswith(("solid: ", "dashed: "))]
+    assert len(texts) == 2
+    left, right = float(texts[0].get("x")), float(texts[0].get("x")) + 6.5 * max(len(t.text) for t in texts)
+    top, bottom = float(texts[0].get("y")) - 11, float(texts[1].get("y")) + 2
+    points = []
+    for line in root.iter(f"{ns}polyline"):
+        pairs = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+        for (x1, y1), (x2, y2) in zip(pairs, pairs[1:]):
+            steps = max(int(max(abs(x2 - x1), abs(y2 - y1))), 1)
+            points += [(x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps) for i in range(steps + 1)]
+    assert not [(x, y) for x, y in points if left <= x <= right and top <= y <= bottom], utilization
