@@ -226,8 +226,7 @@ class Plot:
     ) -> None:
         """``x_span``: the x range drawn, when it is not the first to the last tick (one tick, centred)."""
         self.svg = svg
-        # The right margin holds half the last x tick ("100%", centred on the plot's edge).
-        self.left, self.right, self.top, self.bottom = 52.0, WIDTH - 20.0, 14.0, svg.height - 46.0
+        self.left, self.right, self.top, self.bottom = 52.0, WIDTH - 14.0, 14.0, svg.height - 46.0
         self.x0, self.x1 = x_span or (x_ticks[0], x_ticks[-1])
         self.taken: list[tuple[float, float, float, float]] = []  # labels' boxes, kept clear by label_point
         self.y0, self.y1 = y_ticks[0], y_ticks[-1]
