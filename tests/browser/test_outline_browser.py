@@ -72,7 +72,10 @@ def test_a_long_layers_list_of_pages_comes_before_the_outline(live_server, page,
     expect(pages.get_by_role("link", name=re.compile("^Page 1: "))).to_be_focused()
     page.keyboard.press("Tab")
     expect(pages.get_by_role("link", name=re.compile("^Page 2: "))).to_be_focused()
-    page.keyboard.press("Tab")  # then the outline: its first link beside the lesson, its button on a phone
+    page.keyboard.press("Tab")  # then the outline: its skip link and links beside the lesson, its button on a phone
+    if width == 1280:
+        expect(page.get_by_role("link", name="Skip the outline")).to_be_focused()
+        page.keyboard.press("Tab")
     first_stop = "details.outline nav a" if width == 1280 else "details.outline > summary"
     expect(page.locator(first_stop).first).to_be_focused()
     heading, listed = page.locator("#layer-1-title").bounding_box(), pages.bounding_box()
@@ -84,6 +87,25 @@ def test_a_long_layers_list_of_pages_comes_before_the_outline(live_server, page,
         assert layout_problems(page, ".layer-head") == []
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_a_desktop_the_keyboard_skips_the_open_outline_to_the_first_question(live_server, page, content):
+    """The outline is open beside the lesson: a link skips its thirty stops to the layer, shown while focused."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(live_server.url + CASE + "?layer=3")
+    skip = page.get_by_role("link", name="Skip the outline")
+    assert skip.bounding_box()["width"] <= 1  # out of sight until the keyboard reaches it
+    page.get_by_role("link", name="See results").focus()
+    page.keyboard.press("Tab")
+    expect(skip).to_be_focused()
+    shown, outline = skip.bounding_box(), page.locator("details.outline").bounding_box()
+    assert shown["width"] > 50 and shown["y"] >= 0 and shown["x"] < outline["x"] + outline["width"]  # over the outline
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")  # the next stop is the layer's first question, past every outline link
+    focused = page.evaluate_handle("document.activeElement")
+    assert focused.evaluate("e => !e.closest('details.outline') && !!e.closest('section.layer')")
+    assert focused.evaluate("e => !!e.closest('.item')"), focused.evaluate("e => e.outerHTML.slice(0, 200)")
 
 
 @pytest.mark.django_db(transaction=True)
