@@ -1,4 +1,5 @@
-"""Site-wide middleware: refuse NUL characters (PostgreSQL can neither store nor search for one); style bare 405s."""
+"""Site-wide middleware: refuse NUL characters (PostgreSQL can neither store nor search for one); style bare 405s;
+keep pages out of the browser's cache."""
 
 from collections.abc import Iterator
 
@@ -52,6 +53,24 @@ def method_not_allowed_page(get_response):
             allowed = response["Allow"]
             response = render(request, "405.html", status=405)
             response["Allow"] = allowed
+        return response
+
+    return middleware
+
+
+def pages_are_not_stored(get_response):
+    """Send every page with ``Cache-Control: no-store``, unless its view chose its own caching.
+
+    A page shows the learner's answers as they were when it was served, and htmx updates it in
+    place. The browser's Back button reused the stored copy (Chrome does, however stale, unless
+    told not to store it): a lesson page came back without the answers just given on it. Static
+    files are served before this (WhiteNoise, with their own long caching); JSON is left alone.
+    """
+
+    def middleware(request):
+        response = get_response(request)
+        if "Cache-Control" not in response and response.get("Content-Type", "").startswith("text/html"):
+            response["Cache-Control"] = "no-store"
         return response
 
     return middleware

@@ -427,3 +427,29 @@ def test_a_new_token_takes_focus_and_the_token_table_fits(live_server, page, dja
     page.keyboard.press("Enter")
     expect(page.locator("#messages")).to_be_focused()
     expect(page.locator("#messages")).to_contain_text("Token revoked")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_back_to_a_lesson_page_shows_the_answers_given_on_it(live_server, page, content, django_user_model):
+    """The browser's Back button fetches a lesson page again: it showed it as first loaded, the answer missing.
+
+    Signed in, as the learner who found it: a visitor's first answer sets the session cookie, and the changed
+    cookie (Vary: Cookie) kept the stale copy from being used.
+    """
+    django_user_model.objects.create_user("back", password="a-long-password-1")
+    log_in(page, live_server.url, "back", "a-long-password-1")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(live_server.url + SAMPLE + "?layer=2")
+    progress = page.locator("#lesson-progress")
+    before = progress.text_content()
+    envelope = page.locator("#wt-size-the-cache")
+    envelope.get_by_label("Your answer").fill("320 KiB")
+    envelope.get_by_role("button", name="Check").click()
+    expect(page.locator("#wt-size-the-cache-feedback")).to_contain_text("Correct")
+    expect(progress).not_to_have_text(before)
+    after = progress.text_content()
+    page.get_by_role("link", name=re.compile("^Continue to layer 3")).click()
+    expect(page.locator("#wt-grow-a-replica")).to_be_visible()
+    page.go_back()
+    expect(page.locator("#wt-size-the-cache-feedback")).to_contain_text("Correct")
+    expect(page.locator("#lesson-progress")).to_have_text(after)

@@ -146,3 +146,16 @@ def test_the_wsgi_entry_point_leaves_start_up_objects_out_of_garbage_collection(
         assert gc.get_freeze_count() > 10_000
     finally:
         gc.unfreeze()  # the test process keeps collecting as before
+
+
+@pytest.mark.django_db
+def test_pages_are_not_stored_by_the_browser_but_a_views_own_caching_and_json_are_kept(client, content):
+    """A stored lesson page came back on Back without the answers given on it (see the browser test)."""
+    for url in ("/", "/lessons/how-the-lab-works/?layer=2", "/results/", "/review/", "/calculators/kv-cache/"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response["Cache-Control"] == "no-store", url
+    assert client.get("/no-such-page/")["Cache-Control"] == "no-store"  # error pages too
+    assert "no-store" in client.get("/healthz")["Cache-Control"]  # never_cache's own header, kept whole
+    assert "max-age=0" in client.get("/healthz")["Cache-Control"]
+    assert "Cache-Control" not in client.get("/api/v1/calculators/")
