@@ -126,7 +126,7 @@ class AnswerValueField(serializers.Field):
     """A number in the item's unit, or text as a learner types it ("375 MiB", "$1.14"), converted to it."""
 
     default_error_messages = {
-        "invalid": "Enter a number, or text such as “393 MB”.",
+        "invalid": "Enter a number, or text such as “7,000 MB”.",
         "finite": "Enter a finite number.",
     }
 
@@ -749,7 +749,7 @@ class InterviewAnswerSerializer(serializers.Serializer):
         required=False, help_text="For a deep dive or a design question: the id of one of the item's choices."
     )
     value = serializers.CharField(
-        required=False, max_length=60, help_text='For a number: "393.2", or with its unit, "393.2 MB".'
+        required=False, max_length=60, help_text='For a number: "7000", or with its unit, "7,000 MB".'
     )
     text = serializers.CharField(
         required=False, max_length=5000, help_text="An open question's written answer (its first step)."

@@ -637,12 +637,12 @@ def grade(view: ItemView, payload: dict) -> tuple[dict, float, str]:
     if item.kind == InterviewItem.Kind.OPEN:
         return grade_open(view, payload)
     if "value" not in payload:
-        raise InterviewError('This question asks for a number (send "value", e.g. "393.2 MB").', "value")
+        raise InterviewError('This question asks for a number (send "value", e.g. "7,000 MB").', "value")
     raw = payload["value"]
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         raw = repr(raw)
     if not isinstance(raw, str) or len(raw) > 60:
-        raise InterviewError("Enter a number, optionally followed by its unit, e.g. 393.2 MB.", "value")
+        raise InterviewError("Enter a number, optionally followed by its unit, e.g. 7,000 MB.", "value")
     number = item.step or item.challenge
     try:
         value = read_number(raw, number.unit)  # the one parser: "393 MB" becomes MB, a time for a size is refused

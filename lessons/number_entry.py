@@ -4,7 +4,10 @@ The one parser of typed answers, used by the lesson forms and the JSON API. It
 accepts "1,200", "1.2k", "3e9", "$1.14", "2.08%", "393 MB", "375 MiB" and
 "9,000 requests/min", and converts a number given with a unit to the asked unit
 with pint. A bare number is taken to be in the asked unit. A unit of another kind
-("393 ms" for a size) is refused with a message saying what was expected.
+("393 ms" for a size) is refused with a message saying what was expected, and so is a
+negative number: every answer is a size, time, count, rate or share (the content
+validator refuses an item whose expected value is negative). The examples its messages
+give are no lesson's answer (tests/lessons/test_number_entry.py checks them).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ _DEFINITIONS = (
     "million = 1e6",
     "billion = 1e9",
     "trillion = 1e12",
+    "KB = kilobyte",  # as write-ups often spell kB (1,000 bytes; KiB is 1,024)
 )
 # How an item's unit is written in content, where pint spells it otherwise.
 _ASKED = {"%": "percent", "$": "USD", "×": "1", "x": "1"}
@@ -122,7 +126,7 @@ def read_number(text: str, unit: str = "") -> float:
         raise EntryError("Enter a number.")
     match = _ENTRY.fullmatch(raw)
     if not match or (match["sign"] and match["sign2"]):
-        raise EntryError(f"Enter a number such as 110, 393.2, 1.5e9 or 1,200{example_unit(unit)}.")
+        raise EntryError(f"Enter a number such as 7,000, 0.6, 2e9 or 9k{example_unit(unit)}.")
     number = match["number"]
     if "," in number:
         if not _GROUPED.fullmatch(number):
@@ -140,11 +144,17 @@ def read_number(text: str, unit: str = "") -> float:
         value = convert(value, written, unit, text.strip())
     if not math.isfinite(value):
         raise EntryError("Enter a finite number.")
+    if value < 0:
+        raise EntryError("Enter a number of 0 or more: no answer here is negative.")
     return value
 
 
 def example_unit(unit: str) -> str:
-    return ", or with a unit, such as 393 MB" if asked_unit(unit) is not None and unit not in ("", "%", "$") else ""
+    return (
+        f", or with its unit, such as 7,000 {unit.strip()}"
+        if asked_unit(unit) is not None and unit not in ("", "%", "$")
+        else ""
+    )
 
 
 def convert(value: float, written: str, unit: str, typed: str) -> float:
@@ -162,7 +172,7 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
     if written == "1":
         given = registry().Quantity(1)
     elif len(written) > _UNIT_LENGTH or not _UNIT_TEXT.fullmatch(written):
-        raise EntryError(f"“{typed}” has something after the number that is not a unit. Try a number such as 393.2.")
+        raise EntryError(f"“{typed}” has something after the number that is not a unit. Try a number such as 0.6.")
     else:
         given = parse_unit(written)
         if given is None:

@@ -319,8 +319,8 @@ def validate_ask(check: Checker, ask: Any, *, allow_ranges: bool) -> dict:
         check.soft(check.fail, "partial_band must be above 1, such as 2 (half credit between half and twice "
                    "the answer)", "partial_band")  # fmt: skip
     scale = check.soft(check.number, ask, "scale", 1.0, default=1.0)
-    if scale == 0:
-        check.soft(check.fail, "scale must not be zero", "scale")
+    if scale <= 0:  # learners' answers are read as 0 or more (lessons.number_entry)
+        check.soft(check.fail, "scale must be above zero", "scale")
     points = check.soft(check.integer, ask, "points", DEFAULT_POINTS, 1, 100, default=DEFAULT_POINTS)
     fields = {
         "calculator": slug, "inputs": inputs, "output": output, "scale": scale, "unit": unit,
@@ -439,6 +439,8 @@ def expected_value(check: Checker, fields: dict, inputs: dict, field: str = "inp
     value = result.outputs.get(fields["output"])
     if isinstance(value, bool) or value is None or not math.isfinite(value):
         check.fail(f"output '{fields['output']}' is not a finite number for these inputs", "output")
+    if value * fields["scale"] < 0:  # no learner could give it: answers are read as 0 or more (lessons.number_entry)
+        check.fail(f"output '{fields['output']}' is negative for these inputs, and answers cannot be", field)
     return value * fields["scale"]
 
 

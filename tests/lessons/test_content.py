@@ -129,6 +129,16 @@ def test_export_then_load_reproduces_the_database(content, tmp_path):
     assert [row[:6] for row in snapshot()] == [row[:6] for row in before]
 
 
+def first_ask(data: dict) -> dict:
+    """Return the first graded number's ``ask`` in a lesson's data."""
+    for section in data["sections"]:
+        for item in section.get("items", []):
+            for step in item.get("walkthrough", {}).get("steps", []):
+                if "ask" in step:
+                    return step["ask"]
+    raise AssertionError("no graded number")
+
+
 BAD_EDITS = [
     (
         "three choices",
@@ -212,6 +222,15 @@ def test_bad_file_is_refused_naming_file_item_and_problem_and_nothing_is_written
     assert "Nothing was written" in str(error.value)
     assert snapshot() == before
     assert dict(Lesson.objects.values_list("slug", "title")) == titles
+
+
+def test_a_graded_number_whose_answer_is_negative_is_refused(content_copy, db):
+    """A learner's answer is read as 0 or more (lessons.number_entry): an item expecting less could never be right."""
+    edit(content_copy, SAMPLE, lambda d: first_ask(d).update(scale=-1))
+    with pytest.raises(CommandError) as error:
+        load(content_copy)
+    assert "step 1: scale must be above zero" in str(error.value)
+    assert "step 1: output 'bytes_per_token' is negative for these inputs, and answers cannot be" in str(error.value)
 
 
 def test_numeric_step_without_tolerance_is_refused(content_copy, db):

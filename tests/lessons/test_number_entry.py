@@ -23,7 +23,9 @@ from lessons.number_entry import EntryError, asked_unit, read_number, unit_optio
         ("327.68 kB", "KiB", 320),
         ("0.5 s", "ms", 500),
         ("9,000 requests/min", "requests/s", 150),
-        ("−3.5", "ms", -3.5),
+        ("2.5e−3 s", "ms", 2.5),  # a typographic minus in the exponent
+        ("320 KB", "KiB", 312.5),  # KB as write-ups spell kB
+        ("0", "requests", 0),
         ("1.5 ×", "×", 1.5),
         ("7", "a unit pint does not know", 7),
     ],
@@ -51,6 +53,11 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
         ("1 ·", "MB", "not a unit"),
         ("1 MB//s", "MB", "not a unit"),
         ("1 / MB", "MB", "not a unit"),
+        # Every answer is a size, time, count, rate or share: a negative one is refused, not graded (and scored).
+        ("-5", "MB", "Enter a number of 0 or more: no answer here is negative."),
+        ("−3.5", "ms", "Enter a number of 0 or more"),
+        ("-2 GB", "MB", "Enter a number of 0 or more"),
+        ("$-1", "$", "Enter a number of 0 or more"),
     ],
 )
 def test_bad_entries_say_what_is_wrong(typed, unit, message):
@@ -100,3 +107,27 @@ def test_an_output_is_offered_in_the_units_it_can_be_shown_in_with_the_factor_to
     assert unit_options("tokens/s")["tokens/min"] == 60.0
     assert unit_options("tokens")["billion tokens"] == 1e-9
     assert unit_options("USD per 1M tokens") == {"USD per 1M tokens": 1.0}  # not one pint reads: offered as it is
+
+
+@pytest.mark.django_db
+def test_the_examples_an_error_gives_are_no_lessons_answer(content):
+    """The example in "Enter a number such as ..., or with its unit, such as 393 MB" was the answer to a step."""
+    import re
+
+    from lessons.models import Challenge, Step
+    from lessons.services import expected_for
+
+    items = [*Step.objects.exclude(calculator=""), *Challenge.objects.all()]
+    assert len(items) > 50
+    for item in items:
+        with pytest.raises(EntryError) as refused:
+            read_number("what?", item.unit)
+        message = str(refused.value)
+        examples = [
+            float(number.replace(",", "")) * (1000 if k else 1)
+            for number, k in re.findall(r"(\d[\d,]*(?:\.\d+)?(?:e\d+)?)(k?)", message)
+        ]
+        assert examples, message
+        expected = expected_for(item).value
+        close = [n for n in examples if abs(n - expected) <= 0.25 * expected]
+        assert not close, f"{item}: {message} (the answer is {expected})"

@@ -284,6 +284,19 @@ def test_number_with_thousands_separator_is_accepted_and_a_decimal_comma_is_refu
     assert Answer.objects.get().value == 1100
 
 
+def test_a_negative_number_is_refused_and_does_not_use_up_the_scored_answer(client, lesson):
+    """A learner typing "-5" was graded Missed, 0 points: their one scored answer gone on a slip of the keyboard."""
+    step = Step.objects.get(title="Preamble size")  # asks for MB
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    refused = client.post(url, {"value": "-393"}, **HTMX)
+    assert refused.status_code == 422
+    assert "Enter a number of 0 or more: no answer here is negative." in refused.content.decode()
+    assert not Answer.objects.exists()
+    client.post(url, {"value": "393.2"}, **HTMX)
+    first = Answer.objects.get()
+    assert first.is_first and first.points == first.max_points  # the first answer the learner meant
+
+
 def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(client, lesson):
     step = Step.objects.get(title="Preamble size")  # asks for MB
     url = reverse("answer-step", args=[lesson.slug, step.pk])
