@@ -826,8 +826,8 @@ def interview_item_data(view) -> dict | None:
         "position": item.position,
         "phase": item.phase,
         "kind": item.kind,
-        "prompt": plain_text(f"{view.heading_html} {view.body_html}").strip(),
-        "prompt_html": f"{view.heading_html}{view.body_html}",
+        "prompt": plain_text(f"{view.premise_html} {view.heading_html} {view.body_html}").strip(),
+        "prompt_html": f"{view.premise_html}{view.heading_html}{view.body_html}",
     }
     if view.unit:
         data["unit"] = view.unit

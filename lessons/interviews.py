@@ -73,11 +73,13 @@ DIMENSION_MEASURES = {
     "design": "picking the component the design needs next",
     "trade_offs": "the approaches you chose in the deep dives",
     "communication": "the points of the open question's checklist your answer covered",
-    "time_management": "the phases you completed (every question answered in time) within their budgets",
+    "time_management": "the phases you completed (every question answered in time) within their budgets, "
+    "without rushing them",
 }
 SCENARIO_KINDS = (Lesson.Kind.CASE_STUDY, Lesson.Kind.SIMULATION)
 SURPRISE = "surprise"
 STRONG, READY = 0.8, 0.6
+RUSHED = 0.25  # a phase done in under this share of its budget, its answers below READY (PhaseTime.rushed)
 BANDS = {
     "strong": "Strong: you would likely pass this part of the loop.",
     "ready": "Ready: solid, with a few gaps an interviewer would probe.",
@@ -390,6 +392,7 @@ class ItemView:
     item: InterviewItem
     heading_html: str  # the question itself, inline HTML
     body_html: str  # what the interviewer adds (context, figures), block HTML
+    premise_html: str = ""  # a follow-up's: the approach it builds on, shown before the question (premise_html())
     # (handle, text HTML) in the order shown; a handle is the choice's position (1, 2, ...), so the ids sent
     # to the learner say nothing of the content (a step's or approach's primary key would give the answer away).
     choices: list[tuple[int, str]] = field(default_factory=list)
@@ -477,9 +480,14 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     # parent (asked in the same interview, so its choices are loaded above; else to the follow-up itself).
     asked = {item.deep_dive_id: item.deep_dive for item in items if item.deep_dive_id}
     parents = {c.follow_up_id: asked[c.deep_dive_id] for rows in choices.values() for c in rows if c.follow_up_id}
+    answers = {item.deep_dive_id: (item.answer or {}).get("choice") for item in items if item.deep_dive_id}
     for item in items:
         if item.kind == InterviewItem.Kind.DEEP_DIVE:
-            views.append(deep_dive_view(item, choices[item.deep_dive_id], reveal, parents.get(item.deep_dive_id)))
+            parent = parents.get(item.deep_dive_id)
+            leading = [c for c in choices[parent.pk] if c.follow_up_id == item.deep_dive_id] if parent else []
+            view = deep_dive_view(item, choices[item.deep_dive_id], reveal, parent)
+            view.premise_html = premise_html(leading, answers.get(parent.pk) if parent else None)
+            views.append(view)
         elif item.kind == InterviewItem.Kind.DESIGN:
             views.append(design_view(item, build_steps[item.step.walkthrough_id], reveal))
         elif item.kind == InterviewItem.Kind.OPEN:
@@ -487,6 +495,21 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
         else:
             views.append(number_view(item, build_steps[item.step.walkthrough_id] if item.step_id else [], reveal))
     return views
+
+
+def premise_html(leading: list[Choice], picked: int | None) -> str:
+    """Return what a follow-up builds on: the parent's approach leading to it, the learner's own or supposed.
+
+    In a lesson a follow-up shows only once a choice leading to it is picked, and its prompt may say so
+    ("Fine, the weights fit on two GPUs..."). An interview draws it whatever the answer to its parent,
+    and asks it after: when the learner picked another approach, the interviewer supposes this one.
+    Follow-ups come from best and weak approaches alike, so the supposition is no verdict.
+    """
+    if not leading:
+        return ""
+    own = next((c for c in leading if c.pk == picked), None)
+    label = "Following up your answer:" if own else "Suppose you had answered:"
+    return f"<p>{label}</p> <blockquote><p>{(own or leading[0]).text_html}</p></blockquote>"
 
 
 def deep_dive_view(
@@ -764,6 +787,7 @@ class PhaseTime:
     spent: float
     answered: int
     total: int
+    quality: float = 1.0  # the phase's own dimension score (the mean of its items)
 
     @property
     def completed(self) -> bool:
@@ -771,16 +795,30 @@ class PhaseTime:
         return self.total > 0 and self.answered == self.total
 
     @property
+    def rushed(self) -> bool:
+        """Return whether the phase took under a quarter of its budget and its answers fell short of Ready.
+
+        Clicking through at random finished every phase in time and scored Time management "Strong": time
+        is managed well when it is spent on the answers, and a rushed phase counts no more than they earned.
+        """
+        return self.completed and self.spent < RUSHED * self.budget and self.quality < READY
+
+    @property
     def score(self) -> float:
-        """Return 0 for a phase not completed, else 1 within budget and budget over time taken beyond it."""
+        """Return 0 for a phase not completed; a rushed one its answers' score; else 1 within budget and
+        budget over time taken beyond it."""
         if not self.completed:
             return 0.0
+        if self.rushed:
+            return self.quality
         return min(1.0, self.budget / self.spent) if self.spent > 0 else 1.0
 
     @property
     def verdict(self) -> str:
         if not self.completed:
             return "Not completed: counts 0"
+        if self.rushed:
+            return f"Rushed, and the answers show it: counts {round(100 * self.score)}%"
         return "Within budget" if self.score >= 1 else f"Over budget: counts {round(100 * self.score)}%"
 
 
@@ -837,7 +875,8 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
     - Time management: the mean over the phases; a phase counts only when every question in it
       was answered before the deadline (an unanswered one leaves it not completed: 0), and then 1
       within its budget, budget over time taken beyond it; a phase's time runs from the previous
-      phase's last answer.
+      phase's last answer. A rushed phase (under a quarter of its budget, its answers below Ready)
+      counts what its answers scored.
     """
     by_phase: dict[str, list[InterviewItem]] = defaultdict(list)
     for item in sorted(items, key=lambda i: i.position):
@@ -853,8 +892,9 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
         answered = [i.answered_at for i in rows if i.answered_at is not None]
         end = max(answered) if answered else (interview.finished_at or interview.deadline)
         on_time = sum(1 for i in rows if i.answered_at is not None and not i.late)
+        quality = scores.get(PHASE_DIMENSION.get(phase["key"], ""))
         times.append(PhaseTime(phase["key"], phase["label"], phase["seconds"], max((end - mark).total_seconds(), 0),
-                               on_time, len(rows)))  # fmt: skip
+                               on_time, len(rows), 1.0 if quality is None else quality))  # fmt: skip
         mark = max(mark, end)
     scores["time_management"] = sum(t.score for t in times) / len(times) if times else None
     return Scorecard([Dimension(key, label, scores[key]) for key, label in DIMENSIONS], times)

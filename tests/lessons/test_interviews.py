@@ -451,6 +451,36 @@ def test_answers_are_recorded_silently_until_the_last_then_current_is_null(api, 
     assert again.status_code == 409 and "finish the interview" in again.json()["detail"]
 
 
+@pytest.mark.parametrize("parent_answer", [right_answer, wrong_answer])
+def test_a_follow_up_says_which_approach_it_builds_on_whatever_the_learner_answered(
+    api, scenario, stopped_clock, monkeypatch, parent_answer
+):
+    """A lesson shows a follow-up only after its leading approach is picked, and its prompt may assume it
+    ("Fine, the weights fit on two GPUs..."); an interview asks it whatever the answer. dd-2's weak
+    approach leads to dd-follow: picked (wrong_answer) it is the learner's own, else it is supposed."""
+    pool = interviews.Pool.read(list(Lesson.objects.filter(published=True)))
+
+    def asks_the_follow_up(seed: int) -> bool:
+        drawn = interviews.draw(pool, scenario, {}, random.Random(seed))
+        return any(item.get("deep_dive") and item["deep_dive"].key == "dd-follow" for item in drawn)
+
+    monkeypatch.setattr(interviews, "fresh_seed", lambda: next(filter(asks_the_follow_up, range(200))))
+    data = start(api)
+    interview_id = data["id"]
+    row = InterviewItem.objects.get(pk=data["current"]["id"])
+    while row.deep_dive is None or row.deep_dive.key != "dd-follow":
+        assert "Suppose" not in data["current"]["prompt"]  # only a follow-up has a premise
+        data = api.post(f"/api/v1/interviews/{interview_id}/answer/", parent_answer(row), format="json").json()
+        row = InterviewItem.objects.get(pk=data["current"]["id"])
+    leading = Choice.objects.get(follow_up__key="dd-follow")
+    label = "Following up your answer:" if parent_answer is wrong_answer else "Suppose you had answered:"
+    assert data["current"]["prompt"].startswith(f"{label} {leading.text}"), data["current"]["prompt"]
+    page = api.get(f"/interviews/{interview_id}/").content.decode()
+    premise = page.index('id="question-premise"')
+    assert page.index(label) > premise and page.index('id="question-title"') > page.index(label)
+    assert 'aria-describedby="question-position question-premise"' in page
+
+
 def test_a_finished_interview_refuses_answers_and_keeps_its_scorecard(api, scenario, stopped_clock):
     data = start(api)
     first = api.post(f"/api/v1/interviews/{data['id']}/finish/")
@@ -597,7 +627,7 @@ def test_weak_answers_score_low_with_plain_explanations(api, scenario, stopped_c
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     dims = card["dimensions"]
     assert dims["requirements"] == dims["trade_offs"] == dims["design"] == dims["estimation"] == 0.0
-    assert dims["time_management"] == 1.0  # quick, if wrong
+    assert dims["time_management"] == 0.0  # rushed: five seconds a question, and every answer wrong
     assert card["band"] == "not_yet"
     assert card["explanations"]["trade_offs"].startswith("0% on the approaches you chose")
     assert card["explanations"]["communication"].startswith("0% on the points of the open question's checklist")
@@ -618,6 +648,27 @@ def test_time_over_a_phase_budget_lowers_time_management(api, scenario, stopped_
     assert card["dimensions"]["time_management"] == pytest.approx((phases - 1 + 0.5) / phases, abs=1e-3)
     estimate = next(t for t in card["time"] if t["phase"] == "estimate")
     assert estimate["spent_seconds"] == pytest.approx(2 * budgets["estimate"])
+
+
+@pytest.mark.parametrize(("share_of_budget", "time_management"), [(0.01, 0.0), (0.5, 1.0)])
+def test_rushing_through_with_wrong_answers_is_not_managing_time(
+    api, scenario, stopped_clock, share_of_budget, time_management
+):
+    """Clicking through at random in seconds scored Time management 100%, "Strong: you would likely pass".
+    The same wrong answers given over half of each budget are slow enough: time was spent on them."""
+    data = start(api)
+    budgets = {p["key"]: p["seconds"] for p in data["phases"]}
+    while (row := InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position")
+           .first()) is not None:  # fmt: skip
+        count = InterviewItem.objects.filter(interview_id=data["id"], phase=row.phase).count()
+        stopped_clock.shift(share_of_budget * budgets[row.phase] / (count + (row.kind == "open")))
+        api.post(f"/api/v1/interviews/{data['id']}/answer/", wrong_answer(row), format="json")
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    assert card["dimensions"]["time_management"] == pytest.approx(time_management, abs=1e-3)
+    page = Client()
+    page.cookies = api.cookies
+    html = page.get(reverse("interview", args=[data["id"]])).content.decode()
+    assert ("Rushed, and the answers show it: counts 0%" in html) == (share_of_budget < interviews.RUSHED)
 
 
 def test_unanswered_questions_count_against_time_management(api, scenario, stopped_clock):
