@@ -83,13 +83,21 @@ DUE_ORDER = ("due", "pk")  # most overdue first; of equals, the oldest card
 
 
 def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | None = None) -> ReviewCard:
-    """Reschedule the answered item for its learner (two queries; one when its ``card`` was read already)."""
+    """Reschedule the answered item for its learner (two queries; one when its ``card`` was read already).
+
+    A retry before the item is due again is practice, not a recall: trying another approach to read
+    its feedback, or the right one just after being shown it. It is counted (``reviews``, the latest
+    answer) but leaves the schedule as the last graded recall set it: a deliberate wrong retry of an
+    item answered right brought it back in ten minutes. A retry once the item is due is a recall.
+    """
     now = now or timezone.now()
     fields = answer.item_fields
     row = card if card is not None else ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first()
-    state = Card.from_dict(row.card) if row else Card(due=now)
-    state, _log = SCHEDULER.review_card(state, RATING[answer.outcome], review_datetime=now)
-    values = {"card": state.to_dict(), "due": state.due, "last_outcome": answer.outcome, "latest_answer": answer}
+    values = {"latest_answer": answer}
+    if answer.is_first or row is None or row.due <= now:
+        state = Card.from_dict(row.card) if row else Card(due=now)
+        state, _log = SCHEDULER.review_card(state, RATING[answer.outcome], review_datetime=now)
+        values.update(card=state.to_dict(), due=state.due, last_outcome=answer.outcome)
     if answer.is_first:
         values["first_answer"] = answer
     if row is None:

@@ -513,7 +513,10 @@ def review_queue(request: HttpRequest) -> HttpResponse:
     return render_review(request, hints=request.GET.get("hints"))
 
 
-def render_review(request, *, quiz=None, hints=None, error: str = "", written: str = "", status: int = 200):
+def render_review(
+    request, *, quiz=None, hints=None, error: str = "", written: str = "", typed: str = "", status: int = 200
+):
+    """Render the review page; after a refused answer, ``typed`` is the number as the learner typed it (kept)."""
     lookup = learner_filter(request)
     lessons = visible_lessons(request.user)
     due = review.due_items(lookup, lessons) if lookup is not None else []  # the "Also due" list (capped)
@@ -538,6 +541,7 @@ def render_review(request, *, quiz=None, hints=None, error: str = "", written: s
         "more_hints": bool(quiz) and shown < len(quiz.hints_html),
         "error": error,
         "written": written,
+        "typed": typed,
         "last": last,
         "summary": summary,
         "due_count": due_count,
@@ -583,7 +587,10 @@ def review_answer(request: HttpRequest) -> HttpResponse:
         messages.info(request, str(error))
         return HttpResponseRedirect(reverse("review"), status=303)
     except quiz_module.QuizError as error:
-        return render_review(request, quiz=quiz, hints=hints, error=str(error), written=written, status=400)
+        typed = request.POST.get("value", "")[:200]
+        return render_review(
+            request, quiz=quiz, hints=hints, error=str(error), written=written, typed=typed, status=400
+        )
     quiz_module.tally(request.session, quiz, graded)
     request.session[LAST_REVIEW_KEY] = {
         "outcome": graded.outcome, "label": graded.outcome_label, "feedback_html": graded.feedback_html,

@@ -119,14 +119,31 @@ def test_items_due_at_the_same_moment_come_back_in_the_order_they_were_answered(
     assert [item["title"] for item in listed] == ["How? (dd-3)", "How? (dd-1)", "How? (dd-2)"]
 
 
-def test_retries_reschedule_the_same_card(client, lesson, stopped_clock):
+def test_a_retry_reschedules_the_same_card_only_once_the_item_is_due(client, lesson, stopped_clock):
+    """A retry before the item is due is practice: the learner was just shown the approaches."""
     answer(client, lesson, "dd-1", "weak")
     first_due = ReviewCard.objects.get().due
     stopped_clock.shift(timedelta(minutes=1))
     answer(client, lesson, "dd-1", "best")
     card = ReviewCard.objects.get()
-    assert card.reviews == 2
-    assert card.due > first_due
+    assert card.reviews == 2 and card.latest_answer.choice.verdict == "best"  # counted, and the latest shown
+    assert card.due == first_due and card.last_outcome == "incorrect"  # still back in ten minutes
+    stopped_clock.shift(timedelta(minutes=10))  # due: answering again is a recall
+    answer(client, lesson, "dd-1", "best")
+    card = ReviewCard.objects.get()
+    assert card.reviews == 3 and card.due > first_due + timedelta(minutes=10) and card.last_outcome == "correct"
+
+
+def test_trying_a_wrong_approach_after_a_right_answer_keeps_the_item_scheduled(client, lesson, stopped_clock):
+    """A learner read a wrong approach's feedback on purpose: the item came back in ten minutes, as a miss."""
+    answer(client, lesson, "dd-1", "best")
+    right_due = ReviewCard.objects.get().due
+    stopped_clock.shift(timedelta(minutes=1))
+    answer(client, lesson, "dd-1", "weak")
+    card = ReviewCard.objects.get()
+    assert card.due == right_due and card.last_outcome == "correct"
+    stopped_clock.shift(timedelta(minutes=10))
+    assert "Nothing is due right now" in client.get(reverse("review")).content.decode()
 
 
 def test_review_page_quizzes_a_due_item_afresh(client, lesson, stopped_clock):
@@ -249,6 +266,9 @@ def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, stopped_clo
         refused.status_code == 400 and "is a time, but this question asks for a size in MB" in refused.content.decode()
     )
     assert ReviewCard.objects.get().last_outcome == "incorrect"
+    # The field keeps what was typed, takes focus and names the message, so the learner fixes it in place.
+    field = re.search(r'<input[^>]*id="review-value"[^>]*>', refused.content.decode()).group(0)
+    assert 'value="393 ms"' in field and "autofocus" in field and 'aria-invalid="true"' in field
     client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "375 MiB"})
     assert ReviewCard.objects.get().last_outcome == "correct"
 
