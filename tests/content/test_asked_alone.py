@@ -135,7 +135,7 @@ def test_a_question_that_reads_a_run_carries_the_run(content):
     [
         ("long-context-envelope", ["32 layers, 8 KV heads, head dimension 128"]),  # kv-allocation
         ("step-envelope", ["140 GB", "3.35 TB/s", "989 dense BF16 TFLOPS"]),  # batching
-        ("spec-envelope", ["α = 0.8", "γ = 4"]),  # speculative decoding
+        ("spec-envelope", ["α = 0.7", "γ = 3"]),  # speculative decoding
     ],
 )
 def test_an_envelope_step_asked_alone_states_what_it_sizes(content, walkthrough, stated):
