@@ -453,3 +453,23 @@ def test_back_to_a_lesson_page_shows_the_answers_given_on_it(live_server, page, 
     page.go_back()
     expect(page.locator("#wt-size-the-cache-feedback")).to_contain_text("Correct")
     expect(page.locator("#lesson-progress")).to_have_text(after)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [375, 1280])
+def test_check_sits_beside_the_answer_box_with_the_unit_and_error_under_both(live_server, page, content, width):
+    """Check was aligned with the unit line under the box, lower than the box it checks."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(live_server.url + SAMPLE + "?layer=2")
+    envelope = page.locator("#wt-size-the-cache")
+    box, check = envelope.get_by_label("Your answer"), envelope.get_by_role("button", name="Check")
+    for typed in ("", "abc"):  # as loaded, then refused with a message under the box
+        if typed:
+            box.fill(typed)
+            check.click()
+            expect(envelope.locator(".error")).to_contain_text("Enter a number")
+        field, button = box.bounding_box(), check.bounding_box()
+        assert abs((field["y"] + field["height"] / 2) - (button["y"] + button["height"] / 2)) <= 2, (field, button)
+        assert button["x"] >= field["x"] + field["width"]  # beside it, on its right
+        unit = envelope.locator(".number-form .unit").bounding_box()
+        assert unit["y"] >= field["y"] + field["height"]  # the unit line under the box
