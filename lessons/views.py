@@ -22,7 +22,15 @@ from lessons import review, services
 from lessons.content_cache import visible_lessons
 from lessons.forms import ChecklistForm, ChoiceForm, NumberForm, WrittenAnswerForm
 from lessons.models import ChallengeDraw, Lesson, Track, page_query
-from lessons.pages import build_lesson_page, item_of, latest_place, learner_filter, load_lesson_data, outline_entry
+from lessons.pages import (
+    build_lesson_page,
+    item_of,
+    latest_place,
+    learner_filter,
+    lesson_content,
+    load_lesson_data,
+    outline_entry,
+)
 from lessons.results import compute_results
 
 
@@ -65,7 +73,7 @@ def render_lesson(
 ) -> HttpResponse:
     page = build_lesson_page(request, lesson, positions, layer=layer, section=section)
     if page.current is None and page.layers:
-        return render(request, "404.html", {"message": f"This lesson has no layer {layer}."}, status=404)
+        return no_such_layer(request, lesson, f"This lesson has no layer {layer}")
     if section is not None and page.current is not None and page.current.part_holding(section) is None:
         # A saved place or a bookmark from before an author moved the section: to the layer holding it now
         # (the browser keeps the address's #anchor); a section no longer there at all leaves the layer's start.
@@ -86,9 +94,17 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
     lesson = get_lesson(request, slug)
     layer = request.GET.get("layer")
     if layer is not None and not (layer.isascii() and layer.isdigit() and len(layer) < 3):
-        return render(request, "404.html", {"message": "A layer is a number: 1, 2 or 3."}, status=404)
+        return no_such_layer(request, lesson, "A layer is a number")
     section = request.GET.get("section") or None
     return render_lesson(request, lesson, layer=int(layer) if layer else None, section=section)
+
+
+def no_such_layer(request: HttpRequest, lesson: Lesson, problem: str) -> HttpResponse:
+    """Answer 404 for a layer the lesson does not have, naming those it has and linking to its start."""
+    layers = len({section.layer for section in lesson_content(lesson).sections})
+    message = f"{problem}: its layers are 1 to {layers}." if layers > 1 else f"{problem}: it has one layer."
+    back = {"url": lesson.get_absolute_url(), "label": f"Open “{lesson.title}” at its first layer"}
+    return render(request, "404.html", {"message": message, "back": back}, status=404)
 
 
 @require_safe

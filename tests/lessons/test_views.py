@@ -179,6 +179,15 @@ def test_a_step_the_walkthrough_lacks_shows_its_first_step_and_says_why(client, 
     assert "there is no step" not in client.get("/lessons/sample/walkthroughs/build/1/?missing=2").content.decode()
 
 
+@pytest.mark.parametrize(("query", "problem"), [("9", "This lesson has no layer 9"), ("abc", "A layer is a number")])
+def test_a_layer_the_lesson_lacks_is_a_404_naming_its_layers_and_linking_to_it(client, content, query, problem):
+    response = client.get(f"/lessons/how-the-lab-works/?layer={query}")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert f"{problem}: its layers are 1 to 3." in html
+    assert '<a href="/lessons/how-the-lab-works/">Open “How the lab works” at its first layer</a>' in html
+
+
 def test_an_htmx_request_for_a_missing_step_is_a_404(client, lesson):
     """Next on a stale page (the step was removed since) gets a 404, which htmx does not swap in (base.html's
     htmx-config): the page stays as it was and site.js says the request failed, rather than step 1 replacing it."""
