@@ -65,6 +65,8 @@ def pages_are_not_stored(get_response):
     place. The browser's Back button reused the stored copy (Chrome does, however stale, unless
     told not to store it): a lesson page came back without the answers just given on it. Static
     files are served before this (WhiteNoise, with their own long caching); JSON is left alone.
+    A page rendered by a POST (a refused answer without htmx) is not stored either: Back to it
+    asks to resubmit the form, as browsers do for an unstored POST.
     """
 
     def middleware(request):

@@ -118,7 +118,7 @@ class ChoiceAnswerSerializer(serializers.Serializer):
 
 @extend_schema_field(
     {
-        "oneOf": [{"type": "number"}, {"type": "string", "maxLength": 40}],
+        "oneOf": [{"type": "number", "minimum": 0}, {"type": "string", "maxLength": 40}],
         "example": "375 MiB",
     }
 )
@@ -142,7 +142,10 @@ class AnswerValueField(serializers.Field):
                 raise serializers.ValidationError(str(error)) from None
         if not math.isfinite(data):
             self.fail("finite")
-        return float(data)
+        try:  # a JSON number is the number itself, in the item's unit: only the parser's own rules apply
+            return read_number(repr(float(data)))
+        except EntryError as error:
+            raise serializers.ValidationError(str(error)) from None
 
     def to_representation(self, value):
         return value
@@ -708,8 +711,11 @@ class ReviewView(APIView):
                 "lesson_title": serializers.CharField(),
                 "url": serializers.CharField(),
                 "due": serializers.DateTimeField(),
-                "last_outcome": serializers.CharField(),
-                "reviews": serializers.IntegerField(),
+                "last_outcome": serializers.CharField(
+                    help_text="The outcome of the last answer that scheduled the item: its first, or one given "
+                    "once it was due (a retry before then is practice and schedules nothing)."
+                ),
+                "reviews": serializers.IntegerField(help_text="Answers given to the item, retries included."),
             },
             many=True,
         ),
@@ -897,6 +903,9 @@ def scorecard_data(request: Request, interview) -> dict:
                 "spent_seconds": round(t.spent, 3),
                 "answered": t.answered,
                 "total": t.total,
+                "score": round(t.score, 4),
+                "rushed": t.rushed,
+                "verdict": t.verdict,
             }
             for t in card.phases
         ],  # fmt: skip

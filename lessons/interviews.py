@@ -480,13 +480,18 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     # parent (asked in the same interview, so its choices are loaded above; else to the follow-up itself).
     asked = {item.deep_dive_id: item.deep_dive for item in items if item.deep_dive_id}
     parents = {c.follow_up_id: asked[c.deep_dive_id] for rows in choices.values() for c in rows if c.follow_up_id}
-    answers = {item.deep_dive_id: (item.answer or {}).get("choice") for item in items if item.deep_dive_id}
+    position = {item.deep_dive_id: item.position for item in items if item.deep_dive_id}
+    picked = {(item.answer or {}).get("choice") for item in items if item.deep_dive_id} - {None}
     for item in items:
         if item.kind == InterviewItem.Kind.DEEP_DIVE:
-            parent = parents.get(item.deep_dive_id)
-            leading = [c for c in choices[parent.pk] if c.follow_up_id == item.deep_dive_id] if parent else []
-            view = deep_dive_view(item, choices[item.deep_dive_id], reveal, parent)
-            view.premise_html = premise_html(leading, answers.get(parent.pk) if parent else None)
+            # The approaches leading here, of the parents asked before it (an author may give it several).
+            leading = sorted(
+                (c for pk, rows in choices.items() if position[pk] < item.position for c in rows
+                 if c.follow_up_id == item.deep_dive_id),
+                key=lambda c: (position[c.deep_dive_id], c.order),
+            )  # fmt: skip
+            view = deep_dive_view(item, choices[item.deep_dive_id], reveal, parents.get(item.deep_dive_id))
+            view.premise_html = premise_html(leading, picked)
             views.append(view)
         elif item.kind == InterviewItem.Kind.DESIGN:
             views.append(design_view(item, build_steps[item.step.walkthrough_id], reveal))
@@ -497,7 +502,7 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     return views
 
 
-def premise_html(leading: list[Choice], picked: int | None) -> str:
+def premise_html(leading: list[Choice], picked: set[int]) -> str:
     """Return what a follow-up builds on: the parent's approach leading to it, the learner's own or supposed.
 
     In a lesson a follow-up shows only once a choice leading to it is picked, and its prompt may say so
@@ -507,7 +512,7 @@ def premise_html(leading: list[Choice], picked: int | None) -> str:
     """
     if not leading:
         return ""
-    own = next((c for c in leading if c.pk == picked), None)
+    own = next((c for c in leading if c.pk in picked), None)
     label = "Following up your answer:" if own else "Suppose you had answered:"
     return f"<p>{label}</p> <blockquote><p>{(own or leading[0]).text_html}</p></blockquote>"
 

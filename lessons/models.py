@@ -743,7 +743,7 @@ class ApiToken(models.Model):
 
 
 class ReviewCard(AboutItem):
-    """When a learner should see an item again: an FSRS card updated by each of their answers."""
+    """When a learner should see an item again: an FSRS card set by their first answer and each answer once due."""
 
     learner = models.ForeignKey(Learner, on_delete=models.CASCADE, related_name="review_cards")
     card = models.JSONField(help_text="The scheduler's card state (fsrs.Card.to_dict()).")

@@ -146,7 +146,7 @@ def read_number(text: str, unit: str = "") -> float:
         raise EntryError("Enter a finite number.")
     if value < 0:
         raise EntryError("Enter a number of 0 or more: no answer here is negative.")
-    return value
+    return value + 0.0  # "-0" is 0
 
 
 def example_unit(unit: str) -> str:

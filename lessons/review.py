@@ -1,4 +1,5 @@
-"""Spaced review: every answer reschedules its item for the learner with FSRS (py-fsrs).
+"""Spaced review: a first answer schedules its item for the learner with FSRS (py-fsrs), and every
+answer once it is due reschedules it (a retry before then is practice: ``schedule``).
 
 A miss comes back after the first learning step (or the relearning step, once learnt), a first
 partly right answer between the two learning steps, a first right answer after the second; then

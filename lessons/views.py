@@ -101,8 +101,11 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 def no_such_layer(request: HttpRequest, lesson: Lesson, problem: str) -> HttpResponse:
     """Answer 404 for a layer the lesson does not have, naming those it has and linking to its start."""
-    layers = len({section.layer for section in lesson_content(lesson).sections})
-    message = f"{problem}: its layers are 1 to {layers}." if layers > 1 else f"{problem}: it has one layer."
+    layers = [str(n) for n in sorted({section.layer for section in lesson_content(lesson).sections})]
+    if len(layers) > 1:
+        message = f"{problem}: its layers are {', '.join(layers[:-1])} and {layers[-1]}."
+    else:
+        message = f"{problem}: it has only layer {layers[0]}." if layers else f"{problem}: it has no layers yet."
     back = {"url": lesson.get_absolute_url(), "label": f"Open “{lesson.title}” at its first layer"}
     return render(request, "404.html", {"message": message, "back": back}, status=404)
 
@@ -166,7 +169,7 @@ def item_errors(errors: dict | None = None) -> dict:
     Each item asks for its own key; a key missing from a plain dict costs the template a
     failed lookup (three exceptions and a dir()) per item.
     """
-    return {"dd": None, "ch": None, "step": None, "oq": None, "message": "", **(errors or {})}
+    return {"dd": None, "ch": None, "step": None, "oq": None, "message": "", "typed": "", **(errors or {})}
 
 
 def find(rows, **attrs):
@@ -484,7 +487,7 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
 
     Bad input is a 422 fragment (htmx swaps it) or a 400 page, unless ``status`` says otherwise.
     """
-    errors = {**errors, "message": message}
+    errors = {**errors, "message": message, "typed": request.POST.get("value", "")[:200]}  # a number, kept as typed
     page = build_lesson_page(request, lesson, positions)
     if "dd" in errors:
         partial, view = "deep_dive", page.deep_dives[errors["dd"]]

@@ -440,7 +440,8 @@ def expected_value(check: Checker, fields: dict, inputs: dict, field: str = "inp
     if isinstance(value, bool) or value is None or not math.isfinite(value):
         check.fail(f"output '{fields['output']}' is not a finite number for these inputs", "output")
     if value * fields["scale"] < 0:  # no learner could give it: answers are read as 0 or more (lessons.number_entry)
-        check.fail(f"output '{fields['output']}' is negative for these inputs, and answers cannot be", field)
+        what = "the slip's value" if field == "slips" else f"output '{fields['output']}'"
+        check.fail(f"{what} is negative for these inputs, and answers cannot be", field)
     return value * fields["scale"]
 
 

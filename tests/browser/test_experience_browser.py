@@ -468,6 +468,7 @@ def test_check_sits_beside_the_answer_box_with_the_unit_and_error_under_both(liv
             box.fill(typed)
             check.click()
             expect(envelope.locator(".error")).to_contain_text("Enter a number")
+            expect(box).to_have_value(typed)  # kept, to mend rather than type again
         field, button = box.bounding_box(), check.bounding_box()
         assert abs((field["y"] + field["height"] / 2) - (button["y"] + button["height"] / 2)) <= 2, (field, button)
         assert button["x"] >= field["x"] + field["width"]  # beside it, on its right

@@ -96,6 +96,19 @@ def test_bad_numbers_are_400(api, lesson, value):
     assert "value" in response.json()["errors"]
 
 
+@pytest.mark.parametrize("value", [-5, -0.5, "-5", "-5 MB"])
+def test_a_negative_number_is_a_400_and_the_scored_answer_is_still_to_come(api, lesson, value):
+    """JSON numbers skipped the parser's rules: -5 was graded Missed and used up the scored answer."""
+    step = Step.objects.get(title="Preamble size")  # asks for MB
+    url = f"/api/v1/steps/{step.pk}/answer/"
+    refused = api.post(url, {"value": value}, format="json")
+    assert refused.status_code == 400
+    assert refused.json() == {"errors": {"value": ["Enter a number of 0 or more: no answer here is negative."]}}
+    assert not Answer.objects.exists()
+    assert api.post(url, {"value": 393.216}, format="json").json()["outcome"] == "correct"
+    assert Answer.objects.get().is_first
+
+
 def test_a_value_typed_with_a_unit_is_converted_to_the_items_unit(api, lesson):
     step = Step.objects.get(title="Preamble size")  # asks for MB
     url = f"/api/v1/steps/{step.pk}/answer/"

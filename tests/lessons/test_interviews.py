@@ -469,7 +469,7 @@ def test_a_follow_up_says_which_approach_it_builds_on_whatever_the_learner_answe
     interview_id = data["id"]
     row = InterviewItem.objects.get(pk=data["current"]["id"])
     while row.deep_dive is None or row.deep_dive.key != "dd-follow":
-        assert "Suppose" not in data["current"]["prompt"]  # only a follow-up has a premise
+        assert "Suppose" not in data["current"]["prompt"] and "Following up" not in data["current"]["prompt"]
         data = api.post(f"/api/v1/interviews/{interview_id}/answer/", parent_answer(row), format="json").json()
         row = InterviewItem.objects.get(pk=data["current"]["id"])
     leading = Choice.objects.get(follow_up__key="dd-follow")
@@ -479,6 +479,37 @@ def test_a_follow_up_says_which_approach_it_builds_on_whatever_the_learner_answe
     premise = page.index('id="question-premise"')
     assert page.index(label) > premise and page.index('id="question-title"') > page.index(label)
     assert 'aria-describedby="question-position question-premise"' in page
+
+
+def test_a_follow_up_with_two_parents_builds_on_the_approach_picked_in_either_asked_before_it(scenario):
+    """The validator allows several parents; the premise is the learner's own approach in whichever they
+    picked it, and a parent asked after the follow-up says nothing of it (its approaches are not shown early)."""
+    follow_up = DeepDive.objects.get(key="dd-follow")
+    second = Choice.objects.filter(deep_dive__key="dd-3", deep_dive__section__lesson=scenario, verdict="best").first()
+    Choice.objects.filter(pk=second.pk).update(follow_up=follow_up)
+    first = Choice.objects.get(deep_dive__section__lesson=scenario, deep_dive__key="dd-2", follow_up=follow_up)
+    other = (
+        Choice.objects.filter(deep_dive__section__lesson=scenario, deep_dive__key="dd-2").exclude(pk=first.pk).first()
+    )
+    learner = Learner.objects.create()
+    interview = Interview.objects.create(learner=learner, lesson=scenario, seed=1, phases=[], started_at=START,
+                                         deadline=START + timedelta(minutes=45))  # fmt: skip
+
+    def premise(order: list[str], answers: dict[str, int]) -> str:
+        interview.items.all().delete()
+        for position, key in enumerate(order, start=1):
+            dd = DeepDive.objects.get(key=key, section__lesson=scenario)
+            answer = {"choice": answers[key]} if key in answers else None
+            InterviewItem.objects.create(interview=interview, position=position, phase="deep_dives",
+                                         kind="deep_dive", deep_dive=dd, answer=answer)  # fmt: skip
+        return next(v for v in interviews.load(interview) if v.item.deep_dive_id == follow_up.pk).premise_html
+
+    picked_in_second = premise(["dd-2", "dd-3", "dd-follow"], {"dd-2": other.pk, "dd-3": second.pk})
+    assert picked_in_second.startswith("<p>Following up your answer:</p>") and second.text in picked_in_second
+    neither = premise(["dd-2", "dd-3", "dd-follow"], {"dd-2": other.pk})
+    assert neither.startswith("<p>Suppose you had answered:</p>") and first.text in neither  # the first asked
+    later_parent = premise(["dd-2", "dd-follow", "dd-3"], {"dd-2": other.pk})
+    assert first.text in later_parent and second.text not in later_parent
 
 
 def test_a_finished_interview_refuses_answers_and_keeps_its_scorecard(api, scenario, stopped_clock):
@@ -665,6 +696,8 @@ def test_rushing_through_with_wrong_answers_is_not_managing_time(
         api.post(f"/api/v1/interviews/{data['id']}/answer/", wrong_answer(row), format="json")
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     assert card["dimensions"]["time_management"] == pytest.approx(time_management, abs=1e-3)
+    rushed = share_of_budget < interviews.RUSHED
+    assert [(row["rushed"], row["score"]) for row in card["time"]] == [(rushed, time_management)] * len(card["time"])
     page = Client()
     page.cookies = api.cookies
     html = page.get(reverse("interview", args=[data["id"]])).content.decode()

@@ -184,8 +184,14 @@ def test_a_layer_the_lesson_lacks_is_a_404_naming_its_layers_and_linking_to_it(c
     response = client.get(f"/lessons/how-the-lab-works/?layer={query}")
     assert response.status_code == 404
     html = response.content.decode()
-    assert f"{problem}: its layers are 1 to 3." in html
+    assert f"{problem}: its layers are 1, 2 and 3." in html
     assert '<a href="/lessons/how-the-lab-works/">Open “How the lab works” at its first layer</a>' in html
+
+
+def test_a_missing_layer_of_a_lesson_with_a_gap_names_the_layers_it_has(client, lesson):
+    lesson.sections.update(layer=3)  # the validator allows any of 1 to 3
+    html = client.get(lesson.get_absolute_url() + "?layer=1").content.decode()
+    assert "This lesson has no layer 1: it has only layer 3." in html
 
 
 def test_an_htmx_request_for_a_missing_step_is_a_404(client, lesson):
@@ -289,6 +295,7 @@ def test_number_with_thousands_separator_is_accepted_and_a_decimal_comma_is_refu
     refused = client.post(url, {"value": "1,5"}, **HTMX)
     assert refused.status_code == 422
     assert "Use a dot for decimals" in refused.content.decode()
+    assert 'data-focus value="1,5"' in refused.content.decode()  # the box keeps what was typed, and takes focus
     client.post(url, {"value": "1,100"}, **HTMX)
     assert Answer.objects.get().value == 1100
 
