@@ -282,7 +282,12 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
         for index in range(len(steps) - 2):  # at least two later steps to choose among
             lesson = steps[index].walkthrough.section.lesson_id
             moments.append((lesson, steps[index].walkthrough.topic_id, (steps, index)))
-    chosen = prefer_scenario(moments, PHASE_ITEMS["design"], rng, weight, scenario.pk)
+    # One moment per build-up: a later moment's design lists the parts so far, the earlier moment's answer among them.
+    chosen, built = [], set()
+    for row in prefer_scenario(moments, len(moments), rng, weight, scenario.pk):
+        if row[2][0][0].walkthrough_id not in built and len(chosen) < PHASE_ITEMS["design"]:
+            chosen.append(row)
+            built.add(row[2][0][0].walkthrough_id)
     for _lesson, _topic, (steps, index) in sorted(chosen, key=lambda row: (row[2][0][0].pk, row[2][1])):
         later = steps[index + 1 :]
         offered = [later[0], *rng.sample(later[1:], min(len(later) - 1, MAX_DESIGN_OPTIONS - 1))]

@@ -338,6 +338,18 @@ def test_a_design_question_says_which_lesson_it_comes_from_and_how_far_the_desig
     assert seen and "buying-the-fleet" not in seen  # the fleet lesson has no build-up: these are other lessons'
 
 
+def test_no_design_question_shows_the_answer_to_another(content):
+    """Two moments of one build-up: the later one's "design so far" listed the step the earlier one asked for."""
+    published = list(Lesson.objects.filter(published=True))
+    pool = interviews.Pool.read(published)
+    for scenario in (lesson for lesson in published if lesson.kind in interviews.SCENARIO_KINDS):
+        for seed in range(10):
+            designs = [i for i in interviews.draw(pool, scenario, {}, random.Random(seed)) if i["kind"] == "design"]
+            assert len(designs) == min(interviews.PHASE_ITEMS["design"], len(pool.build_ups)), scenario.slug
+            build_ups = [item["step"].walkthrough_id for item in designs]
+            assert len(set(build_ups)) == len(build_ups), (scenario.slug, seed)
+
+
 def test_every_link_from_an_interview_to_its_lesson_lands_on_the_question(client, rf, content):
     """ "Open it in its lesson" (the scorecard's practice links) goes to the layer page holding the question:
     a lesson page shows one layer, so /lessons/<slug>/#dd-x of a layer-2 question landed at the top."""
