@@ -44,7 +44,7 @@ BLOCK_TAG = re.compile(r"<(?:p|ul|ol|table|div|pre|blockquote|h\d)\b")
 
 # (key, label, minutes, how many items): a 45-minute loop.
 PHASES = (
-    ("requirements", "Clarify the requirements", 5, 2),
+    ("requirements", "Frame the problem", 5, 2),
     ("estimate", "Estimate", 8, 3),
     ("design", "High-level design", 10, 2),
     ("deep_dives", "Deep dives", 17, 6),

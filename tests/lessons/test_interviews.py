@@ -136,6 +136,8 @@ def test_after_logging_out_an_interview_page_says_whose_it_is_and_links_to_log_i
 def test_an_interview_is_drawn_in_phases_and_stored(api, scenario, stopped_clock):
     data = start(api)
     assert [p["key"] for p in data["phases"]] == ["requirements", "estimate", "design", "deep_dives", "wrap_up"]
+    # Its questions frame the problem (layer-1 basics, a lesson's opening moment): no "Clarify the requirements".
+    assert data["phases"][0]["label"] == "Frame the problem"
     rows = list(InterviewItem.objects.filter(interview_id=data["id"]).order_by("position"))
     phases = [r.phase for r in rows]
     assert phases == sorted(phases, key=["requirements", "estimate", "design", "deep_dives", "wrap_up"].index)
