@@ -134,7 +134,7 @@ def test_a_question_that_reads_a_run_carries_the_run(content):
     "walkthrough, stated",
     [
         ("long-context-envelope", ["32 layers, 8 KV heads, head dimension 128"]),  # kv-allocation
-        ("step-envelope", ["140 GB", "3.35 TB/s", "989 dense BF16 TFLOPS"]),  # batching
+        ("step-envelope", ["140 GB", "4.8 TB/s", "989 dense BF16 TFLOPS", "96 sequences"]),  # batching
         ("spec-envelope", ["α = 0.7", "γ = 3"]),  # speculative decoding
     ],
 )

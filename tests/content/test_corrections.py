@@ -788,3 +788,29 @@ def test_long_contexts_on_a_70b_are_taught_on_llama_3_1_70b():
     assert all("Llama-3.1-70B" in t for t in long_context), [t[:80] for t in long_context]
     notes = " ".join(latent_kv.notes())
     assert "on Llama-3.1-70B" in notes and "on Llama-3-70B" not in notes
+
+
+# Llama-2-70B uses grouped-query attention (its model card), and the GQA paper came before Llama 2:
+# the 7B and 13B simply do not use it.
+GQA_HISTORY_MYTHS = [r"predates\s+grouped-query", r"pre-GQA"]
+
+
+@pytest.mark.parametrize("myth", GQA_HISTORY_MYTHS)
+def test_no_lesson_says_a_llama_2_model_predates_gqa(myth):
+    assert not [name for name, text in all_texts() if re.search(myth, text)]
+
+
+def test_the_llama_2_13b_examples_say_only_its_70b_uses_gqa():
+    for lesson in ("how-the-lab-works.yaml", "kv-allocation.yaml"):
+        body = " ".join(_lesson_texts(lesson))
+        assert "Llama-2-13B" in body and "in Llama 2 only the 70B" in body, lesson
+
+
+def test_small_blocks_are_priced_per_engine_not_ruled_out(content):
+    """vLLM's paged-attention kernels lose efficiency at tiny blocks; SGLang pages one token at a time by default."""
+    body = " ".join(_lesson_texts("kv-allocation.yaml"))
+    assert "settled on 16" not in body and "Tiny blocks cost the kernel" not in body
+    feedback = _rendered(_choices("kv-allocation", "block-size").get(text__startswith="Go smaller").feedback_html)
+    assert "SGLang" in feedback and "paged-attention kernels lose efficiency" in feedback
+    assert "at most 15 tokens left to save" in feedback
+    assert _choices("kv-allocation", "block-size").get(text__startswith="Go smaller").verdict == "weak"

@@ -7,11 +7,12 @@ nor the verdict a deep dive asks the learner to reach.
 """
 
 import html
+import itertools
 import re
 
 import pytest
 
-from lessons.models import Lesson
+from lessons.models import Challenge, Lesson
 from lessons.services import expected_for
 from tests.content.test_curriculum import lessons
 
@@ -57,16 +58,25 @@ def reading_order(slug: str) -> list[tuple[str, object, str]]:
 
 def answer_forms(step) -> set[str]:
     """The ways an envelope step's expected answer would be printed: in its unit, and as raw bytes."""
-    value, unit = expected_for(step).value, step.unit
+    return value_forms(expected_for(step).value, step.unit, step.scale)
+
+
+def value_forms(value: float, unit: str, scale: float = 1.0) -> set[str]:
+    """The ways ``value`` (in ``unit``) would be printed: as the calculator formats print it, and as raw bytes."""
     forms = {f"{value:.2f} {unit}", f"{value:.1f} {unit}"}
     if value >= 100 or abs(value - round(value)) < 1e-9:
         forms.add(f"{value:,.0f} {unit}")
     if unit == "%":
+        forms.add(f"{value:.4f} %")  # the pct4 format: 80.3125%
         forms = {form.replace(" %", "%") for form in forms}
     if unit in {"KiB", "MiB", "GiB", "kB", "MB", "GB"}:
-        raw = value / step.scale
+        raw = value / scale
         forms.add(f"{raw:,.0f} bytes")
     return forms
+
+
+def printed_in(forms: set[str], shown: str) -> list[str]:
+    return [form for form in forms if re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d])", shown)]
 
 
 @pytest.mark.parametrize("slug", sorted(lessons()))
@@ -113,6 +123,20 @@ VERDICTS_LEFT_TO_THE_QUESTION = [
     ("autoscaling", "lost-node", ["It does not cover a node dying"]),
     ("tensor-parallelism", "serve-405b", ["TP8 inside each node", "FP8 weights on one node"]),
     ("load-balancing", "work-the-example", ["24.09 points"]),
+    # Routing: the 40 -> 50 resize and its cold prefills, what losing a replica moves, the 1/N caveat a weak
+    # choice rests on, and "very small values risk churn" (the weak choice of pick-epsilon).
+    ("routing", "scale-out-remap", ["80%", "all at the same moment", "resized precisely because it was busy"]),
+    ("routing", "warm-after-resize", ["Losing one replica of 48", "moves only that replica's keys"]),
+    ("routing", "spill-copies", ["only if each opening lives on one replica"]),
+    ("routing", "pick-epsilon", ["risk churn"]),
+    # Speculative decoding: the teammate's case worked through (alpha 0.8, gamma 4), the 8B draft's c,
+    # the batch-128 verdict and "the best gamma falls with it".
+    ("speculative-decoding", "tokens-per-pass", ["3.36", "2.80x", "2.10x"]),
+    ("speculative-decoding", "draft-cost", ["0.15"]),
+    ("speculative-decoding", "slower-at-peak", ["what crosses the ridge", "640 in all", "1.86x", "0.94x"]),
+    ("speculative-decoding", "acceptance-fell", ["the best γ falls"]),
+    # The 70B's own per-token figure (and a request's size from it) is the GQA question's to give.
+    ("kv-allocation", "gqa-sizing", ["327,680", "320.0 KiB", "1.3 GB"]),
 ]
 
 
@@ -130,3 +154,97 @@ def test_what_was_moved_after_the_questions_is_still_taught(content):
         assert taught in kv
     tp = " ".join(text for _, _, text in reading_order("tensor-parallelism"))
     assert "TP8 inside each node" in tp and "FP8 weights on one node" in tp
+
+
+def test_the_routing_envelope_states_the_opening_its_first_step_asks_about(content):
+    section = Lesson.objects.get(slug="routing").sections.get(key="envelope")
+    step = section.walkthroughs.get(key="affinity-envelope").steps.get(order=1)
+    assert "1,500-token opening" in step.title
+    assert "1,500-token opening per tenant" in _plain(section.body_html)
+
+
+# An envelope's answer that is exactly half or double a figure printed before it is a rescaling, not
+# a calculation (the TP8 envelope once halved layer 1's TP4 figures).
+SCALED_ENVELOPES = [("batching", "step-envelope"), ("tensor-parallelism", "tp-envelope")]
+
+
+def scaled_forms(value: float, unit: str, scale: float) -> set[str]:
+    """How a figure half or double ``value`` would be printed, with its unit or bare (``73 tokens a second``)."""
+    forms = set()
+    for scaled in (value / 2, value * 2):
+        forms |= value_forms(scaled, unit, scale) | {f"{scaled:.2f}"}
+        if scaled >= 10:
+            forms.add(f"{scaled:,.0f}")
+    if abs(value - round(value)) < 1e-9:  # a whole count, rounded down: half of 59 is 29 too
+        forms |= value_forms(value * 2 + 1, unit, scale) | {f"{value * 2 + 1:,.0f}"}
+    return forms
+
+
+@pytest.mark.parametrize("slug, key", SCALED_ENVELOPES)
+def test_no_envelope_step_is_half_or_double_a_figure_printed_earlier(content, slug, key):
+    before = text_before(slug, key)
+    steps = [
+        step
+        for section in Lesson.objects.get(slug=slug).sections.all()
+        for walkthrough in section.walkthroughs.filter(key=key)
+        for step in walkthrough.steps.exclude(calculator="")
+    ]
+    assert steps
+    for step in steps:
+        value = expected_for(step).value
+        found = printed_in(scaled_forms(value, step.unit, step.scale), before)
+        assert found == [], f"{slug}, {key} step {step.order}: {value:g} is half or double {found}, printed earlier"
+
+
+def challenge_answers(challenge: Challenge):
+    """Yield (drawn inputs, expected answer) for every draw the challenge's ranges allow."""
+    names = sorted(challenge.ranges)
+    grids = []
+    for name in names:
+        low, high, step = challenge.ranges[name]
+        count = int((high - low) / step + 1e-9) + 1
+        grids.append([round(low + step * i, 10) for i in range(count)])
+    for values in itertools.product(*grids):
+        drawn = dict(zip(names, values, strict=True))
+        yield drawn, expected_for(challenge, drawn).value
+
+
+# (lesson, challenge): numbers a learner may be drawn must not be ones the lesson already printed.
+DRAWN_AWAY_FROM_PRINTED = [
+    ("how-the-lab-works", "requests-at-your-context"),
+    ("kv-allocation", "requests-at-context"),
+    ("batching", "step-time"),
+    ("batching", "replica-throughput"),
+    ("tensor-parallelism", "fp8-replica"),
+]
+
+
+@pytest.mark.parametrize("slug, key", DRAWN_AWAY_FROM_PRINTED)
+def test_no_draw_of_a_challenge_gives_a_number_its_lesson_prints(content, slug, key):
+    challenge = Challenge.objects.get(key=key, section__lesson__slug=slug)
+    shown = " ".join(text for where, _, text in reading_order(slug) if where != f"Challenge {key}")
+    for drawn, value in challenge_answers(challenge):
+        forms = value_forms(value, challenge.unit, challenge.scale)
+        if challenge.tolerance_kind == "nominal":
+            forms |= {f"{value:,.0f} {word}" for word in ("requests", "of them", "such requests")}
+            forms.add(f"room for {value:,.0f}")
+            forms.add(f"fits {value:,.0f}")
+        if challenge.unit == "ms":
+            forms |= {f"{value:.2f} ms"}
+        if challenge.unit == "tokens/s":
+            forms |= {f"{value:,.0f} tokens", f"{value:,.0f}."}
+        found = printed_in(forms, shown)
+        assert found == [], f"{slug}, {key}: the draw {drawn} gives {found}, printed in the lesson"
+
+
+def test_every_shipped_section_states_its_reading_time():
+    """A section without minutes falls back to one minute, which a section holding a walkthrough is not."""
+    from tests.content.test_curriculum import lessons as lesson_files
+
+    missing = [
+        f"{slug}: {section['key']}"
+        for slug, lesson in lesson_files().items()
+        for section in lesson["sections"]
+        if "minutes" not in section
+    ]
+    assert missing == []
