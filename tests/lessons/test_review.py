@@ -590,7 +590,10 @@ def test_with_nothing_scheduled_the_pages_name_no_next_time(client, lesson, stop
     Step.objects.filter(pk=step.pk).update(calculator="", unit="", output="", tolerance=None)  # no longer graded
     html = client.get(reverse("review")).content.decode()
     assert "Nothing is due right now. Come back later" in html and "next item" not in html
-    assert "Nothing is due for review right now. A first answer schedules" in client.get(reverse("results")).content.decode()
+    assert (
+        "Nothing is due for review right now. A first answer schedules"
+        in client.get(reverse("results")).content.decode()
+    )
 
 
 def test_the_review_page_with_nothing_due_reads_as_many_queries_for_one_scheduled_item_as_for_many(
