@@ -695,6 +695,17 @@ class ChallengeForm(NumberQuestionFormMixin, ItemPlaceMixin, MarkdownCheckMixin,
 class ChoiceFormSet(RowsFormSet):
     """A deep dive needs at least three choices and exactly one best; follow-ups may not loop back."""
 
+    def save_new_objects(self, commit=True):
+        """Django's, saving the added rows in ``Choice.creation_order``: keys that do not rank the choices."""
+        self.new_objects = []
+        for form in Choice.creation_order(self.extra_forms, self.instance.key):
+            if not form.has_changed() or (self.can_delete and self._should_delete_form(form)):
+                continue
+            self.new_objects.append(self.save_new(form, commit=commit))
+            if not commit:
+                self.saved_forms.append(form)
+        return self.new_objects
+
     def problems(self, rows_valid: bool) -> list[str]:
         # A row Django refused keeps the fields it accepted: its verdict still counts, so two best choices are
         # told in the same save as an empty feedback. None best is only certain when every verdict was accepted.

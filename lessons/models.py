@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import ClassVar
 from urllib.parse import urlencode
 
@@ -304,6 +305,18 @@ class Choice(RenderedMarkdown):
 
     def __str__(self) -> str:
         return f"{self.get_verdict_display()}: {self.text[:60]}"
+
+    @staticmethod
+    def creation_order(rows: list, deep_dive_key: str) -> list:
+        """Return a deep dive's new choices (any rows) in the order to create them: one unrelated to the authored one.
+
+        A choice's primary key is what its button sends; keys rising in authored order, the best approach often
+        written first, made the lowest the best in 54 of 81 deep dives, readable in the page's source. Each row keeps
+        its ``order``. Seeded by the deep dive, so a load repeats. Used by the content loader and the admin.
+        """
+        rows = list(rows)
+        random.Random(f"choices:{deep_dive_key}").shuffle(rows)
+        return rows
 
     @property
     def points(self) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -249,12 +248,8 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
     Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
     matched, leftover = match_choices(list(Choice.objects.filter(deep_dive=deep_dive)), fields["choices"])
     delete_missing(report, Choice.objects.filter(pk__in=[c.pk for c in leftover]), file=file, prune=prune)
-    # New choices are created in an order unrelated to the authored one (each keeps its ``order``): a choice's
-    # primary key is what its button sends, and keys rising in authored order, the best approach often written
-    # first, told the answer to anyone reading the page's source. Seeded by the deep dive: loads repeat.
     numbered = list(enumerate(zip(fields["choices"], matched), start=1))
-    random.Random(f"choices:{deep_dive.key}").shuffle(numbered)
-    for number, (choice, row) in numbered:
+    for number, (choice, row) in Choice.creation_order(numbered, deep_dive.key):  # keys that do not rank them
         values = {k: choice[k] for k in ("text", "verdict", "feedback")}
         created = row is None
         if created:

@@ -70,6 +70,22 @@ def test_deep_dive_needs_exactly_one_best(instructor_client, fresh_dive):
     assert not Choice.objects.exists()
 
 
+def test_choices_added_in_the_admin_get_keys_that_do_not_rank_them(instructor_client, fresh_dive):
+    """A choice's button sends its key: saved in the rows' order, the best (often written first) had the lowest."""
+    lowest_best = 0
+    for n in range(8):
+        dive = DeepDive.objects.create(section=fresh_dive.section, key=f"dd-{n}", order=20 + n, topic_id="batching",
+                                       prompt="How do you batch?")  # fmt: skip
+        rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak"), row(4, "weak")]
+        response = instructor_client.post(reverse("admin:lessons_deepdive_change", args=[dive.pk]),
+                                          choice_formset(dive, rows))  # fmt: skip
+        assert response.status_code == 302
+        saved = list(Choice.objects.filter(deep_dive=dive).order_by("pk"))
+        assert sorted(c.order for c in saved) == [1, 2, 3, 4]  # each keeps its place on the page
+        lowest_best += saved[0].verdict == "best"
+    assert lowest_best < 6, lowest_best  # by chance about 2 of 8; all 8 before
+
+
 def test_valid_deep_dive_saves(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
     rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
