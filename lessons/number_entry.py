@@ -35,7 +35,7 @@ _DEFINITIONS = (
     "million = 1e6",
     "billion = 1e9",
     "trillion = 1e12",
-    "KB = kilobyte",  # as write-ups often spell kB (1,000 bytes; KiB is 1,024)
+    "KB = kibibyte",  # capital K is no SI prefix: JEDEC's KB, 1,024 bytes, as write-ups use it ("320 KB" of KV)
 )
 # How an item's unit is written in content, where pint spells it otherwise.
 _ASKED = {"%": "percent", "$": "USD", "×": "1", "x": "1"}

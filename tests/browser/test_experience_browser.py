@@ -463,6 +463,7 @@ def test_check_sits_beside_the_answer_box_with_the_unit_and_error_under_both(liv
     page.goto(live_server.url + SAMPLE + "?layer=2")
     envelope = page.locator("#wt-size-the-cache")
     box, check = envelope.get_by_label("Your answer"), envelope.get_by_role("button", name="Check")
+    widths = (box.bounding_box()["width"], check.bounding_box()["width"])
     for typed in ("", "abc"):  # as loaded, then refused with a message under the box
         if typed:
             box.fill(typed)
@@ -472,5 +473,6 @@ def test_check_sits_beside_the_answer_box_with_the_unit_and_error_under_both(liv
         field, button = box.bounding_box(), check.bounding_box()
         assert abs((field["y"] + field["height"] / 2) - (button["y"] + button["height"] / 2)) <= 2, (field, button)
         assert button["x"] >= field["x"] + field["width"]  # beside it, on its right
+        assert (field["width"], button["width"]) == widths  # the message below sizes neither
         unit = envelope.locator(".number-form .unit").bounding_box()
         assert unit["y"] >= field["y"] + field["height"]  # the unit line under the box

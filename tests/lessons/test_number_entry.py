@@ -24,7 +24,8 @@ from lessons.number_entry import EntryError, asked_unit, read_number, unit_optio
         ("0.5 s", "ms", 500),
         ("9,000 requests/min", "requests/s", 150),
         ("2.5e−3 s", "ms", 2.5),  # a typographic minus in the exponent
-        ("320 KB", "KiB", 312.5),  # KB as write-ups spell kB
+        ("320 KB", "KiB", 320),  # JEDEC's KB, as write-ups print a token's KV ("320 KB"; the lesson says so)
+        ("320 kB", "KiB", 312.5),  # the SI prefix is a thousand
         ("0", "requests", 0),
         ("1.5 ×", "×", 1.5),
         ("7", "a unit pint does not know", 7),
