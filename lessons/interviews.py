@@ -487,14 +487,18 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     parents = {c.follow_up_id: asked[c.deep_dive_id] for rows in choices.values() for c in rows if c.follow_up_id}
     position = {item.deep_dive_id: item.position for item in items if item.deep_dive_id}
     picked = {(item.answer or {}).get("choice") for item in items if item.deep_dive_id} - {None}
+    leads_to: dict[int, list[Choice]] = defaultdict(list)  # follow-up -> the asked approaches leading to it
+    for rows in choices.values():
+        for choice in rows:
+            if choice.follow_up_id:
+                leads_to[choice.follow_up_id].append(choice)
     for item in items:
         if item.kind == InterviewItem.Kind.DEEP_DIVE:
-            # The approaches leading here, of the parents asked before it (an author may give it several).
+            # Of the parents asked before it (an author may give it several), in the order they were asked.
             leading = sorted(
-                (c for pk, rows in choices.items() if position[pk] < item.position for c in rows
-                 if c.follow_up_id == item.deep_dive_id),
+                (c for c in leads_to[item.deep_dive_id] if position[c.deep_dive_id] < item.position),
                 key=lambda c: (position[c.deep_dive_id], c.order),
-            )  # fmt: skip
+            )
             view = deep_dive_view(item, choices[item.deep_dive_id], reveal, parents.get(item.deep_dive_id))
             view.premise_html = premise_html(leading, picked)
             views.append(view)
