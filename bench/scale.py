@@ -40,12 +40,12 @@ def generated_lesson(deep_dives: int) -> dict:
                                 "feedback": "Right: **continuous batching** keeps the GPU busy as requests finish.",
                             },
                             {
-                                "text": "Wait for a full static batch before starting it.",
+                                "text": "Wait for a full static batch of requests before starting any of them on the GPU.",
                                 "verdict": "acceptable",
                                 "feedback": "It fills the batch, but short requests wait for the *longest* one.",
                             },
                             {
-                                "text": "Serve one request at a time.",
+                                "text": "Serve one request at a time, so each one streams as fast as the GPU allows.",
                                 "verdict": "weak",
                                 "feedback": "Decoding is memory-bound: one stream leaves most of the GPU idle.",
                             },

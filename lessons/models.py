@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import operator
 import random
+from functools import reduce
 from typing import ClassVar
 from urllib.parse import urlencode
 
@@ -626,12 +628,13 @@ class AboutItem(models.Model):
 
     @classmethod
     def items_q(cls, kind_ids: dict[str, list[int]]) -> Q:
-        """Return the condition selecting rows about the given items ({"step": [ids], ...})."""
-        condition = Q(pk__in=[])
-        for kind, ids in kind_ids.items():
-            if ids:
-                condition |= Q(**{f"{kind}_id__in": ids})
-        return condition
+        """Return the condition selecting rows about the given items ({"step": [ids], ...}).
+
+        Only the kinds with ids are named: an always-false ``pk__in=[]`` in the OR cost each query a
+        third more to build (Django compiles it by raising and catching EmptyResultSet).
+        """
+        wanted = [Q(**{f"{kind}_id__in": ids}) for kind, ids in kind_ids.items() if ids]
+        return reduce(operator.or_, wanted) if wanted else Q(pk__in=[])
 
 
 ITEM_ID_FIELDS = tuple(f"{kind}_id" for kind in AboutItem.ITEM_KINDS)  # for values() rows read by item_key_of
