@@ -14,3 +14,10 @@ application = get_wsgi_application()
 # trigger scan only what requests create (they cost ~4 ms of a signed-in lesson page, and a
 # full collection every ~50 pages scanned 120,000 start-up objects). Python's gc.freeze().
 gc.freeze()
+
+# A page allocates tens of thousands of objects that reference counting frees; Python's default
+# first-generation threshold (700 allocations) still ran about two collections a page, 0.5 to 0.7 ms
+# of a signed-in lesson page or results page (gc.callbacks, bench.profile's setup). At 10,000 a
+# collection comes every few pages and each finds little more to scan: 0.1 ms a page on average.
+GC_THRESHOLD = 10_000
+gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])

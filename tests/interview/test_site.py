@@ -141,11 +141,15 @@ def test_the_wsgi_entry_point_leaves_start_up_objects_out_of_garbage_collection(
     import interview.wsgi
 
     gc.unfreeze()
+    threshold = gc.get_threshold()
     try:
         importlib.reload(interview.wsgi)
         assert gc.get_freeze_count() > 10_000
+        # ...and a page's allocations trigger a collection every few pages, not two a page (700 by default).
+        assert gc.get_threshold() == (10_000, *threshold[1:])
     finally:
         gc.unfreeze()  # the test process keeps collecting as before
+        gc.set_threshold(*threshold)
 
 
 @pytest.mark.django_db
