@@ -102,10 +102,39 @@ def test_on_a_desktop_the_keyboard_skips_the_open_outline_to_the_first_question(
     shown, outline = skip.bounding_box(), page.locator("details.outline").bounding_box()
     assert shown["width"] > 50 and shown["y"] >= 0 and shown["x"] < outline["x"] + outline["width"]  # over the outline
     page.keyboard.press("Enter")
+    # Focus moves with the view (not left on the page): a screen reader reads the layer's heading out.
+    heading = page.locator("#layer-3-title")
+    expect(heading).to_be_focused()
+    expect(heading).to_be_in_viewport()
     page.keyboard.press("Tab")  # the next stop is the layer's first question, past every outline link
     focused = page.evaluate_handle("document.activeElement")
     assert focused.evaluate("e => !e.closest('details.outline') && !!e.closest('section.layer')")
     assert focused.evaluate("e => !!e.closest('.item')"), focused.evaluate("e => e.outerHTML.slice(0, 200)")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_skipping_the_outline_of_a_long_layer_focuses_its_first_sections_heading(
+    live_server, page, long_lesson, scheme, axe_violations
+):
+    """On a page of a long layer (its list of pages comes before the outline) the skip lands on the page's
+    first section: its heading has focus, shown by the focus ring, the same in the dark."""
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(live_server.url + long_lesson.get_absolute_url())
+    skip = page.get_by_role("link", name="Skip the outline")
+    skip.focus()
+    page.keyboard.press("Enter")
+    heading = page.get_by_role("heading", name="Section 1", exact=True)
+    expect(heading).to_be_focused()
+    expect(heading).to_be_in_viewport()
+    ring = heading.evaluate("h => [getComputedStyle(h).outlineStyle, parseFloat(getComputedStyle(h).outlineWidth)]")
+    assert ring == ["solid", 3], ring  # :focus-visible's ring, not hidden
+    page.screenshot(path=f"/tmp/a11y-skip-outline-{scheme}.png")
+    page.keyboard.press("Tab")  # then the section's first question
+    expect(page.locator("#sec-s1 .item .choice-button").first).to_be_focused()
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
 
 
 @pytest.mark.django_db(transaction=True)
