@@ -121,7 +121,8 @@ def focused_id(page) -> str:
 @pytest.mark.parametrize("width", [375, 1280])
 def test_answering_with_the_keyboard_moves_focus_to_the_next_question(live_server, page, content, settings, width):
     """After "Answer and go on" focus lands on the new question's heading (a screen reader reads it out),
-    not on the page, with its phase and position line in view; a fresh interview still starts at the top."""
+    not on the page, with its phase and position line in view; a fresh interview starts at the top of the
+    page with focus on its first question's heading."""
     settings.INTERVIEW_TIMER_POLL_SECONDS = 600  # no clock swap during the test
     page.set_viewport_size({"width": width, "height": 800})
     page.goto(live_server.url + "/interviews/")
@@ -129,7 +130,10 @@ def test_answering_with_the_keyboard_moves_focus_to_the_next_question(live_serve
     page.get_by_role("button", name="Start the interview").click()
     heading = page.locator("#question-title")
     expect(heading).to_be_visible()
-    assert focused_id(page) != "question-title"  # first arrival: nothing is skipped over
+    # First arrival: focus on question 1's heading (described by its phase and position), not on the page,
+    # and the page is not scrolled (the clock above it stays in view).
+    expect(heading).to_be_focused()
+    expect(heading).to_have_accessible_description(re.compile("question 1 of \\d+$"))
     assert page.evaluate("() => window.scrollY") == 0
 
     for position in (2, 3, 4):  # two approaches picked with Space, then a number typed and sent with Enter

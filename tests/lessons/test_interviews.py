@@ -871,7 +871,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
             assert "already answered" in client.get(url).content.decode()
             assert interview.items.filter(answered_at__isnull=False).count() == 1
     html = client.get(url).content.decode()
-    assert '<p class="card" id="all-answered" tabindex="-1">Every question is answered' in html
+    assert '<p class="card" id="all-answered" tabindex="-1" autofocus>Every question is answered' in html
     done = client.post(reverse("interview-finish", args=[interview.pk]))
     assert done.status_code == 303 and done["Location"].endswith("#scorecard")
     card = client.get(url).content.decode()
