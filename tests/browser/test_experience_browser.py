@@ -227,6 +227,46 @@ def test_the_results_tables_fit_a_phone(live_server, page, content):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_on_a_phone_the_results_lesson_names_read_on_one_line_in_a_real_table(
+    live_server, page, content, scheme, axe_violations
+):
+    """At 375 px each lesson's name has a line of its own (it wrapped to three or four lines beside the numbers),
+    the numbers sit under their column headings, nothing scrolls sideways, and Chromium's accessibility tree
+    still holds a table: a row per lesson, its name a row header, its three numbers cells."""
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}{SAMPLE}")
+    page.locator(".item button[name='choice']").first.click()  # a learner with a score to show
+    expect(page.locator("#announcer")).not_to_be_empty()
+    page.goto(f"{live_server.url}/results/")
+    region = page.get_by_role("region", name="Score per lesson")
+    assert layout_problems(page, ".phone-fit table") == []
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    lines = region.locator("tbody th a").evaluate_all(
+        "links => links.map((a) => [a.textContent, new Set([...a.getClientRects()].map((r) => Math.round(r.bottom))).size])"
+    )
+    assert len(lines) > 10 and all(count == 1 for _name, count in lines), lines
+    # Each number right-aligned under its column's heading.
+    edges = page.evaluate(
+        """() => [...document.querySelectorAll('.phone-fit tr')].map((tr) =>
+             [...tr.querySelectorAll('.num')].map((c) => Math.round(c.getBoundingClientRect().right)))"""
+    )
+    assert len({tuple(row) for row in edges}) == 1, edges
+    region.screenshot(path=f"/tmp/a11y-results-375-{scheme}.png")
+
+    cdp = page.context.new_cdp_session(page)
+    tree = [n for n in cdp.send("Accessibility.getFullAXTree")["nodes"] if not n.get("ignored")]
+    roles = [n["role"]["value"] for n in tree]
+    assert roles.count("table") == 1 and roles.count("columnheader") == 4, roles
+    lessons = len(lines)
+    assert roles.count("row") == lessons + 1 and roles.count("rowheader") == lessons, roles
+    assert roles.count("cell") == 3 * lessons, roles
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
+
+
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", [375, 1280])
 def test_a_cards_content_sits_evenly_inside_it(live_server, page, content, width):
     """A card's heading starts at its top padding as its last line ends at its bottom padding, and its lines are
