@@ -164,3 +164,83 @@ def test_no_walkthrough_intro_promises_feedback_after_each_answer():
                 if promises.search(intro):
                     found.append(f"{path.name}: {item['walkthrough']['key']}")
     assert found == []
+
+
+# Where an item sits in its lesson ("the walkthrough in the next layer", "the challenge at the end of this
+# lesson", "the tables above"): review and mock interviews show the item alone, with no lesson around it.
+LESSON_POSITION = re.compile(
+    r"""
+    \b(?:next|previous|earlier|later|last|first|following)\s+(?:layer|section|lesson)s?\b
+    | \bthis\s+(?:lesson|section|layer|page)\b
+    | \bthe\s+lesson's\b
+    | \b(?:walkthrough|challenge|deep\s+dive|tables?|charts?|sections?|figures?)\s+(?:above|below)\b
+    | \b(?:walkthrough|challenge|deep\s+dive|section)\s+(?:in|at)\s+the\s+(?:next|previous|end|start)\b
+    | \bas\s+we\s+(?:saw|showed|found|computed)\b
+    | \bin\s+the\s+(?:Skim|Core|Go\s+deeper)\b
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+NOT_TEXT = {"key", "topic", "kind", "calculator", "output", "unit", "tolerance_kind", "follow_up", "verdict"}
+
+
+def item_texts(fields, where: str):
+    """Yield (where, text) for every string an item shows: feedback, hints, explanations, checklist points..."""
+    if isinstance(fields, dict):
+        for name, value in fields.items():
+            if name not in NOT_TEXT:
+                yield from item_texts(value, f"{where}.{name}")
+    elif isinstance(fields, list):
+        for n, value in enumerate(fields, 1):
+            yield from item_texts(value, f"{where}.{n}")
+    elif isinstance(fields, str):
+        yield where, fields
+
+
+def shown_alone() -> list[tuple[str, str]]:
+    """Return (where, text) for everything of the shipped lessons' items that review or an interview shows."""
+    found = []
+    for path in sorted(CONTENT.glob("*.yaml")):
+        for section in yaml.safe_load(path.read_text(encoding="utf-8"))["sections"]:
+            for item in section.get("items") or []:
+                for kind, fields in item.items():
+                    if kind == "walkthrough" and fields["kind"] != "envelope":
+                        # A build-up's intro is not shown in an interview (lessons/interviews.py): only its steps.
+                        fields = {name: value for name, value in fields.items() if name != "intro"}
+                    found += item_texts(fields, f"{path.stem}: {kind} {fields['key']!r}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Step 1 of the walkthrough in the next layer has you multiply it out.",
+        "The challenge at the end of this lesson takes the step an interviewer takes next.",
+        "on eight H100s under tensor parallelism 8 (the tables above use four)",
+        "Use the lesson's assumption that a used A100 serves 0.45 × an H100's tokens.",
+        "As we saw in the Core layer, the cache grows with layers.",
+    ],
+)
+def test_the_position_check_catches_a_text_pointing_into_the_lesson(text):
+    assert LESSON_POSITION.search(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The next question is what c your draft really has.",
+        "Expect the follow-up about a spike month.",
+        "a gap above 32 and a ratio above 1.5",
+        "Megatron-style tensor parallelism needs two all-reduces per layer in the forward pass",
+        "the next request that starts the same way skips that prefill",
+    ],
+)
+def test_the_position_check_lets_an_item_that_stands_alone_through(text):
+    assert not LESSON_POSITION.search(text)
+
+
+def test_no_item_points_at_its_place_in_the_lesson():
+    """Choice feedback, hints, explanations, checklist points and step texts name the idea, not where it sits."""
+    texts = shown_alone()
+    assert len(texts) > 1000
+    pointing = [(where, " ".join(text.split())) for where, text in texts if LESSON_POSITION.search(text)]
+    assert pointing == []
