@@ -267,38 +267,15 @@ def same_inputs(one: dict, other: dict) -> bool:
     return one.keys() == other.keys() and all(math.isclose(one[name], other[name]) for name in one)
 
 
-# Challenges some of whose draws still ask a figure printed before them (left for a later pass).
-DRAWS_STILL_PRINTED = {
-    ("autoscaling", "hpa-desired"),
-    ("batching", "prefill-time"),
-    ("buying-the-fleet", "tokens-per-card-month"),
-    ("buying-the-fleet", "rented-cards-to-cover"),
-    ("buying-the-fleet", "api-bill"),
-    ("cache-aware-routing", "rr-hit-share"),
-    ("cache-aware-routing", "busiest-card-share"),
-    ("cache-aware-routing", "preamble-copies"),
-    ("design-chatgpt-tiers", "shed-free"),
-    ("design-chatgpt-tiers", "wait-after-loss"),
-    ("kv-allocation", "bytes-per-token-gqa"),
-    ("kv-allocation", "fp8-gain"),
-    ("routing", "bounded-spread"),
-    ("shrinking-the-bytes", "window-request"),
-}
-
-
-def drawn_challenges() -> list:
-    """Every shipped challenge with ranges, those still drawing a printed example marked as expected to fail."""
-    found = []
-    for slug, lesson in sorted(lessons().items()):
-        for section in lesson["sections"]:
-            for item in section.get("items") or []:
-                challenge = item.get("challenge")
-                if challenge and challenge["ask"].get("ranges"):
-                    marks = []
-                    if (slug, challenge["key"]) in DRAWS_STILL_PRINTED:
-                        marks = [pytest.mark.xfail(strict=True, reason="a draw asks a figure printed before it")]
-                    found.append(pytest.param(slug, challenge["key"], marks=marks, id=f"{slug}-{challenge['key']}"))
-    return found
+def drawn_challenges() -> list[tuple[str, str]]:
+    """Return (lesson, challenge) for every shipped challenge with ranges."""
+    return [
+        (slug, item["challenge"]["key"])
+        for slug, lesson in sorted(lessons().items())
+        for section in lesson["sections"]
+        for item in section.get("items") or []
+        if "challenge" in item and item["challenge"]["ask"].get("ranges")
+    ]
 
 
 @pytest.mark.parametrize("slug, key", drawn_challenges())
