@@ -16,8 +16,9 @@ application = get_wsgi_application()
 gc.freeze()
 
 # A page allocates tens of thousands of objects that reference counting frees; Python's default
-# first-generation threshold (700 allocations) still ran about two collections a page, 0.5 to 0.7 ms
-# of a signed-in lesson page or results page (gc.callbacks, bench.profile's setup). At 10,000 a
-# collection comes every few pages and each finds little more to scan: 0.1 ms a page on average.
+# first-generation threshold (700 container objects allocated and not yet freed) still ran about two
+# collections a page, 0.5 to 0.7 ms of a signed-in lesson page or results page (gc.callbacks, in
+# bench.profile's setup). At 10,000 a collection comes every few pages, and each finds little more
+# to scan: 0.1 ms a page on average.
 GC_THRESHOLD = 10_000
 gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])

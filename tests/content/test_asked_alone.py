@@ -203,8 +203,10 @@ def shown_alone() -> list[tuple[str, str]]:
         for section in yaml.safe_load(path.read_text(encoding="utf-8"))["sections"]:
             for item in section.get("items") or []:
                 for kind, fields in item.items():
-                    if kind == "walkthrough" and fields["kind"] != "envelope":
-                        # A build-up's intro is not shown in an interview (lessons/interviews.py): only its steps.
+                    steps = fields.get("steps") or [] if kind == "walkthrough" else []
+                    if kind == "walkthrough" and not any(step.get("ask") for step in steps):
+                        # Review and interviews show an intro with a step that asks a number (quiz.py,
+                        # interviews.number_view); a walkthrough asking none shows it only in its lesson.
                         fields = {name: value for name, value in fields.items() if name != "intro"}
                     found += item_texts(fields, f"{path.stem}: {kind} {fields['key']!r}")
     return found

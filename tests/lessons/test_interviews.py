@@ -857,6 +857,8 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
         part = ", second part" if row.kind == "open" and row.answer is not None else ""
         assert re.search(rf'id="question-position">{phase["label"]} · question {row.position} of \d+{part}</p>', html)
         assert ("Drain the replica" in html) == (row.kind == "open" and row.answer is not None)
+        # Opening the page (a new interview, Resume) focuses the question's heading, and nothing else.
+        assert html.count("autofocus") == 1 and re.search(r'<h2 id="question-title"[^>]* autofocus[ >]', html)
         stopped_clock.shift(3)
         response = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
         assert response.status_code == 303
