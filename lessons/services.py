@@ -225,8 +225,8 @@ def step_setup_html(step: Step, earlier_titles: list[str]) -> str:
     if earlier_titles:
         titles = "".join(f"<li>{escape(title)}</li>" for title in earlier_titles)
         parts.append(
-            f"<p>This is step {len(earlier_titles) + 1}. Earlier steps of this example asked (their answers are"
-            f" yours to work out):</p><ol>{titles}</ol>"
+            f"<p>This is step {len(earlier_titles) + 1} of an example. Its earlier steps ask these questions, not"
+            f" asked here: work out their answers yourself where this step needs them.</p><ol>{titles}</ol>"
         )
     parts.append(step.body_html)
     return "".join(part for part in parts if part)

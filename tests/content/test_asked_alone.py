@@ -93,7 +93,8 @@ def test_a_step_that_builds_on_an_earlier_one_reads_right_in_review(client, cont
     html = " ".join(client.get(reverse("review")).content.decode().split())
     assert f"Scale the pool: {step.title}" in html
     assert (
-        "<p>This is step 3. Earlier steps of this example asked (their answers are yours to work out):</p><ol>"
+        "<p>This is step 3 of an example. Its earlier steps ask these questions, not asked here: work out their"
+        " answers yourself where this step needs them.</p><ol>"
         "<li>12 replicas average 9 waiting requests against a target of 4. How many replicas does the HPA ask for?</li>"
         "<li>Peak is 40 requests a second lasting 50 seconds each. How many are in flight?</li></ol>"
         "<p>Use the requests in flight at peak (step 2).</p>"

@@ -288,7 +288,10 @@ def test_a_walkthrough_step_in_review_shows_the_examples_setup_and_earlier_steps
     assert "Size it: Preamble size" in html
     assert "64 cards; the hot template takes 80% of its family; the family is 30% of fleet traffic." in html
     assert "<li>Requests per replica</li>" in html and "SECRET WORKING" not in html
-    assert "This is step 2. Earlier steps of this example asked (their answers are yours to work out):" in html
+    assert (
+        "This is step 2 of an example. Its earlier steps ask these questions, not asked here: work out their answers"
+        in html
+    )
 
 
 def test_a_second_submit_of_a_review_is_refused_and_does_not_reschedule_again(client, lesson, stopped_clock):
