@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from calculators.registry import get_calculator
-from lessons.markup import CALC_PATTERN
+from lessons.markup import CALC_PATTERN, parse_reference
 from lessons.models import Challenge, Lesson
 from lessons.services import expected_for
 from tests.content.test_curriculum import lessons
@@ -256,10 +256,9 @@ def printed_before(slug: str, key: str, calculator: str, output: str) -> list[tu
     before = text[: text.index(f"key: {key}\n")]
     found = []
     for match in CALC_PATTERN.finditer(before):
-        ref, *params = match["ref"].split()
-        if ref == f"{calculator}.{output}":
-            raw = dict(param.split("=", 1) for param in params)
-            found.append((" ".join(match.group(0).split()), get_calculator(calculator).evaluate(raw).inputs))
+        slug, name, params = parse_reference(match["ref"])
+        if (slug, name) == (calculator, output):
+            found.append((" ".join(match.group(0).split()), get_calculator(calculator).evaluate(params).inputs))
     return found
 
 
