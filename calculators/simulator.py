@@ -178,11 +178,11 @@ def run_charge(mode: Mode, query) -> int:
     values = query.getlist("policies") if hasattr(query, "getlist") else [query.get("policies", "")]
     chosen = {name.strip() for value in values for name in str(value).split(",") if name.strip()}
     policies = len(chosen & set(mode.choice.options)) or len(mode.choice.options)
-    default = next(p.default for p in mode.parameters if p.name == "requests")
-    try:
-        requests = min(max(int(str(query.get("requests", default))), 1), MAX_REQUESTS)
+    parameter = next(p for p in mode.parameters if p.name == "requests")
+    try:  # read as the run reads it ("1e5" and "100000.0" are 100,000 there too)
+        requests = min(max(int(parameter.parse(query.get("requests", parameter.default))), 1), MAX_REQUESTS)
     except ValueError:
-        requests = default
+        requests = parameter.default
     return max(1, math.ceil(requests * policies / CHARGE_REQUESTS))
 
 

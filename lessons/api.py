@@ -17,6 +17,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
 from rest_framework.views import APIView
 
 from interview.ratelimit import AnswersThrottle
@@ -136,14 +137,19 @@ class AnswerValueField(serializers.Field):
         if isinstance(data, str):
             if len(data) > 40:
                 raise serializers.ValidationError("That is too long for a number.")
+            ProhibitSurrogateCharactersValidator()(data)  # JSON may escape one ("\ud800"); no reply could quote it
             try:
                 return read_number(data, self.context.get("unit", ""))
             except EntryError as error:
                 raise serializers.ValidationError(str(error)) from None
-        if not math.isfinite(data):
+        try:  # a JSON integer may be too large for a float (10**400)
+            number = float(data)
+        except OverflowError:
+            self.fail("finite")
+        if not math.isfinite(number):
             self.fail("finite")
         try:  # a JSON number is the number itself, in the item's unit: only the parser's own rules apply
-            return read_number(repr(float(data)))
+            return read_number(repr(number))
         except EntryError as error:
             raise serializers.ValidationError(str(error)) from None
 

@@ -177,14 +177,15 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
         given = parse_unit(written)
         if given is None:
             raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit.strip()}.")
-    quantity = value * given
     try:
-        return float(quantity.to(target).magnitude)
+        return float((value * given).to(target).magnitude)
     except pint.errors.DimensionalityError:
         raise EntryError(
-            f"“{typed}” is {kind(quantity.dimensionality)}, but this question asks for "
+            f"“{typed}” is {kind(given.dimensionality)}, but this question asks for "
             f"{'a percentage' if unit.strip() == '%' else f'{kind(target.dimensionality)} in {unit}'}."
         ) from None
+    except pint.errors.PintError:  # a unit with an offset or on a log scale (degC, dB): none is an answer here
+        raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit.strip()}.") from None
 
 
 # The units an author may ask for, by what the calculator's output measures (see unit_options).

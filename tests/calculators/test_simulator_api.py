@@ -201,6 +201,8 @@ def test_a_large_run_is_charged_by_its_cost(client, settings):
 
     assert run_charge(ROUTING, {}) == 1
     assert run_charge(ROUTING, {"requests": "100000"}) == 10
+    # The run reads "1e5" and "100000.0" as 100,000: they were charged 1, a tenth of the run.
+    assert run_charge(ROUTING, {"requests": "1e5"}) == run_charge(ROUTING, {"requests": "100000.0"}) == 10
     assert run_charge(ROUTING, {"requests": "100000", "policies": "hash"}) == 2
     assert run_charge(ROUTING, {"requests": "lots"}) == 1  # refused by the form; counted once
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "simulations": "12/min"}

@@ -96,6 +96,25 @@ def test_bad_numbers_are_400(api, lesson, value):
     assert "value" in response.json()["errors"]
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('{"value": 1' + "0" * 400 + "}", "Enter a finite number."),  # an integer too large for a float
+        ('{"value": "5 \\ud800"}', "Surrogate characters are not allowed"),  # a lone surrogate, escaped in JSON
+        ('{"value": "5 degC"}', "“degC” is not a unit this lab knows"),
+    ],
+)
+def test_numbers_no_float_or_reply_can_hold_are_400_and_the_scored_answer_is_still_to_come(api, lesson, body, message):
+    """Each was a 500: float() overflowed, the reply could not encode the surrogate it quoted, pint refused degC."""
+    step = Step.objects.get(title="Requests per replica")
+    url = f"/api/v1/steps/{step.pk}/answer/"
+    refused = api.post(url, body, content_type="application/json")
+    assert refused.status_code == 400
+    assert message in refused.json()["errors"]["value"][0]
+    assert not Answer.objects.exists()
+    assert api.post(url, {"value": "100"}, format="json").json()["is_first"] is True
+
+
 @pytest.mark.parametrize("value", [-5, -0.5, "-5", "-5 MB"])
 def test_a_negative_number_is_a_400_and_the_scored_answer_is_still_to_come(api, lesson, value):
     """JSON numbers skipped the parser's rules: -5 was graded Missed and used up the scored answer."""

@@ -1,5 +1,7 @@
 """Number entry: what a learner types, with or without a unit, read in the question's unit."""
 
+import contextlib
+
 import pytest
 
 from lessons.number_entry import EntryError, asked_unit, read_number, unit_options
@@ -42,6 +44,10 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
         ("12 MB", "%", "“12 MB” is a size, but this question asks for a percentage."),
         ("$5", "MB", "is an amount of money, but this question asks for a size in MB"),
         ("5 EUR", "$", "“EUR” is not a unit this lab knows"),
+        # Units pint knows but cannot scale (an offset, a log scale) raised its own error: a 500 on every page.
+        ("5 degC", "MB", "“degC” is not a unit this lab knows. Write the number in MB."),
+        ("5 dB", "requests", "“dB” is not a unit this lab knows"),
+        ("5 octave", "ms", "“octave” is not a unit this lab knows"),
         ("1,5", "MB", "Use a dot for decimals"),
         ("abc", "MB", "Enter a number such as"),
         ("", "MB", "Enter a number."),
@@ -132,3 +138,14 @@ def test_the_examples_an_error_gives_are_no_lessons_answer(content):
         expected = expected_for(item).value
         close = [n for n in examples if abs(n - expected) <= 0.25 * expected]
         assert not close, f"{item}: {message} (the answer is {expected})"
+
+
+@pytest.mark.parametrize("unit", ["MB", "requests", "%", "ms", "$", "tokens/s"])
+def test_every_unit_pint_knows_is_read_or_refused_with_a_message(unit):
+    """Whatever unit a learner writes after a number, the answer is read or refused with a message, never a 500
+    (offset and log-scale units such as degC and dB raised pint's own errors)."""
+    from lessons.number_entry import registry
+
+    for name in registry():
+        with contextlib.suppress(EntryError):  # a clear refusal is fine; any other exception fails the test
+            read_number(f"5 {name}", unit)

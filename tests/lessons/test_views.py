@@ -277,7 +277,9 @@ def test_envelope_partial_band_and_slip_feedback(client, lesson):
     assert Answer.objects.get(step=step_1).points == 5
 
 
-@pytest.mark.parametrize("bad", ["", "abc", "1e999", "12 GB", "nan", "393 /", "1 MB/", "1 ·", "393 *"])
+@pytest.mark.parametrize(
+    "bad", ["", "abc", "1e999", "12 GB", "nan", "393 /", "1 MB/", "1 ·", "393 *", "5 degC", "5 dB"]
+)
 def test_bad_numbers_get_a_clear_message_and_nothing_is_stored(client, lesson, bad):
     step = Step.objects.get(title="Requests per replica")
     url = reverse("answer-step", args=[lesson.slug, step.pk])
