@@ -882,8 +882,12 @@ PARSERS = {
 # so an instructor's draft still loads, and tests/content/test_giveaways.py keeps shipped
 # content free of them.
 BEST_LONGEST_SHARE = 1 / 3  # of a lesson's deep dives (follow-ups included)
+SAME_RANK_SHARE = 1 / 2  # of a lesson's deep dives: the best at any one other length rank (second longest, ...)
+SAME_RANK_FROM = 4  # deep dives a lesson needs before the rule applies (with fewer, a repeat is chance)
 LONG_CHOICE_FACTOR = 2.0  # x the median length of the other choices of the same deep dive
 RESTATED_WORDS = 6  # consecutive words a follow-up shares with its parent's best choice
+
+ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
 _APOSTROPHES = re.compile(r"(?<=\w)['\u2019](?=\w)")
 _WORD = re.compile(r"[^\W_]+")
@@ -926,9 +930,12 @@ def _best(deep_dive: dict) -> dict | None:
 def giveaway_warnings(lesson_data: Any) -> list[str]:
     """Return a warning for each give-away in one lesson, as parsed from YAML (or built by the admin).
 
-    Three rules, each named in its message with the lesson and the deep dive:
+    Four rules, each named in its message with the lesson and the deep dive:
     - best is longest: the best choice is at least as long as every other choice in at most
       a third of the lesson's deep dives, follow-ups included;
+    - same length rank: in a lesson of at least SAME_RANK_FROM deep dives, the best choice is
+      the second longest (or the third, ...) in at most half of them ("skip the longest, take
+      the next" must not pay);
     - long choice: no choice is more than LONG_CHOICE_FACTOR times the median length of the
       other choices of its deep dive (lengths in characters of the stripped text);
     - restated best: a follow-up's prompt, context and choices share no run of RESTATED_WORDS
@@ -938,12 +945,14 @@ def giveaway_warnings(lesson_data: Any) -> list[str]:
     deep_dives = _deep_dives(lesson_data)
     warnings = []
     best_longest = []
+    by_rank: dict[int, list[str]] = {}  # length rank of the best choice (2 = second longest) -> deep dives
     for deep_dive in deep_dives:
         key = deep_dive.get("key", "?")
         lengths = [len(_text(c.get("text"))) for c in deep_dive["choices"]]
         best = _best(deep_dive)
-        if best is not None and len(_text(best.get("text"))) >= max(lengths):
-            best_longest.append(key)
+        if best is not None:
+            rank = 1 + sum(length > len(_text(best.get("text"))) for length in lengths)  # a tie ranks with the best
+            (best_longest if rank == 1 else by_rank.setdefault(rank, [])).append(key)
         for number, length in enumerate(lengths, start=1):
             others = statistics.median(lengths[: number - 1] + lengths[number:])
             if length > LONG_CHOICE_FACTOR * others:
@@ -964,6 +973,15 @@ def giveaway_warnings(lesson_data: Any) -> list[str]:
             f"({', '.join(best_longest)}); {limit}, or length alone finds the answer: make a wrong choice "
             "longer, or the best one shorter (rule: best is longest)."
         )
+    if len(deep_dives) >= SAME_RANK_FROM:
+        for rank, keys in sorted(by_rank.items()):
+            if len(keys) > len(deep_dives) * SAME_RANK_SHARE:
+                warnings.append(
+                    f"{lesson}: the best choice is the {ORDINALS.get(rank, f'{rank}th')} longest in {len(keys)} of "
+                    f"{len(deep_dives)} deep dives ({', '.join(keys)}); at most half may be, or skipping the longest "
+                    "and taking the next finds the answer: lengthen another choice, or trim the best one "
+                    "(rule: same length rank)."
+                )
     by_key = {d.get("key"): d for d in deep_dives}
     for parent in deep_dives:
         best = _best(parent)

@@ -64,8 +64,10 @@ def test_a_clean_lesson_has_no_warnings():
 
 def test_best_is_longest_in_more_than_a_third_of_the_deep_dives_is_caught():
     # 2 of 6 deep dives may have the longest best choice (a third); 3 may not.
-    two = lesson(best_longest("a"), best_longest("b"), *(balanced(k, best_at=1) for k in "cdef"))
-    three = lesson(best_longest("a"), best_longest("b"), best_longest("c"), *(balanced(k, 1) for k in "def"))
+    two = lesson(best_longest("a"), best_longest("b"), *(ranked(k, 2 + n % 3) for n, k in enumerate("cdef")))
+    three = lesson(
+        best_longest("a"), best_longest("b"), best_longest("c"), *(ranked(k, 2 + n) for n, k in enumerate("def"))
+    )
     assert giveaway_warnings(two) == []
     (warning,) = [w for w in giveaway_warnings(three) if "best is longest" in w]
     assert "Lesson 'made-up'" in warning
@@ -77,6 +79,52 @@ def test_a_tie_for_longest_counts_as_best_is_longest():
     same = [choice("Route by a hash key.", "best"), choice("Route at random now."), choice("Route by the queue.")]
     tied = lesson(deep_dive("a", same))  # the best choice is as long as the longest: length still points at it
     assert any("best is longest" in w and "(a)" in w for w in giveaway_warnings(tied))
+
+
+def ranked(key, rank):
+    """A deep dive of four choices, 10 to 13 characters long, whose best choice is the ``rank``-th longest."""
+    texts = ["a" * 13, "b" * 12, "c" * 11, "d" * 10]
+    return deep_dive(key, [choice(t, "best" if n == rank else "weak") for n, t in enumerate(texts, start=1)])
+
+
+def test_best_at_one_length_rank_in_more_than_half_of_the_deep_dives_is_caught():
+    """The best choice was the second longest in 39 of 81 shipped deep dives (chance: about 22): a learner
+    who skipped the longest and took the next beat thinking."""
+    half = lesson(ranked("a", 2), ranked("b", 2), ranked("c", 3), ranked("d", 4))
+    assert giveaway_warnings(half) == []
+    three = lesson(ranked("a", 2), ranked("b", 2), ranked("c", 2), ranked("d", 4))
+    (warning,) = giveaway_warnings(three)
+    assert warning == (
+        "Lesson 'made-up': the best choice is the second longest in 3 of 4 deep dives (a, b, c); at most half may "
+        "be, or skipping the longest and taking the next finds the answer: lengthen another choice, or trim the "
+        "best one (rule: same length rank)."
+    )
+    # With fewer than four deep dives a repeated rank is chance, not a pattern.
+    assert giveaway_warnings(lesson(ranked("a", 3), ranked("b", 3), ranked("c", 3))) == []
+
+
+def best_rank(dive: dict) -> int:
+    """The best choice's length rank among its deep dive's choices: 1 the longest (a tie ranks with the best)."""
+    lengths = [len(c["text"].strip()) for c in dive["choices"]]
+    best = next(len(c["text"].strip()) for c in dive["choices"] if c["verdict"] == "best")
+    return 1 + sum(length > best for length in lengths)
+
+
+def test_across_the_course_no_length_rank_points_at_the_best_choice():
+    """Whatever rank a learner bets on (longest, second longest, ...), it finds the best choice no more than
+    half again as often as chance, over every shipped deep dive."""
+    dives = [
+        item["deep_dive"]
+        for path in sorted((CONTENT / "lessons").glob("*.yaml"))
+        for section in yaml.safe_load(path.read_text(encoding="utf-8"))["sections"]
+        for item in section.get("items") or []
+        if "deep_dive" in item
+    ]
+    assert len(dives) > 60
+    for rank in range(1, max(len(d["choices"]) for d in dives) + 1):
+        hits = sum(best_rank(d) == rank for d in dives)
+        by_chance = sum(1 / len(d["choices"]) for d in dives if len(d["choices"]) >= rank)
+        assert hits < by_chance * 1.5, (rank, hits, by_chance)
 
 
 def test_a_choice_over_twice_the_median_of_the_others_is_caught():
