@@ -883,10 +883,19 @@ class StepInline(ExpectedAnswerMixin, admin.StackedInline):
         )
 
 
+class SectionForm(MarkdownCheckMixin, forms.ModelForm):
+    """A section, on its own page or on its lesson's: its Markdown checked alike on both."""
+
+    class Meta:
+        model = Section
+        fields = "__all__"
+
+
 class SectionInline(admin.StackedInline):
     """A lesson's sections with their Markdown bodies, edited on the lesson's own page."""
 
     model = Section
+    form = SectionForm
     extra = 0
     fields = (("order", "key", "layer", "minutes"), "title", "body")
     show_change_link = True
@@ -1148,12 +1157,6 @@ def analysis_csv(lesson: Lesson, items) -> HttpResponse:
             out.writerow([item.kind, item.title, choice.text, choice.verdict, "", "", "", "", "", choice.picked,
                           f"{choice.share:.3f}", ""])  # fmt: skip
     return response
-
-
-class SectionForm(MarkdownCheckMixin, forms.ModelForm):
-    class Meta:
-        model = Section
-        fields = "__all__"
 
 
 @admin.register(Section)

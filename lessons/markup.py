@@ -139,9 +139,13 @@ def check_markup(text: str) -> None:
     """Raise MarkupError if any {{calc ...}} in ``text`` cannot be rendered, or if it holds HTML that is
     removed when shown (a script, an image, an event handler, a javascript: link): said, not silently dropped."""
     expanded = expand_calcs(text)
-    leftover = re.search(r"\{\{.*?\}\}", CALC_PATTERN.sub("", text))
+    rest = CALC_PATTERN.sub("", text)
+    leftover = re.search(r"\{\{.*?\}\}", rest)
     if leftover:
         raise MarkupError(f"'{leftover.group(0)}' is not a valid {{{{calc slug.output ... | format}}}}")
+    unclosed = re.search(r"\{\{\s*calc\b[^\n]{0,60}", rest)  # "{{calc x.y | MB} here": learners saw it as typed
+    if unclosed:
+        raise MarkupError(f"'{unclosed.group(0)}' is not closed: write {{{{calc slug.output ... | format}}}}")
     removed = removed_html(convert_markdown(expanded))
     if removed:
         raise MarkupError(

@@ -611,6 +611,37 @@ def test_a_section_s_body_is_edited_on_its_lesson_s_page(instructor_client, clie
     assert "Edited <strong>from the lesson</strong> page." in learner_page
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("Hi <script>alert(1)</script>", "&lt;script&gt; would be removed when shown"),
+        ("{{calc nosuch.copy_bytes | MB}}", "unknown calculator &#x27;nosuch&#x27;"),
+    ],
+)
+def test_a_section_body_edited_on_its_lesson_s_page_is_checked_as_on_its_own(
+    instructor_client, client, db, body, message
+):
+    """On the lesson's page a section's Markdown saved unchecked, with a success message: the learner's page
+    lost the prose with the script, or showed "[number unavailable ...]". It is refused there too now."""
+    lesson = make_lesson(published=True)
+    section = lesson.sections.get()
+    change = reverse("admin:lessons_lesson_change", args=[lesson.pk])
+    data = {
+        "track": lesson.track_id, "slug": lesson.slug, "title": lesson.title, "kind": lesson.kind,
+        "summary": lesson.summary, "order": lesson.order, "published": "on",
+        "sections-TOTAL_FORMS": 1, "sections-INITIAL_FORMS": 1, "sections-MIN_NUM_FORMS": 0,
+        "sections-MAX_NUM_FORMS": 1000, "sections-0-id": section.pk, "sections-0-lesson": lesson.pk,
+        "sections-0-order": section.order, "sections-0-key": section.key, "sections-0-layer": section.layer,
+        "sections-0-minutes": section.minutes, "sections-0-title": section.title, "sections-0-body": body,
+    }  # fmt: skip
+    response = instructor_client.post(change, data)
+    assert response.status_code == 200  # the form again, with the reason beside the body
+    assert message in response.content.decode()
+    section.refresh_from_db()
+    assert section.body == "Read me."
+    assert "Read me." in client.get(lesson.get_absolute_url()).content.decode()
+
+
 def test_outline_arrows_move_an_item_among_its_section_s_items(instructor_client, db):
     lesson = make_lesson(deep_dives=2)
     change = reverse("admin:lessons_lesson_change", args=[lesson.pk])

@@ -48,6 +48,12 @@ def test_calc_reference_is_computed_by_the_calculator():
         ("{{calc kv-cache.copy_bytes layers=abc}}", "bad inputs"),
         ("{{calc kv-cache.copy_bytes | weird}}", "unknown format"),
         ("{{ something else }}", "not a valid"),
+        # A missing brace: it saved, and learners read the reference as typed.
+        (
+            "Cost {{calc kv-cache.copy_bytes tokens=1200 | MB} here.",
+            "'{{calc kv-cache.copy_bytes tokens=1200 | MB} here.' is not closed",
+        ),
+        ("Cost {{calc kv-cache.copy_bytes", "is not closed"),
     ],
 )
 def test_bad_calc_references_are_refused(text, message):
