@@ -486,6 +486,9 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
     asked = {item.deep_dive_id: item.deep_dive for item in items if item.deep_dive_id}
     parents = {c.follow_up_id: asked[c.deep_dive_id] for rows in choices.values() for c in rows if c.follow_up_id}
     position = {item.deep_dive_id: item.position for item in items if item.deep_dive_id}
+    asked_steps = {
+        item.step_id: item.position for item in items if item.kind == InterviewItem.Kind.NUMBER and item.step_id
+    }
     picked = {(item.answer or {}).get("choice") for item in items if item.deep_dive_id} - {None}
     leads_to: dict[int, list[Choice]] = defaultdict(list)  # follow-up -> the asked approaches leading to it
     for rows in choices.values():
@@ -507,7 +510,8 @@ def load(interview: Interview, reveal: bool = False) -> list[ItemView]:
         elif item.kind == InterviewItem.Kind.OPEN:
             views.append(open_view(item, checklists[item.open_question_id], reveal))
         else:
-            views.append(number_view(item, build_steps[item.step.walkthrough_id] if item.step_id else [], reveal))
+            steps = build_steps[item.step.walkthrough_id] if item.step_id else []
+            views.append(number_view(item, steps, reveal, asked_steps))
     return views
 
 
@@ -583,15 +587,16 @@ def open_view(item: InterviewItem, checklist: list[ChecklistPoint], reveal: bool
     return view
 
 
-def number_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemView:
-    """A number to estimate: a challenge's drawn prompt, or an envelope step with its setup (``steps``: its walkthrough's)."""
+def number_view(item: InterviewItem, steps: list[Step], reveal: bool, asked_steps: dict[int, int]) -> ItemView:
+    """A number to estimate: a challenge's drawn prompt, or an envelope step with its setup (``steps``: its
+    walkthrough's; ``asked_steps``: the question number of each envelope step this interview asks)."""
     number = item.step or item.challenge
     if item.challenge_id:
         heading, body = challenge_question(item.challenge, item.drawn_inputs)
         view = ItemView(item, heading, body, unit=number.unit)
         view.lesson_url = item.challenge.get_absolute_url()
     else:
-        earlier = [s.title for s in steps if s.order < item.step.order]
+        earlier = [(s.title, asked_steps.get(s.pk)) for s in steps if s.order < item.step.order]
         view = ItemView(item, step_question(item.step), services.step_setup_html(item.step, earlier), unit=number.unit)
         view.lesson_url = item.step.get_absolute_url()
     if reveal:
@@ -772,6 +777,8 @@ class Dimension:
     key: str
     label: str
     score: float | None  # None: nothing in this interview measured it
+    unanswered: int = 0  # of its questions, left unanswered (each scored 0)
+    total: int = 0  # its questions
 
     @property
     def band(self) -> str | None:
@@ -790,7 +797,15 @@ class Dimension:
         measures = DIMENSION_MEASURES[self.key]
         if self.score is None:
             return f"Not assessed: this interview had nothing that measures {measures}."
-        return f"{self.percent}% on {measures}. {BANDS[self.band].split(': ', 1)[1].capitalize()}"
+        band = BANDS[self.band].split(": ", 1)[1].capitalize()
+        if self.total and self.unanswered == self.total:  # nothing chosen or written: say so, not "on what you chose"
+            questions = "question" if self.total == 1 else f"{self.total} questions"
+            return f"{self.percent}%: its {questions} went unanswered, and an unanswered question scores 0. {band}"
+        if self.unanswered:
+            return (
+                f"{self.percent}% on {measures}, {self.unanswered} of its {self.total} questions unanswered (0). {band}"
+            )
+        return f"{self.percent}% on {measures}. {band}"
 
 
 @dataclass
@@ -895,10 +910,11 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
     by_phase: dict[str, list[InterviewItem]] = defaultdict(list)
     for item in sorted(items, key=lambda i: i.position):
         by_phase[item.phase].append(item)
-    scores = {}
+    scores, counts = {}, {}
     for phase, dimension in PHASE_DIMENSION.items():
         rows = by_phase.get(phase)
         scores[dimension] = sum(counted(i) for i in rows) / len(rows) if rows else None
+        counts[dimension] = (sum(1 for i in rows or [] if i.answered_at is None), len(rows or []))
     times = []
     mark = interview.started_at
     for phase in interview.phases:
@@ -911,7 +927,7 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
                                on_time, len(rows), 1.0 if quality is None else quality))  # fmt: skip
         mark = max(mark, end)
     scores["time_management"] = sum(t.score for t in times) / len(times) if times else None
-    return Scorecard([Dimension(key, label, scores[key]) for key, label in DIMENSIONS], times)
+    return Scorecard([Dimension(key, label, scores[key], *counts.get(key, (0, 0))) for key, label in DIMENSIONS], times)
 
 
 def history(learner_interviews) -> list[tuple[Interview, Scorecard]]:

@@ -110,7 +110,7 @@ def present(card: ReviewCard, identity: str | None) -> Quiz:
         step = Step.objects.select_related("walkthrough__section__lesson").get(pk=pk)
         prompt = f"{escape(step.walkthrough.title)}: {escape(step.title)}"
         earlier = Step.objects.filter(walkthrough=step.walkthrough_id, order__lt=step.order).order_by("order")
-        body = services.step_setup_html(step, list(earlier.values_list("title", flat=True)))
+        body = services.step_setup_html(step, [(title, None) for title in earlier.values_list("title", flat=True)])
         return Quiz(kind, card, step, step.walkthrough.section.lesson, prompt, body, unit=step.unit,
                     hints_html=step.hints_html)  # fmt: skip
     if kind == "challenge":

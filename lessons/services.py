@@ -213,20 +213,25 @@ def expected_for(item: GradedNumber, inputs: dict | None = None) -> Expected:
     )
 
 
-def step_setup_html(step: Step, earlier_titles: list[str]) -> str:
+def step_setup_html(step: Step, earlier: list[tuple[str, int | None]]) -> str:
     """Return what a walkthrough step asked on its own needs: the walkthrough's intro (the example's
     numbers), the earlier steps' titles (never their answers), then the step's own body (HTML).
 
     The review page and mock interviews ask a step away from its walkthrough, where the intro and
     the steps before it are not on screen. The titles are numbered and the step says its number, so
     a body that names an earlier step ("the requests in flight at peak (step 2)") finds it in the list.
+    ``earlier``: each earlier step's title, with the number of the interview question asking it too
+    (None when it is not asked), so an interview never says a step it asked was not asked.
     """
     parts = [step.walkthrough.intro_html]
-    if earlier_titles:
-        titles = "".join(f"<li>{escape(title)}</li>" for title in earlier_titles)
+    if earlier:
+        titles = "".join(
+            f"<li>{escape(title)}{f' (question {asked} of this interview)' if asked else ''}</li>"
+            for title, asked in earlier
+        )
         parts.append(
-            f"<p>This is step {len(earlier_titles) + 1} of an example. Its earlier steps ask these questions, not"
-            f" asked here: work out their answers yourself where this step needs them.</p><ol>{titles}</ol>"
+            f"<p>This is step {len(earlier) + 1} of an example. Its earlier steps ask these questions; their"
+            f" answers are not shown here: work them out yourself where this step needs them.</p><ol>{titles}</ol>"
         )
     parts.append(step.body_html)
     return "".join(part for part in parts if part)

@@ -93,8 +93,8 @@ def test_a_step_that_builds_on_an_earlier_one_reads_right_in_review(client, cont
     html = " ".join(client.get(reverse("review")).content.decode().split())
     assert f"Scale the pool: {step.title}" in html
     assert (
-        "<p>This is step 3 of an example. Its earlier steps ask these questions, not asked here: work out their"
-        " answers yourself where this step needs them.</p><ol>"
+        "<p>This is step 3 of an example. Its earlier steps ask these questions; their answers are not shown here:"
+        " work them out yourself where this step needs them.</p><ol>"
         "<li>12 replicas average 9 waiting requests against a target of 4. How many replicas does the HPA ask for?</li>"
         "<li>Peak is 40 requests a second lasting 50 seconds each. How many are in flight?</li></ol>"
         "<p>Use the requests in flight at peak (step 2).</p>"
@@ -147,8 +147,8 @@ def test_an_envelope_step_asked_alone_states_what_it_sizes(content, walkthrough,
     steps = Step.objects.filter(walkthrough__key=walkthrough)
     assert steps
     for step in steps:
-        earlier = list(step.walkthrough.steps.filter(order__lt=step.order).values_list("title", flat=True))
-        setup = step_setup_html(step, earlier)
+        earlier = step.walkthrough.steps.filter(order__lt=step.order).values_list("title", flat=True)
+        setup = step_setup_html(step, [(title, None) for title in earlier])
         for text in stated:
             assert text in setup, (walkthrough, step.order, text)
 

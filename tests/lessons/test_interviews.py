@@ -390,7 +390,27 @@ def test_an_envelope_step_in_an_interview_shows_its_examples_setup(rf, scenario)
     for view in steps:
         assert view.body_html.startswith("<p>A 70B replica on four H100s.</p>")
         earlier = Step.objects.filter(walkthrough=view.item.step.walkthrough, order__lt=view.item.step.order)
-        assert all(f"<li>{s.title}</li>" in view.body_html for s in earlier)
+        assert all(f"<li>{s.title}" in view.body_html for s in earlier)  # "(question 3 of this interview)" may follow
+
+
+def test_an_earlier_step_the_interview_asks_too_is_named_by_its_question_not_called_unasked(rf, scenario):
+    """Question 4 said step 1 of its example was "not asked here" when question 3 had just asked it."""
+    both = []
+    for seed in range(8):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        views = interviews.load(interviews.start(request, "case", seed=seed))
+        asked = {v.item.step_id: v.item.position for v in views if v.item.kind == "number" and v.item.step_id}
+        for view in views:
+            if view.item.kind == "number" and view.item.step_id and view.item.step.order == 2:
+                first = Step.objects.get(walkthrough=view.item.step.walkthrough, order=1)
+                if first.pk in asked:
+                    both.append(view)
+                    assert "not asked here" not in view.body_html
+                    assert f"<li>{first.title} (question {asked[first.pk]} of this interview)</li>" in view.body_html
+                else:
+                    assert f"<li>{first.title}</li>" in view.body_html
+    assert both  # some draws ask both steps of the example
 
 
 def test_an_envelope_steps_line_is_a_question_even_when_its_title_is_not(rf, scenario):
@@ -677,6 +697,26 @@ def test_weak_answers_score_low_with_plain_explanations(api, scenario, stopped_c
     assert card["explanations"]["trade_offs"].startswith("0% on the approaches you chose")
     assert card["explanations"]["communication"].startswith("0% on the points of the open question's checklist")
     assert "Practise this" not in card and card["practise"][-1]["url"].endswith("/review/")
+
+
+def test_a_phase_left_unanswered_is_said_to_be_unanswered_not_scored_on_what_was_chosen(api, scenario, stopped_clock):
+    """Finishing with the deep dives and the wrap-up untouched, the scorecard said "Trade-offs 0% on the approaches
+    you chose in the deep dives": none was chosen. It says the questions went unanswered."""
+    data = start(api)
+    rows = InterviewItem.objects.filter(interview_id=data["id"]).order_by("position")
+    for row in rows.exclude(phase__in=["deep_dives", "wrap_up"]):
+        stopped_clock.shift(30)
+        api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
+    card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
+    deep_dives = rows.filter(phase="deep_dives").count()
+    assert card["explanations"]["trade_offs"] == (
+        f"0%: its {deep_dives} questions went unanswered, and an unanswered question scores 0. "
+        "Practise this before the real interview."
+    )
+    assert card["explanations"]["communication"].startswith("0%: its question went unanswered")
+    assert card["explanations"]["estimation"].startswith("100% on how close your numbers were")
+    page = api.get(reverse("interview", args=[data["id"]])).content.decode()
+    assert f"0%: its {deep_dives} questions went unanswered" in page
 
 
 def test_time_over_a_phase_budget_lowers_time_management(api, scenario, stopped_clock):
