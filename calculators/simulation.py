@@ -28,6 +28,7 @@ import numpy as np
 
 from calculators import maths
 from calculators.errors import CalculatorError
+from calculators.formatting import number, plural
 
 __all__ = [
     "AUTOSCALING_POLICIES",
@@ -138,12 +139,13 @@ class RoutingSetup:
         if self.prefill_tokens_per_s <= 0:
             raise CalculatorError("The prefill rate must be positive.", ("prefill_tokens_per_s",))
         if self.fleet_load > MAX_FLEET_LOAD:
+            slots = self.replicas * self.slots_per_replica
             raise CalculatorError(
-                f"Arrivals are {self.fleet_load:.3g}× what the fleet's slots can serve, even with every "
-                f"preamble computed once ({self.arrival_rps:g} requests/s × "
-                f"{self.miss_prefill_s + self.decode_s:.3g} s ÷ {self.replicas * self.slots_per_replica} slots), "
-                f"so every queue would only grow. Lower the arrival rate or add replicas or slots "
-                f"(at most {MAX_FLEET_LOAD:g}×).",
+                f"Arrivals are {number(self.fleet_load)}× what the fleet's slots can serve, even with every "
+                f"preamble computed once ({number(self.arrival_rps)} requests/s × "
+                f"{number(self.miss_prefill_s + self.decode_s)} s ÷ {number(slots)} {plural(slots, 'slot')}), "
+                f"so every queue would only grow. Lower the arrival rate or add replicas or slots: the simulator "
+                f"runs loads up to {MAX_FLEET_LOAD:g}× what the slots can serve.",
                 ("arrival_rps",),
             )
 

@@ -1,5 +1,6 @@
 """The simulator API: contract names, same seed same numbers, 400s for bad or oversized values, the cache."""
 
+import re
 from datetime import UTC, datetime
 from unittest import mock
 
@@ -124,7 +125,10 @@ def test_a_fleet_far_over_capacity_is_refused(client):
     assert response.status_code == 400
     message = response.json()["errors"]["arrival_rps"][0]
     assert message.startswith("Arrivals are 2.04× what the fleet's slots can serve")
-    assert "Lower the arrival rate or add replicas or slots (at most 1.5×)" in message
+    assert "Lower the arrival rate or add replicas or slots: the simulator runs loads up to 1.5× what" in message
+    # Far over, on one slot: the numbers read as numbers ("5.22e+05×", "÷ 1 slots" before).
+    far = _routing(client, replicas=1, slots_per_replica=1, arrival_rps=100_000).json()["errors"]["arrival_rps"][0]
+    assert re.match(r"Arrivals are [\d,]+× what", far) and "÷ 1 slot)" in far and "e+" not in far, far
 
 
 def test_every_policy_is_accepted(client):
