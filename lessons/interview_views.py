@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import wraps
 
 from django.conf import settings
@@ -104,6 +105,7 @@ def render_interview(request: HttpRequest, interview: Interview, error: str = ""
 def timer_context(interview: Interview, seconds: float, mark: int | None, announce: str = "") -> dict:
     return {
         "left": interviews.fmt_seconds(seconds),
+        "seconds": max(math.ceil(seconds), 0),  # the page counts down from it each second (site.js)
         "over": seconds <= 0,
         "mark": "" if mark is None else mark,
         "announce": announce,

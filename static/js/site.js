@@ -22,6 +22,23 @@
       }
     }
   });
+  // An interview's clock (data-countdown: seconds left when the server rendered it) counts down each second;
+  // the server's poll swaps in a fresh one every few seconds, which corrects any drift and says "Time is up".
+  function tickClocks() {
+    document.querySelectorAll("[data-countdown]").forEach(function (clock) {
+      if (!clock.dataset.countdownEnd) {
+        clock.dataset.countdownEnd = String(Date.now() + 1000 * Number(clock.dataset.countdown));
+        var note = clock.parentNode.querySelector("[data-countdown-note]");
+        if (note) {
+          note.textContent = "(minutes:seconds)";
+        }
+      }
+      var left = Math.max(0, Math.ceil((Number(clock.dataset.countdownEnd) - Date.now()) / 1000));
+      clock.textContent = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+    });
+  }
+  tickClocks();
+  setInterval(tickClocks, 1000);
   // While a request runs, its target says so (aria-busy); the swap or the end of the request clears it.
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (event.detail.target) {

@@ -163,3 +163,25 @@ def test_answering_with_the_keyboard_moves_focus_to_the_next_question(live_serve
         expect(heading).to_have_accessible_description(re.compile(f"question {position} of \\d+$"))
         expect(heading).to_be_in_viewport()
         expect(page.locator("#question-position")).to_be_in_viewport(ratio=1)  # the whole line, above it
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_clock_counts_down_each_second_between_polls(live_server, page, content, settings):
+    """The clock read "45:00 (when this was shown)" for fifteen seconds at a time: a timed interview shows a
+    running countdown. The browser's clock is a fake one here, moved on by the test."""
+    settings.INTERVIEW_TIMER_POLL_SECONDS = 600  # no poll during the test: the page counts alone
+    page.clock.install()
+    page.goto(live_server.url + "/interviews/")
+    page.get_by_label("Scenario").select_option("buying-the-fleet")
+    page.get_by_role("button", name="Start the interview").click()
+    clock = page.get_by_role("timer")
+
+    def seconds() -> int:
+        minutes, secs = clock.inner_text().split(":")
+        return int(minutes) * 60 + int(secs)
+
+    start = seconds()
+    assert 44 * 60 < start <= 45 * 60
+    expect(page.locator("#interview-timer")).to_contain_text("(minutes:seconds).")
+    page.clock.run_for(65_000)
+    assert start - 66 <= seconds() <= start - 64

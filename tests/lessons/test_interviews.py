@@ -789,6 +789,9 @@ def test_the_scoring_rules_are_written_in_plain_words(client, db):
         "picking the best one scores full marks for that question, an acceptable one half, a weak one nothing" in rules
     )
     assert "a phase with a question left unanswered scores 0" in rules
+    # A scenario's interview asks other lessons' questions too (prefer_scenario): the start page says so,
+    # or the questions read as off-topic.
+    assert "Each phase asks the scenario's own questions first; when it has too few, the rest come from" in html
 
 
 # --- The server's clock -------------------------------------------------------------------------
@@ -808,10 +811,13 @@ def test_the_deadline_holds_across_a_reload_and_late_answers_are_flagged(client,
     interview = Interview.objects.get()
     deadline = interview.deadline
     first = client.get(url).content.decode()
-    assert "Time left: <strong>45:00</strong>" in first and "Total budget: 45 minutes, in 5 phases" in first
+    assert (
+        'Time left: <strong role="timer" data-countdown="2700">45:00</strong>' in first
+        and "Total budget: 45 minutes, in 5 phases" in first
+    )
     stopped_clock.shift(timedelta(minutes=35))
     page = client.get(url).content.decode()  # a reload
-    assert "Time left: <strong>10:00</strong>" in page
+    assert 'Time left: <strong role="timer" data-countdown="600">10:00</strong>' in page  # site.js counts it down
     # Started at 12:00:15 (the stopped clock): the deadline as every time on the site is written.
     assert 'Deadline: <strong><time datetime="2026-11-30T12:45:15+00:00">30 Nov 2026, 12:45 UTC</time></strong>' in page
     interview.refresh_from_db()
