@@ -52,6 +52,7 @@ _GROUPED = re.compile(r"\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
 _UNIT_TEXT = re.compile(r"[A-Za-zµμ%]+(?:(?:\s*[/*·]\s*|\s+)[A-Za-zµμ%]+)*")
 _UNIT_LENGTH = 30
 _MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9}
+_LOWERCASE_B = re.compile(r"[kKMGTP]?i?b")  # "kb", "Mb", "Kib": a byte is a capital B
 _KINDS = {
     "[information]": "a size",
     "[time]": "a time",
@@ -169,6 +170,8 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
             if unit.strip()
             else "Write the number alone: the answer is a plain number."
         )
+    if _LOWERCASE_B.fullmatch(written) and kind(target.dimensionality) == "a size":  # pint reads "kb" as kilobarns
+        raise EntryError(f"“{typed}”: a lowercase b is not a byte. Write B for bytes, as in {written[:-1]}B.")
     if written == "1":
         given = registry().Quantity(1)
     elif len(written) > _UNIT_LENGTH or not _UNIT_TEXT.fullmatch(written):

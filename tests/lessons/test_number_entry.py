@@ -44,6 +44,10 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
         ("12 MB", "%", "“12 MB” is a size, but this question asks for a percentage."),
         ("$5", "MB", "is an amount of money, but this question asks for a size in MB"),
         ("5 EUR", "$", "“EUR” is not a unit this lab knows"),
+        # A lowercase b read as a barn (an area): "a quantity of another kind" told a learner nothing.
+        ("320 kb", "KiB", "“320 kb”: a lowercase b is not a byte. Write B for bytes, as in kB."),
+        ("320 Kib", "KiB", "as in KiB"),
+        ("4 Mb", "MB", "as in MB"),
         # Units pint knows but cannot scale (an offset, a log scale) raised its own error: a 500 on every page.
         ("5 degC", "MB", "“degC” is not a unit this lab knows. Write the number in MB."),
         ("5 dB", "requests", "“dB” is not a unit this lab knows"),

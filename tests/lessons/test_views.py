@@ -991,6 +991,15 @@ def test_a_challenge_says_its_tolerance_in_words(client, lesson):
     assert "with t = " not in html
 
 
+def test_a_walkthrough_step_says_its_tolerance_as_a_challenge_does(client, lesson):
+    """A step said only "graded within a tolerance": 2.3% off got half credit with nothing to say why."""
+    step = Step.objects.get(title="Requests per replica")  # tolerance 2%
+    html = client.get(step.get_absolute_url()).content.decode()
+    assert "Right answers are within 2% of the exact one." in html
+    after = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"}, **HTMX).content.decode()
+    assert "Right answers are within 2% of the exact one." in after  # still there after an answer swaps it in
+
+
 def test_an_htmx_answer_updates_the_lessons_counters_out_of_band(client, lesson):
     before = client.get(lesson.get_absolute_url()).content.decode()
     assert "0 of 4 answered · 0 of 40 points" in before
