@@ -198,3 +198,12 @@ def test_a_parameter_whose_label_names_its_unit_shows_the_label_alone(client):
     assert '<span class="unit">(GB, decimal)</span>' in html  # a unit the label does not name stays
     html = _page(client, "routing").content.decode()
     assert '<label for="id_cards">Replicas</label>' in html
+
+
+def test_a_page_whose_notes_cite_the_course_notes_says_what_they_are(client):
+    """ "The course notes' 384 MB" named a document the site never introduced: a newcomer could not tell what it was."""
+    kv = client.get(reverse("calculators:detail", args=["kv-cache"])).content.decode()
+    assert "course notes" in kv
+    assert "“The course notes” are the interview-prep notes this lab's lessons started from." in kv
+    shed = client.get(reverse("calculators:detail", args=["shed"])).content.decode()
+    assert "course notes" not in shed  # no such figure on this page: no sentence about them
