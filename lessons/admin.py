@@ -122,6 +122,11 @@ def output_of(name: str, slug: str, oob: bool = False) -> str:
     )
 
 
+def own_unit(options: dict[str, float]) -> str:
+    """Return the unit the output itself is in (factor 1): preselected, so an author is not asked µs for ms."""
+    return next((unit for unit, factor in options.items() if factor == 1.0), next(iter(options)))
+
+
 def unit_widget(options: dict[str, float] | None, saved: str = "") -> forms.Widget:
     """Return the answer unit's widget: a select of the output's units, or a text box until an output is chosen."""
     attrs = {"class": "answer-unit"}
@@ -1311,10 +1316,14 @@ class ChallengeAdmin(InLessonMixin, ExpectedAnswerMixin, CalculatorFieldsMedia, 
         name = next((k for k in get if k.endswith("output")), "output")
         slug = next((v for k, v in get.items() if k.endswith("calculator")), "")
         name = name.removesuffix("output") + "unit"
-        widget = unit_widget(answer_units(slug, get.get(name.removesuffix("unit") + "output")))
+        options = answer_units(slug, get.get(name.removesuffix("unit") + "output"))
+        widget = unit_widget(options)
+        value = get.get(name, "")
+        if options is not None and value not in options:  # another output: preselect its own unit, not the first
+            value = own_unit(options)
         # The expected answer was asked on the same change, with the old unit field: ask it again.
         return HttpResponse(
-            widget.render(name, get.get(name, ""), attrs={"id": f"id_{name}"}),
+            widget.render(name, value, attrs={"id": f"id_{name}"}),
             headers={"HX-Trigger-After-Settle": "calculator-changed"},
         )
 
@@ -1328,9 +1337,15 @@ class ChecklistPointFormSet(RowsFormSet):
     """An open question needs two to twelve checklist points, as in content files."""
 
     def problems(self, rows_valid: bool) -> list[str]:
-        live = len(kept_rows(self))
-        if rows_valid and not MIN_CHECKLIST <= live <= MAX_CHECKLIST:
-            return [f"An open question needs {MIN_CHECKLIST} to {MAX_CHECKLIST} checklist points; this one has {live}."]
+        rows = kept_rows(self)
+        if rows_valid and not MIN_CHECKLIST <= len(rows) <= MAX_CHECKLIST:
+            return [
+                f"An open question needs {MIN_CHECKLIST} to {MAX_CHECKLIST} checklist points; this one has {len(rows)}."
+            ]
+        texts = [" ".join((row.get("text") or "").split()) for row in rows]
+        repeated = sorted({text for text in texts if texts.count(text) > 1})
+        if rows_valid and repeated:  # as a content file's checklist (lessons.content.validate): no point twice
+            return [f"The checklist repeats a point: “{repeated[0]}”. Each point must say something of its own."]
         return []
 
 

@@ -21,6 +21,10 @@ from lessons import diagram
 from lessons.markup import MarkupError, check_prompt, render_stored_markup
 from lessons.scoring import choice_points, hint_cost
 
+# The longest an item's prompt may be (characters): the interviewer's question, shown as a heading; the
+# setting belongs in its context. The shipped prompts stay under 400. Checked in the admin (the form's
+# max_length) and in content files (lessons.content.validate).
+MAX_PROMPT = 1500
 KEY_VALIDATOR = RegexValidator(
     r"^[a-z0-9]+(?:-[a-z0-9]+)*$",
     "Use lowercase letters, digits and single hyphens, e.g. kv-allocation.",
@@ -243,7 +247,7 @@ class DeepDive(RenderedMarkdown, Item):
     anchor_prefix = "dd"
 
     topic = topic_field()
-    prompt = models.TextField(help_text="The interviewer's question, as spoken.")
+    prompt = models.TextField(max_length=MAX_PROMPT, help_text="The interviewer's question, as spoken.")
     prompt_html = models.TextField(blank=True, editable=False)
     context = models.TextField(blank=True, help_text="Optional Markdown shown under the prompt.")
     context_html = models.TextField(blank=True, editable=False)
@@ -482,7 +486,7 @@ class Challenge(RenderedMarkdown, Item, GradedNumber):
     anchor_prefix = "ch"
     topic = topic_field()
     title = models.CharField(max_length=200)
-    prompt = models.TextField(help_text="Markdown; {name} shows a drawn input.")
+    prompt = models.TextField(max_length=MAX_PROMPT, help_text="Markdown; {name} shows a drawn input.")
     prompt_html = models.TextField(blank=True, editable=False, help_text="Empty when inputs are drawn per learner.")
     ranges = models.JSONField(
         default=dict,
@@ -519,7 +523,7 @@ class OpenQuestion(RenderedMarkdown, Item):
     anchor_prefix = "oq"
 
     topic = topic_field()
-    prompt = models.TextField(help_text="The interviewer's question, as spoken (Markdown).")
+    prompt = models.TextField(max_length=MAX_PROMPT, help_text="The interviewer's question, as spoken (Markdown).")
     prompt_html = models.TextField(blank=True, editable=False)
     points = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1)])
 

@@ -20,6 +20,7 @@ import yaml
 from calculators.registry import CALCULATORS, Calculator, CalculatorInputError, get_calculator
 from lessons.markup import MarkupError, check_markup, check_prompt
 from lessons.models import (
+    MAX_PROMPT,
     Challenge,
     Lesson,
     ToleranceKind,
@@ -195,7 +196,9 @@ class Checker:
             self.soft(self.fail, f"{name} is missing from {what}", name)
         return fields
 
-    def text(self, data: dict, name: str, *, required: bool = True, markup: bool = False) -> str:
+    def text(
+        self, data: dict, name: str, *, required: bool = True, markup: bool = False, max_length: int | None = None
+    ) -> str:
         if missing(data, name):
             return ""
         value = data.get(name, "")
@@ -206,6 +209,10 @@ class Checker:
         value = value.strip()
         if required and not value:
             self.fail(f"{name} must not be empty", name)
+        if max_length is not None and len(value) > max_length:
+            self.fail(
+                f"{name} is {len(value):,} characters; at most {max_length:,} (the setting belongs in context)", name
+            )
         if markup:
             try:
                 check_markup(value)
@@ -600,7 +607,7 @@ def parse_deep_dive(check: Checker, data: Any) -> dict:
     fields = {
         "key": data.get("key"),
         "topic": check.soft(check.topic, data),
-        "prompt": check.soft(check.text, data, "prompt", markup=True),
+        "prompt": check.soft(check.text, data, "prompt", markup=True, max_length=MAX_PROMPT),
         "context": check.soft(check.text, data, "context", required=False, markup=True),
         "points": check.soft(check.integer, data, "points", DEFAULT_POINTS, 1, 100),
         "keep_choice_order": data.get("keep_choice_order", False),
@@ -812,7 +819,7 @@ def parse_challenge(check: Checker, data: Any) -> dict:
         "key": data.get("key"),
         "topic": check.soft(check.topic, data),
         "title": check.soft(check.text, data, "title"),
-        "prompt": check.soft(check.text, data, "prompt", markup=True),
+        "prompt": check.soft(check.text, data, "prompt", markup=True, max_length=MAX_PROMPT),
         "hints": check.soft(hint_list, check, data),
         "explanation": check.soft(check.text, data, "explanation", required=False, markup=True),
         "ask": check.soft(validate_ask, check, data["ask"], allow_ranges=True) if "ask" in data else None,
@@ -849,7 +856,7 @@ def parse_open_question(check: Checker, data: Any) -> dict:
     fields = {
         "key": data.get("key"),
         "topic": check.soft(check.topic, data),
-        "prompt": check.soft(check.text, data, "prompt", markup=True),
+        "prompt": check.soft(check.text, data, "prompt", markup=True, max_length=MAX_PROMPT),
         "points": check.soft(check.integer, data, "points", DEFAULT_POINTS, 1, 100),
         "checklist": [],
     }

@@ -94,6 +94,16 @@ def test_valid_deep_dive_saves(instructor_client, fresh_dive):
     assert Choice.objects.filter(deep_dive=fresh_dive).count() == 3
 
 
+def test_a_prompt_over_the_longest_an_interviewer_asks_is_refused_beside_it(instructor_client, fresh_dive):
+    url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
+    rows = [row(1, "best"), row(2, "acceptable"), row(3, "weak")]
+    response = instructor_client.post(url, {**choice_formset(fresh_dive, rows), "prompt": "Why? " * 400})
+    assert response.status_code == 200
+    assert "Ensure this value has at most 1500 characters (it has 1999)." in unescape(response.content.decode())
+    fresh_dive.refresh_from_db()
+    assert fresh_dive.prompt == "How do you batch?"
+
+
 def test_instructor_pins_the_choice_order(instructor_client, fresh_dive):
     url = reverse("admin:lessons_deepdive_change", args=[fresh_dive.pk])
     assert 'name="keep_choice_order"' in instructor_client.get(url).content.decode()
@@ -492,6 +502,20 @@ def test_the_expected_answer_says_which_numbers_each_learner_draws(instructor_cl
         reverse("admin:lessons_answer_units"), {"calculator": "kv-cache", "output": "copy_bytes"}
     )
     assert units.headers["HX-Trigger-After-Settle"] == "calculator-changed"  # the expected answer asks again
+
+
+def test_choosing_an_output_preselects_its_own_unit_not_the_first_offered(instructor_client, db):
+    """Picking queue-wait's wait_ms (ms) preselected µs, the first unit offered: an author who did not look
+    asked learners for microseconds ("280,000 µs" in the preview). The output's own unit comes selected."""
+    units = instructor_client.get(
+        reverse("admin:lessons_answer_units"), {"calculator": "queue-wait", "output": "wait_ms"}
+    )
+    html = units.content.decode()
+    assert '<option value="ms" selected>ms</option>' in html and '<option value="µs">µs</option>' in html
+    kept = instructor_client.get(
+        reverse("admin:lessons_answer_units"), {"calculator": "queue-wait", "output": "wait_ms", "unit": "s"}
+    )
+    assert '<option value="s" selected>s</option>' in kept.content.decode()  # a unit the author chose stays
 
 
 def test_choosing_the_same_calculator_again_keeps_the_output_unit_and_tables(instructor_client, db):

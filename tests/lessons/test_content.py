@@ -512,6 +512,22 @@ def test_every_problem_of_one_deep_dive_choice_and_hint_is_reported(content_copy
     assert not Lesson.objects.exists()
 
 
+def test_a_prompt_longer_than_an_interviewers_question_is_refused(content_copy, db):
+    """A 20,000-character prompt loaded (and saved in the admin) and showed as a screen of bold heading."""
+
+    def long_prompt(data):
+        dive = next(i["deep_dive"] for s in data["sections"] for i in s.get("items", []) if "deep_dive" in i)
+        dive["prompt"] = "Why? " * 400
+
+    edit(content_copy, SAMPLE, long_prompt)
+    with pytest.raises(CommandError) as refused:
+        load(content_copy)
+    assert "deep_dive 'kv-heads': prompt is 1,999 characters; at most 1,500 (the setting belongs in context)" in str(
+        refused.value
+    )
+    assert not Lesson.objects.exists()
+
+
 def check_run(directory) -> list[str]:
     """Return the lines of a refused ``load_content --check`` run, as an author reads them (it exits with 1)."""
     with pytest.raises(CommandError) as refused:

@@ -97,6 +97,23 @@ def test_an_instructor_authors_an_open_question_with_its_checklist(instructor_cl
     assert [p.text_html for p in question.checklist.all()] == ["Drain it.", "Retry <strong>elsewhere</strong>."]
 
 
+def test_the_admin_refuses_a_checklist_point_written_twice_as_a_content_file_does(instructor_client, db):
+    """Two identical points saved in the admin (a content file refuses them): a learner ticked the same point twice."""
+    from django.urls import reverse
+
+    from tests.lessons.factories import make_lesson
+
+    section = make_lesson(deep_dives=0).sections.get()
+    url = reverse("admin:lessons_openquestion_add")
+    data = open_question_form(section, ["Drain the replica.", "Retry elsewhere.", "Drain  the replica."])
+    html = instructor_client.post(url, data).content.decode()
+    assert "The checklist repeats a point: “Drain the replica.”. Each point must say something of its own." in html
+    assert not OpenQuestion.objects.exists()
+    data["checklist-2-text"] = "Page the owner."
+    assert instructor_client.post(url, data).status_code == 302
+    assert OpenQuestion.objects.get().checklist.count() == 3
+
+
 def test_one_point_written_of_the_rows_offered_says_how_many_are_needed(instructor_client, db):
     """The add page offers two checklist rows; writing one left the other "This field is required.", which
     never said that two points are the minimum."""
