@@ -141,11 +141,11 @@ class RoutingSetup:
         if self.fleet_load > MAX_FLEET_LOAD:
             slots = self.replicas * self.slots_per_replica
             raise CalculatorError(
-                f"Arrivals are {number(self.fleet_load)}× what the fleet's slots can serve, even with every "
-                f"preamble computed once ({number(self.arrival_rps)} requests/s × "
-                f"{number(self.miss_prefill_s + self.decode_s)} s ÷ {number(slots)} {plural(slots, 'slot')}), "
-                f"so every queue would only grow. Lower the arrival rate or add replicas or slots: the simulator "
-                f"runs loads up to {MAX_FLEET_LOAD:g}× what the slots can serve.",
+                f"Arrivals are {number(self.fleet_load)}× what the fleet's slots can serve when every request "
+                f"pays its whole prefill ({number(self.arrival_rps)} requests/s × "
+                f"{number(self.miss_prefill_s + self.decode_s)} s ÷ {number(slots)} {plural(slots, 'slot')}). "
+                f"The simulator runs loads up to {MAX_FLEET_LOAD:g}× that: lower the arrival rate or add replicas "
+                "or slots.",
                 ("arrival_rps",),
             )
 

@@ -55,4 +55,23 @@
     }
     focusedAt = -1;
   });
+
+  // A run asked for with the button (or Enter) shows its result. On a wide screen the result sits beside a
+  // form taller than the window, so by the time the button is reached it is often out of view: focus moves
+  // to its heading, which brings it into view. A re-run while typing leaves focus where it is.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var config = event.detail.requestConfig;
+    var result = event.target;
+    if (!config || !config.triggeringEvent || config.triggeringEvent.type !== "submit" || !(result instanceof Element)) {
+      return;
+    }
+    var heading = result.querySelector("h2");
+    var top = result.getBoundingClientRect().top;
+    if (!heading || (top >= 0 && top < window.innerHeight)) {
+      return;
+    }
+    heading.setAttribute("tabindex", "-1");
+    heading.focus({ preventScroll: true });
+    result.scrollIntoView({ block: "start" });
+  });
 })();

@@ -43,6 +43,27 @@ def test_changing_an_input_reruns_and_keeps_focus(page, live_server, console_err
     assert console_errors == []
 
 
+def test_running_from_the_bottom_of_a_tall_form_brings_the_result_into_view(page, live_server):
+    """At 1280 px the inputs run about 3,000 px beside the result: pressing Run at their foot changed nothing
+    visible (the result, or its "Not run" error, was 2,500 px above). Focus now moves to the result's heading."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{live_server.url}{SMALL}")
+    run = page.get_by_role("button", name="Run the simulation")
+    page.get_by_label("Arrival rate", exact=False).first.fill("100000")
+    run.scroll_into_view_if_needed()
+    assert page.evaluate("() => window.scrollY") > 800  # the result's top is off the screen now
+    run.click()
+    heading = page.locator("#result-heading")
+    expect(heading).to_be_focused()
+    expect(heading).to_be_in_viewport()
+    expect(page.locator("#sim-result")).to_contain_text("what the fleet's slots can serve")
+    # A change while typing re-runs in place: focus stays in the form.
+    replicas = page.get_by_label("Replicas", exact=True)
+    replicas.fill("4")
+    replicas.press("Tab")
+    expect(page.get_by_label("Decode slots per replica (requests)")).to_be_focused()
+
+
 def test_a_chart_table_the_learner_opened_stays_open_when_the_simulation_reruns(page, live_server):
     """The same script as the calculators': each chart's table keeps its state by its place among the charts."""
     page.goto(f"{live_server.url}{SMALL}")

@@ -125,7 +125,8 @@ def test_a_fleet_far_over_capacity_is_refused(client):
     assert response.status_code == 400
     message = response.json()["errors"]["arrival_rps"][0]
     assert message.startswith("Arrivals are 2.04× what the fleet's slots can serve")
-    assert "Lower the arrival rate or add replicas or slots: the simulator runs loads up to 1.5× what" in message
+    assert "when every request pays its whole prefill" in message and "even with every preamble" not in message
+    assert "The simulator runs loads up to 1.5× that" in message and "lower the arrival rate or add replicas" in message
     # Far over, on one slot: the numbers read as numbers ("5.22e+05×", "÷ 1 slots" before).
     far = _routing(client, replicas=1, slots_per_replica=1, arrival_rps=100_000).json()["errors"]["arrival_rps"][0]
     assert re.match(r"Arrivals are [\d,]+× what", far) and "÷ 1 slot)" in far and "e+" not in far, far
