@@ -237,7 +237,9 @@ class Plot:
         for tick in x_ticks:
             x = self.x(tick)
             svg.line(x, self.top, x, self.bottom, "chart-grid")
-            svg.text(x, self.bottom + 16, x_text(tick), "chart-tick", "middle")
+            label = x_text(tick)
+            if label:  # a tick may go unlabelled (one whose label would run off the edge): no empty <text>
+                svg.text(x, self.bottom + 16, label, "chart-tick", "middle")
         svg.line(self.left, self.bottom, self.right, self.bottom, "chart-axis")
         svg.line(self.left, self.top, self.left, self.bottom, "chart-axis")
         svg.text((self.left + self.right) / 2, self.bottom + 36, x_label, "chart-axis-label", "middle")
