@@ -591,6 +591,13 @@ def number_view(item: InterviewItem, steps: list[Step], reveal: bool, asked_step
     """A number to estimate: a challenge's drawn prompt, or an envelope step with its setup (``steps``: its
     walkthrough's; ``asked_steps``: the question number of each envelope step this interview asks)."""
     number = item.step or item.challenge
+    redrawn = bool(item.challenge_id) and set(item.drawn_inputs) != set(item.challenge.ranges)
+    if redrawn:
+        # The author changed the challenge's drawn parameters since this interview drew its numbers (another
+        # calculator, other ranges): draw for the question as it is now, and say so once it was answered.
+        ranges = item.challenge.ranges
+        item.drawn_inputs = services.draw_inputs(item.challenge, random.randrange(2**31)) if ranges else {}
+        item.save(update_fields=["drawn_inputs"])
     if item.challenge_id:
         heading, body = challenge_question(item.challenge, item.drawn_inputs)
         view = ItemView(item, heading, body, unit=number.unit)
@@ -604,6 +611,11 @@ def number_view(item: InterviewItem, steps: list[Step], reveal: bool, asked_step
         view.expected, view.derivation = expected.value, expected.steps
         # A drawn challenge's explanation speaks of its default numbers; the derivation has this draw's.
         view.worked_html = "" if item.challenge_id and item.challenge.ranges else number.explanation_html
+        if redrawn and item.answered_at is not None:
+            view.worked_html = (
+                "<p>This question was changed after this interview asked it: the numbers and the answer here are"
+                " the question's as it is now, not the ones you answered.</p>" + view.worked_html
+            )
     return view
 
 

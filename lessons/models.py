@@ -728,6 +728,11 @@ class ChallengeDraw(models.Model):
             models.UniqueConstraint(fields=["learner", "challenge"], name="one_draw_per_learner_and_challenge")
         ]
 
+    def fits(self, challenge: Challenge) -> bool:
+        """Whether these numbers still fit ``challenge``: an author who changed its drawn parameters (another
+        calculator, other ranges) made them numbers of a question no longer asked; the learner draws anew."""
+        return set(self.inputs) == set(challenge.ranges)
+
 
 class LessonProgress(models.Model):
     """Where a learner last was in a lesson, so "Resume" lands on that exact item."""

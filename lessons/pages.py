@@ -650,7 +650,8 @@ def load_lesson_data(
             by_pk = {ch.pk: ch for ch in challenges}
             for draw in ChallengeDraw.objects.filter(**lookup, challenge_id__in=by_pk):
                 draw.challenge = by_pk[draw.challenge_id]
-                draws[draw.challenge_id] = draw
+                if draw.fits(draw.challenge):  # else the learner is shown a fresh draw (store_draw keeps it)
+                    draws[draw.challenge_id] = draw
         if not only:
             position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url", "anchor").first()
             # A walkthrough's place is its step's own URL; any other item is found on its layer's page.

@@ -448,6 +448,10 @@ def store_draw(learner: Learner, challenge: Challenge, identity: str | None) -> 
     if not challenge.ranges:
         return {"seed": None, "inputs": {}}
     draw = ChallengeDraw.objects.filter(learner=learner, challenge=challenge).first()
+    if draw is not None and not draw.fits(challenge):  # drawn for the challenge as it was: draw anew
+        draw.seed = seed_for(identity, challenge)
+        draw.inputs = draw_inputs(challenge, draw.seed)
+        draw.save(update_fields=["seed", "inputs"])
     if draw is None:
         seed = seed_for(identity, challenge)
         try:

@@ -1204,3 +1204,22 @@ def test_no_question_gives_away_a_later_estimates_answer(rf, content):
         for a, b in zip(estimate, estimate[1:]):
             if a.walkthrough_id == b.walkthrough_id:
                 assert a.order < b.order
+
+
+def test_a_scorecard_survives_its_challenge_moving_to_another_calculator(api, scenario):
+    """An interview keeps the numbers it drew; an author who later points the challenge at another calculator
+    (other parameters) must not turn that interview's page into a 500."""
+    data = start(api)
+    answer_all(api, data["id"])
+    api.post(f"/api/v1/interviews/{data['id']}/finish/")
+    drawn = InterviewItem.objects.filter(interview_id=data["id"], challenge__isnull=False).exclude(drawn_inputs={})
+    challenge = drawn.first().challenge
+    challenge.calculator, challenge.output, challenge.unit = "replica", "requests_per_replica", "requests"
+    challenge.inputs, challenge.ranges = {}, {"gpus": [2, 8, 2]}
+    challenge.prompt = "With {gpus} GPUs, how many requests fit?"
+    challenge.save()
+    page = api.get(reverse("interview", args=[data["id"]]))
+    assert page.status_code == 200
+    assert "This question was changed after this interview asked it" in page.content.decode()
+    assert api.get(f"/api/v1/interviews/{data['id']}/").status_code == 200
+    assert set(InterviewItem.objects.get(pk=drawn.first().pk).drawn_inputs) == {"gpus"}

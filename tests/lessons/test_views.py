@@ -9,7 +9,7 @@ from django.db.models import Max
 from django.urls import reverse
 
 from lessons import content_cache
-from lessons.models import Answer, ChallengeDraw, Choice, DeepDive, Learner, Step, Walkthrough
+from lessons.models import Answer, Challenge, ChallengeDraw, Choice, DeepDive, Learner, Step, Walkthrough
 from tests.lesson_pages import whole_lesson
 from tests.lessons.factories import make_deep_dive, make_lesson, make_open_question
 
@@ -332,6 +332,25 @@ def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(c
 
 def shown_cache_gb(html: str) -> int:
     return int(html.split("A cache of ")[1].split(" GB")[0].replace(",", ""))
+
+
+def test_a_challenge_moved_to_another_calculator_after_answers_draws_anew_for_those_learners(client, lesson):
+    """The stored draw kept the old calculator's numbers (cache_gb): the new one refused them, and the lesson
+    page and every answer were 500s for each learner who had answered, for good."""
+    challenge = Challenge.objects.get(key="copies")
+    url = reverse("answer-challenge", args=[lesson.slug, challenge.pk])
+    client.post(url, {"value": "1"}, **HTMX)
+    assert ChallengeDraw.objects.get().inputs.keys() == {"cache_gb"}
+    challenge.calculator, challenge.output, challenge.unit = "replica", "requests_per_replica", "requests"
+    challenge.inputs, challenge.ranges = {}, {"gpus": [2, 8, 2]}
+    challenge.prompt = "With {gpus} GPUs, how many requests fit?"
+    challenge.save()
+    page = client.get(f"{lesson.get_absolute_url()}?layer=2")
+    assert page.status_code == 200
+    gpus = int(re.search(r"With (\d+) GPUs, how many requests fit\?", page.content.decode()).group(1))
+    assert client.post(url, {"value": "1"}, **HTMX).status_code == 200
+    assert ChallengeDraw.objects.get().inputs == {"gpus": gpus}  # the numbers the page showed, kept for retries
+    assert Answer.objects.filter(challenge=challenge).count() == 2
 
 
 def test_challenge_is_graded_against_the_learners_own_drawn_numbers(client, lesson):
