@@ -837,15 +837,15 @@ def build_lesson_page(
     score = Score()
     for view in deep_dives.values():
         if counts_toward_score(view.is_follow_up, view.reached):
-            score.add(view.deep_dive.points, first_points(view.state))
+            score.add(view.deep_dive.points, *first_points(view.state))
     for view in walkthroughs.values():
         for step_view in view.steps:
             if step_view.step.calculator:
-                score.add(step_view.step.points, first_points(step_view.state))
+                score.add(step_view.step.points, *first_points(step_view.state))
     for view in challenge_views.values():
-        score.add(view.challenge.points, first_points(view.state))
+        score.add(view.challenge.points, *first_points(view.state))
     for view in open_questions.values():
-        score.add(view.question.points, first_points(view.state))
+        score.add(view.question.points, *first_points(view.state))
     return LessonPage(
         lesson=lesson,
         layers=layers,
@@ -867,8 +867,9 @@ def build_lesson_page(
     )
 
 
-def first_points(state: ItemState) -> int | None:
-    return state.first.points if state.first else None
+def first_points(state: ItemState) -> tuple[int | None, int | None]:
+    """Return the first answer's points and what the item was worth then (Score.add), or (None, None)."""
+    return (state.first.points, state.first.max_points) if state.first else (None, None)
 
 
 def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, int], ItemState]:

@@ -92,18 +92,18 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
         schedule = review.schedule_of(cards, catalog, timezone.now())
         rows = [row for row in cards if row["first_id"] is not None]
         rows.sort(key=lambda row: row["first_id"])  # oldest first answer first
-    first_points = {item_key_of(row): row["points"] for row in rows}
+    first_points = {item_key_of(row): (row["points"], row["max_points"]) for row in rows}
     scores = {lesson.pk: Score() for lesson in lessons}
     topics: dict[TopicRef, TopicScore] = {}
     for key, item in catalog.items():
-        answered = first_points.get(key)
+        answered, answered_max = first_points.get(key, (None, None))
         opened = answered is not None or key in reached
         if counts_toward_score(bool(item.leading), opened):
-            scores[item.lesson_id].add(item.points, answered)
+            scores[item.lesson_id].add(item.points, answered, answered_max)
             topic = topics.get(item.topic)
             if topic is None:
                 topic = topics[item.topic] = TopicScore(topic=item.topic[1], label=item.topic[2])
-            topic.add(item.points, answered)
+            topic.add(item.points, answered, answered_max)
     total = Score()
     for score in scores.values():
         total.add_score(score)

@@ -97,8 +97,14 @@ class Score:
     answered: int = 0
     total: int = 0
 
-    def add(self, max_points: int, first_points: int | None) -> None:
-        """Count one graded item worth ``max_points``; ``first_points`` is its first answer's, if any."""
+    def add(self, max_points: int, first_points: int | None, first_max: int | None = None) -> None:
+        """Count one graded item worth ``max_points``; ``first_points`` is its first answer's, if any.
+
+        ``first_max``: what the item was worth when that answer was given. An answered item counts that, so an
+        author who changes its points later never makes a score run past 100% (10 of 2) or shrink an old one.
+        """
+        if first_points is not None and first_max is not None:
+            max_points = first_max
         self.total += 1
         self.max_points += max_points
         if first_points is not None:
@@ -126,10 +132,10 @@ class TopicScore(Score):
     label: str = ""  # its name
     answered_max: int = 0
 
-    def add(self, max_points: int, first_points: int | None) -> None:
-        super().add(max_points, first_points)
+    def add(self, max_points: int, first_points: int | None, first_max: int | None = None) -> None:
+        super().add(max_points, first_points, first_max)
         if first_points is not None:
-            self.answered_max += max_points
+            self.answered_max += max_points if first_max is None else first_max
 
     @property
     def mastery(self) -> float:

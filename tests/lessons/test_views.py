@@ -111,6 +111,24 @@ def test_first_answer_scores_and_retries_are_recorded_without_changing_it(client
     assert "0 of 40 points" in results  # the first answer (weak) scores, the retry does not
 
 
+def test_an_author_changing_an_answered_items_points_never_puts_a_score_past_100_percent(client, lesson):
+    """Lowered from 10 to 2 after a best answer, the item counted 10 of 2: results said 500% for its topic."""
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk}, **HTMX)
+    DeepDive.objects.filter(pk=dd.pk).update(points=2)
+    DeepDive.objects.get(pk=dd.pk).save()  # a content save: a new generation, as the admin's would be
+    results = client.get(reverse("results")).content.decode()
+    assert "<strong>10 of 40 points</strong> (25%)" in results  # the answer counts what the item was worth then
+    topic = client.get("/api/v1/results/").json()["topics"]
+    assert all(row["mastery"] <= 1 for row in topic), topic
+    page = client.get(f"{lesson.get_absolute_url()}?layer=2").content.decode()
+    assert "10 of 40 points" in page
+    step = Step.objects.get(title="Requests per replica")  # an item not yet answered counts its points as now
+    step.points = 4
+    step.save()
+    assert "<strong>10 of 34 points</strong>" in client.get(reverse("results")).content.decode()
+
+
 def test_choice_of_another_deep_dive_is_refused_with_a_clear_message(client, lesson):
     section = lesson.sections.get()
     other = make_deep_dive(section, key="dd-other", order=50)
