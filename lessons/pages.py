@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -654,13 +655,27 @@ def load_lesson_data(
                     draws[draw.challenge_id] = draw
         if not only:
             position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url", "anchor").first()
-            # A walkthrough's place is its step's own URL; any other item is found on its layer's page.
+            # A walkthrough's place is its step's own URL; any other item is found on its layer's page (and an
+            # item an author removed since is not: build_lesson_page then starts at the first unanswered one).
             resume_url = (
-                (position.url if "/walkthroughs/" in position.url else f"#{position.anchor}") if position else None
+                (position.url if still_placed(content, position.url) else f"#{position.anchor}") if position else None
             )
     return LessonData(
         lesson, sections, choices, steps, challenges, checklist, states, draws, resume_url, follow_up_ids, leading
     )
+
+
+WALKTHROUGH_IN_URL = re.compile(r"/walkthroughs/([^/]+)/")
+
+
+def still_placed(content: LessonContent, url: str) -> bool:
+    """Return whether a kept place is a walkthrough step's URL whose walkthrough the lesson still has.
+
+    An author may rename or remove a walkthrough after a learner's answer kept its URL as their place:
+    Resume and the home page's Continue then start elsewhere, never on a 404.
+    """
+    match = WALKTHROUGH_IN_URL.search(url)
+    return match is not None and any(step.walkthrough.key == match.group(1) for step in content.steps)
 
 
 def parented(rows: QuerySet, parent: str, parents: list) -> list:
@@ -926,7 +941,10 @@ def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
     if row is None:
         return None
     lesson = by_pk[row[0]]
-    return Place(lesson, row[1] or lesson.get_absolute_url())
+    url = row[1]
+    if url and "/walkthroughs/" in url and not still_placed(lesson_content(lesson), url):
+        url = None  # the lesson's page, whose Resume starts at the first unanswered item
+    return Place(lesson, url or lesson.get_absolute_url())
 
 
 def first_unanswered(layers: list[LayerView]) -> str | None:

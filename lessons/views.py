@@ -117,8 +117,10 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     lesson = get_lesson(request, slug)
     data = load_lesson_data(request, lesson)
     walkthrough = next((s.walkthrough for s in data.steps if s.walkthrough.key == key), None)
-    if walkthrough is None:
-        return render(request, "404.html", {"message": "That walkthrough does not exist."}, status=404)
+    if walkthrough is None:  # renamed or removed since the link was made: say so, and lead back to the lesson
+        back = {"url": lesson.get_absolute_url(), "label": f"Open “{lesson.title}”"}
+        message = "That walkthrough is not in this lesson (it may have been renamed or removed)."
+        return render(request, "404.html", {"message": message, "back": back}, status=404)
     orders = sorted(s.order for s in data.steps if s.walkthrough_id == walkthrough.pk)
     if number not in orders:
         return missing_step(request, lesson, walkthrough, orders, number)

@@ -129,6 +129,24 @@ def test_an_author_changing_an_answered_items_points_never_puts_a_score_past_100
     assert "<strong>10 of 34 points</strong>" in client.get(reverse("results")).content.decode()
 
 
+def test_resume_and_continue_never_lead_to_a_walkthrough_an_author_renamed(client, lesson):
+    """The kept place was the step's URL: renamed, its walkthrough was a 404 behind both buttons."""
+    step = Step.objects.get(walkthrough__key="size", order=1)
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "27"})
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert re.search(r'id="lesson-resume" href="/lessons/sample/walkthroughs/size/1/#', page)
+    walkthrough = Walkthrough.objects.get(key="size")
+    walkthrough.key = "size-it"
+    walkthrough.save()
+    home = client.get(reverse("home")).content.decode()
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    resume = re.search(r'id="lesson-resume" href="([^"]+)"', page).group(1)
+    assert "/walkthroughs/size/" not in home and "/walkthroughs/size/" not in resume
+    assert client.get(resume.partition("#")[0]).status_code == 200
+    gone = client.get("/lessons/sample/walkthroughs/size/1/")  # an old bookmark: a 404 that leads back
+    assert gone.status_code == 404 and f'href="{lesson.get_absolute_url()}"' in gone.content.decode()
+
+
 def test_choice_of_another_deep_dive_is_refused_with_a_clear_message(client, lesson):
     section = lesson.sections.get()
     other = make_deep_dive(section, key="dd-other", order=50)
