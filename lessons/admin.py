@@ -889,11 +889,24 @@ class StepInline(ExpectedAnswerMixin, admin.StackedInline):
 
 
 class SectionForm(MarkdownCheckMixin, forms.ModelForm):
-    """A section, on its own page or on its lesson's: its Markdown checked alike on both."""
+    """A section, on its own page or on its lesson's: its Markdown checked alike on both.
+
+    A saved section stays in its lesson, as its items do (ItemPlaceMixin): moved, its items' keys and
+    follow-ups would cross lessons (a key twice on one page, a follow-up in another lesson).
+    """
 
     class Meta:
         model = Section
         fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None and "lesson" in self.fields:
+            self.fields["lesson"].disabled = True
+            self.fields["lesson"].help_text = (
+                "A section stays in its lesson: its items' keys and follow-ups belong to it. To move its text, "
+                "make a section in the other lesson."
+            )
 
 
 class SectionInline(admin.StackedInline):

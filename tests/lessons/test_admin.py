@@ -666,6 +666,24 @@ def test_a_section_body_edited_on_its_lesson_s_page_is_checked_as_on_its_own(
     assert "Read me." in client.get(lesson.get_absolute_url()).content.decode()
 
 
+def test_a_saved_section_stays_in_its_lesson(instructor_client, db):
+    """Moved to another lesson in the admin, a section took its items along: one lesson drew a key twice and
+    a follow-up crossed lessons, and the exported files no longer loaded."""
+    a, b = make_lesson("a"), make_lesson("b")
+    section = a.sections.get()
+    url = reverse("admin:lessons_section_change", args=[section.pk])
+    page = instructor_client.get(url).content.decode()
+    assert re.search(r'<select name="lesson"[^>]* disabled', page) and "A section stays in its lesson" in page
+    data = {"lesson": b.pk, "key": section.key, "layer": section.layer, "order": section.order,
+            "title": "Core, renamed", "minutes": section.minutes, "body": section.body}  # fmt: skip
+    assert instructor_client.post(url, data).status_code == 302  # the other fields save
+    section.refresh_from_db()
+    assert (section.lesson_id, section.title) == (a.pk, "Core, renamed")  # the lesson it was in, kept
+    new = {**data, "key": "more", "order": 9, "lesson": b.pk}
+    assert instructor_client.post(reverse("admin:lessons_section_add"), new).status_code == 302
+    assert b.sections.filter(key="more").exists()  # a new section goes in any lesson
+
+
 def test_outline_arrows_move_an_item_among_its_section_s_items(instructor_client, db):
     lesson = make_lesson(deep_dives=2)
     change = reverse("admin:lessons_lesson_change", args=[lesson.pk])
