@@ -210,23 +210,24 @@ def item_row(report: LoadReport, model, lesson: Lesson, section: Section, order:
     return upsert(report, model, {"section__lesson": lesson, "key": key}, values, create={"key": key})
 
 
-def match_choices(existing: list[Choice], specs: list[dict]) -> tuple[list[Choice | None], list[Choice]]:
-    """Pair each choice in the file with a row: the same text first, then the most similar text.
+def match_rows(existing: list, texts: list[str], field: str) -> tuple[list, list]:
+    """Pair each text in the file with a row by its ``field``: the same text first, then the most similar.
 
-    Inserting, removing or reordering choices keeps every answer on the choice it was given to;
-    a choice whose wording was edited keeps its row. Returns the pairing and the rows left over.
+    A choice (by its text), a walkthrough step (by its title) or a checklist point (by its text): inserting,
+    removing or reordering them keeps every answer on the row it was given to, and a row whose wording was
+    edited keeps its answers. Returns the pairing (None: a new row) and the rows left over.
     """
-    remaining = sorted(existing, key=lambda c: c.order)
-    matched: list[Choice | None] = []
-    for spec in specs:
-        row = next((c for c in remaining if c.text == spec["text"]), None)
+    remaining = sorted(existing, key=lambda row: row.order)
+    matched: list = []
+    for text in texts:
+        row = next((r for r in remaining if getattr(r, field) == text), None)
         if row is not None:
             remaining.remove(row)
         matched.append(row)
-    # A reworded choice is still mostly the same words: pair the most similar texts first.
+    # A reworded text is still mostly the same words: pair the most similar texts first.
     pairs = sorted(
         (
-            (difflib.SequenceMatcher(None, row.text, specs[i]["text"]).ratio(), i, row)
+            (difflib.SequenceMatcher(None, getattr(row, field), texts[i]).ratio(), i, row)
             for i, matched_row in enumerate(matched)
             if matched_row is None
             for row in remaining
@@ -246,7 +247,8 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
         {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "context", "points", "keep_choice_order", "hints")}},
     )  # fmt: skip
     Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
-    matched, leftover = match_choices(list(Choice.objects.filter(deep_dive=deep_dive)), fields["choices"])
+    texts = [choice["text"] for choice in fields["choices"]]
+    matched, leftover = match_rows(list(Choice.objects.filter(deep_dive=deep_dive)), texts, "text")
     delete_missing(report, Choice.objects.filter(pk__in=[c.pk for c in leftover]), file=file, prune=prune)
     numbered = list(enumerate(zip(fields["choices"], matched), start=1))
     for number, (choice, row) in Choice.creation_order(numbered, deep_dive.key):  # keys that do not rank them
@@ -272,22 +274,25 @@ def write_walkthrough(report, lesson, section, order, fields, file: str = "", pr
         {"topic_id": fields["topic"] or None, **{k: fields[k] for k in ("kind", "title", "intro")}},
     )  # fmt: skip
     Step.objects.filter(walkthrough=walkthrough).update(order=F("order") + ORDER_BUMP)
-    for number, step in enumerate(fields["steps"], start=1):
+    # Steps are paired with their rows by title (a step inserted before others moved every answer onto the
+    # question before it when they were paired by position).
+    titles = [step["title"] for step in fields["steps"]]
+    matched, leftover = match_rows(list(Step.objects.filter(walkthrough=walkthrough)), titles, "title")
+    delete_missing(report, Step.objects.filter(pk__in=[row.pk for row in leftover]), file=file, prune=prune)
+    for number, (step, row) in enumerate(zip(fields["steps"], matched, strict=True), start=1):
         values = {
             **{k: step[k] for k in ("title", "body", "hints", "explanation", "components", "connections")},
             **ask_values(step["ask"]),
         }
-        row = Step.objects.filter(walkthrough=walkthrough, order=number + ORDER_BUMP).first()
         if row is None:
             Step.objects.create(walkthrough=walkthrough, order=number, **values)
             report.created += 1
         else:
-            if any(getattr(row, k) != v for k, v in values.items()):
+            if row.order != number + ORDER_BUMP or any(getattr(row, k) != v for k, v in values.items()):
                 report.updated += 1
             else:
                 report.unchanged += 1
             save_fields(row, order=number, **values)
-    delete_missing(report, Step.objects.filter(walkthrough=walkthrough, order__gt=ORDER_BUMP), file=file, prune=prune)
     walkthrough.lay_out_diagram()  # again: deleted steps take their parts with them
     return walkthrough
 
@@ -300,7 +305,7 @@ def write_challenge(report, lesson, section, order, fields) -> Challenge:
 
 
 def write_open_question(report, lesson, section, order, fields) -> OpenQuestion:
-    """Upsert an open question; its checklist points keep their rows by position (answers name them by id)."""
+    """Upsert an open question; its checklist points keep their rows by text (answers name them by id)."""
     question = item_row(
         report,
         OpenQuestion,
@@ -310,17 +315,18 @@ def write_open_question(report, lesson, section, order, fields) -> OpenQuestion:
         fields["key"],
         {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "points")}},
     )
-    rows = {row.order: row for row in ChecklistPoint.objects.filter(question=question)}
-    for number, text in enumerate(fields["checklist"], start=1):
-        row = rows.pop(number, None)
+    ChecklistPoint.objects.filter(question=question).update(order=F("order") + ORDER_BUMP)
+    matched, leftover = match_rows(list(ChecklistPoint.objects.filter(question=question)), fields["checklist"], "text")
+    _count, by_model = ChecklistPoint.objects.filter(pk__in=[row.pk for row in leftover]).delete()
+    report.deleted += by_model.get(ChecklistPoint._meta.label, 0)
+    for number, (text, row) in enumerate(zip(fields["checklist"], matched, strict=True), start=1):
         if row is None:
             ChecklistPoint.objects.create(question=question, order=number, text=text)
             report.created += 1
-        elif row.text != text:
-            save_fields(row, text=text)
-            report.updated += 1
         else:
-            report.unchanged += 1
-    _count, by_model = ChecklistPoint.objects.filter(pk__in=[row.pk for row in rows.values()]).delete()
-    report.deleted += by_model.get(ChecklistPoint._meta.label, 0)
+            if row.text != text or row.order != number + ORDER_BUMP:
+                report.updated += 1
+            else:
+                report.unchanged += 1
+            save_fields(row, order=number, text=text)
     return question

@@ -1,14 +1,16 @@
 """Content files: idempotent loading, round-trip export, refusal of bad files with nothing half-written."""
 
+import copy
 from pathlib import Path
 
 import pytest
 import yaml
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from calculators.registry import CALCULATORS
 from lessons.content.validate import FORMAT_VERSION
-from lessons.models import Choice, DeepDive, Lesson, Step
+from lessons.models import Answer, Choice, DeepDive, Lesson, OpenQuestion, ReviewCard, Step
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 SAMPLE = "how-the-lab-works"
@@ -526,6 +528,45 @@ def test_a_prompt_longer_than_an_interviewers_question_is_refused(content_copy, 
         refused.value
     )
     assert not Lesson.objects.exists()
+
+
+def test_a_step_inserted_before_answered_steps_leaves_their_answers_on_their_questions(client, content, content_copy):
+    """Steps were paired with their rows by position: a step put first moved every answer onto the question
+    before it ("You answered 27" under a question the learner never saw)."""
+    first = Step.objects.get(walkthrough__key="size-the-cache", order=1)
+    client.post(reverse("answer-step", args=[SAMPLE, first.pk]), {"value": "27"})
+
+    def insert_first(data):
+        walkthrough = next(i["walkthrough"] for s in data["sections"] for i in s.get("items") or []
+                           if i.get("walkthrough", {}).get("key") == "size-the-cache")  # fmt: skip
+        new = copy.deepcopy(walkthrough["steps"][1])
+        new["title"] = "How many layers does the model have?"
+        walkthrough["steps"].insert(0, new)
+
+    edit(content_copy, SAMPLE, insert_first)
+    load(content_copy)
+    answer = Answer.objects.get()
+    assert answer.step.title == first.title and answer.step.order == 2  # the question it answered, now second
+    assert ReviewCard.objects.get().step_id == answer.step_id
+    assert Step.objects.get(walkthrough__key="size-the-cache", order=1).title == "How many layers does the model have?"
+
+
+def test_a_checklist_point_removed_from_the_middle_leaves_the_others_ticked_as_they_were(content, content_copy):
+    """Points kept their rows by position: removing the second moved the third's text onto the second's row,
+    and the ticks given to it."""
+    question = OpenQuestion.objects.get(key="explain-kv-bytes")
+    points = list(question.checklist.order_by("order"))
+
+    def drop_second(data):
+        item = next(i["open_question"] for s in data["sections"] for i in s.get("items") or []
+                    if i.get("open_question", {}).get("key") == "explain-kv-bytes")  # fmt: skip
+        del item["checklist"][1]
+
+    edit(content_copy, SAMPLE, drop_second)
+    load(content_copy)
+    after = list(question.checklist.order_by("order"))
+    assert [(p.pk, p.text) for p in after] == [(points[0].pk, points[0].text), (points[2].pk, points[2].text)]
+    assert [p.order for p in after] == [1, 2]
 
 
 def check_run(directory) -> list[str]:
