@@ -522,6 +522,7 @@ def results(request: HttpRequest) -> HttpResponse:
 
 
 LAST_REVIEW_KEY = "review_last"  # the graded answer shown once, after the redirect
+FINISHED_REVIEW_KEY = "review_finished"  # a finished session's summary, shown once on the page Finish leads to
 
 
 @require_safe
@@ -550,6 +551,8 @@ def render_review(
     schedule = review.schedule_summary(lookup, lessons) if lookup is not None and quiz is None and not due else None
     shown = quiz_module.hints_shown(quiz, hints) if quiz else 0
     summary = request.session.get(quiz_module.SUMMARY_KEY)
+    finished = request.session.pop(FINISHED_REVIEW_KEY, None) if summary is None else None
+    summary = summary or finished
     if summary:
         summary = {**summary, "items": [{**i, "due": datetime.fromisoformat(i["due"])} for i in summary["items"]]}
     last = request.session.pop(LAST_REVIEW_KEY, None)
@@ -565,6 +568,7 @@ def render_review(
         "typed": typed,
         "last": last,
         "summary": summary,
+        "finished": finished is not None,
         "due_count": due_count,
         "upcoming": [item for item in due if not quiz or (item.kind, item.item_id) != (quiz.kind, quiz.item_id)],
         # The list stops at its cap (the item asked is one of those listed): say how many it leaves out.
@@ -626,6 +630,7 @@ def review_finish(request: HttpRequest) -> HttpResponse:
     """End the review session: its summary is cleared, and the page says what it held."""
     summary = request.session.pop(quiz_module.SUMMARY_KEY, None)
     if summary:
+        request.session[FINISHED_REVIEW_KEY] = summary  # its table of next due dates, shown once more
         messages.success(
             request, f"Review session finished: {summary['reviewed']} reviewed, {summary['recalled']} recalled."
         )
@@ -639,8 +644,12 @@ def reset_progress(request: HttpRequest) -> HttpResponse:
     learner = services.current_learner(request)
     if request.method == "POST":
         if request.POST.get("confirm") != "yes":
-            return render(request, "lessons/reset.html", {"error": "Tick the box to confirm."}, status=400)
+            count = learner.answers.count() if learner else 0
+            context = {"error": "Tick the box to confirm.", "count": count}
+            return render(request, "lessons/reset.html", context, status=400)
         count = services.reset_progress(learner) if learner else 0
+        for key in (quiz_module.SUMMARY_KEY, FINISHED_REVIEW_KEY, LAST_REVIEW_KEY):  # the review session went too
+            request.session.pop(key, None)
         messages.success(request, f"Progress reset: {count} {plural(count, 'answer')} deleted.")
         return redirect("results")
     count = learner.answers.count() if learner else 0

@@ -238,6 +238,24 @@ def test_the_review_page_words_times_as_a_learner_reads_them(client, db, stopped
     html = client.get(finished["Location"]).content.decode()
     assert '<div class="messages" id="messages" role="status" tabindex="-1"><ul>' in html  # a list inside the status
     assert "Review session finished: 1 reviewed, 0 recalled." in html
+    # The finished session's table of next due dates stays on that page (it vanished with Finish), once.
+    assert '<h2 id="summary-title">Session finished</h2>' in html and "Not recalled</td>" in html
+    assert "Finish this session" not in html
+    assert "summary-title" not in client.get(reverse("review")).content.decode()
+
+
+def test_a_reset_ends_the_review_session_with_the_answers_it_deleted(client, lesson, stopped_clock):
+    """After a reset, "This session" still listed the deleted items, and the next session counted them again."""
+    answer(client, lesson, "dd-1", "weak")
+    stopped_clock.shift(timedelta(minutes=11))
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(
+        reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="weak").pk}
+    )
+    assert "summary-title" in client.get(reverse("review")).content.decode()
+    client.post(reverse("reset-progress"), {"confirm": "yes"})
+    html = client.get(reverse("review")).content.decode()
+    assert "summary-title" not in html and "review-result" not in html
 
 
 def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson, stopped_clock):

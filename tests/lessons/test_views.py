@@ -451,7 +451,11 @@ def test_reset_needs_confirmation_then_deletes_own_answers_only(client, lesson, 
 
     other = Client()
     other.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
-    assert client.post(reverse("reset-progress"), {}).status_code == 400
+    refused = client.post(reverse("reset-progress"), {})
+    assert refused.status_code == 400
+    # The page asked again says how many answers would go ("( recorded)" lost the count), focus on the box.
+    assert "every answer you have given (1 recorded)" in refused.content.decode()
+    assert 'aria-describedby="confirm-error" autofocus' in refused.content.decode()
     assert Answer.objects.count() == 2
     client.post(reverse("reset-progress"), {"confirm": "yes"})
     assert Answer.objects.count() == 1
