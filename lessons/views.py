@@ -523,6 +523,7 @@ def results(request: HttpRequest) -> HttpResponse:
 
 LAST_REVIEW_KEY = "review_last"  # the graded answer shown once, after the redirect
 FINISHED_REVIEW_KEY = "review_finished"  # a finished session's summary, shown once on the page Finish leads to
+REVIEW_DRAFT_KEY = "review_draft"  # an open question's written answer, kept until its checklist is ticked
 
 
 @require_safe
@@ -549,6 +550,9 @@ def render_review(
         quiz = quiz_module.present(card, services.learner_identity(request)) if card else None
     # Nothing due: say when the next item comes back, and how many are scheduled (one query, only then).
     schedule = review.schedule_summary(lookup, lessons) if lookup is not None and quiz is None and not due else None
+    draft = request.session.get(REVIEW_DRAFT_KEY)
+    if quiz and not written and draft and (draft["kind"], draft["id"]) == (quiz.kind, quiz.item_id):
+        written = draft["text"]  # written before, in this session: back at its checklist, not an empty box
     shown = quiz_module.hints_shown(quiz, hints) if quiz else 0
     summary = request.session.get(quiz_module.SUMMARY_KEY)
     finished = request.session.pop(FINISHED_REVIEW_KEY, None) if summary is None else None
@@ -603,7 +607,10 @@ def review_answer(request: HttpRequest) -> HttpResponse:
         if not written:
             message = services.WRITE_BEFORE_CHECKLIST
             return render_review(request, quiz=quiz, hints=hints, error=message, status=400)
-        return render_review(request, quiz=quiz, hints=hints, written=written[:5000])
+        # Kept, then shown with its checklist by a GET: a reload or a visit elsewhere loses nothing, and the
+        # answer cannot be rewritten once the checklist was read.
+        request.session[REVIEW_DRAFT_KEY] = {"kind": quiz.kind, "id": quiz.item_id, "text": written[:5000]}
+        return HttpResponseRedirect(reverse("review") + "#review-item", status=303)
     data = {"choice": request.POST.get("choice"), "value": request.POST.get("value", ""),
             "points": request.POST.getlist("points")}  # fmt: skip
     try:
@@ -617,6 +624,7 @@ def review_answer(request: HttpRequest) -> HttpResponse:
             request, quiz=quiz, hints=hints, error=str(error), written=written, typed=typed, status=400
         )
     quiz_module.tally(request.session, quiz, graded)
+    request.session.pop(REVIEW_DRAFT_KEY, None)
     request.session[LAST_REVIEW_KEY] = {
         "outcome": graded.outcome, "label": graded.outcome_label, "feedback_html": graded.feedback_html,
         "answer_html": graded.answer_html, "due": graded.card.due.isoformat(), "title": quiz.title,
@@ -648,7 +656,7 @@ def reset_progress(request: HttpRequest) -> HttpResponse:
             context = {"error": "Tick the box to confirm.", "count": count}
             return render(request, "lessons/reset.html", context, status=400)
         count = services.reset_progress(learner) if learner else 0
-        for key in (quiz_module.SUMMARY_KEY, FINISHED_REVIEW_KEY, LAST_REVIEW_KEY):  # the review session went too
+        for key in (quiz_module.SUMMARY_KEY, FINISHED_REVIEW_KEY, LAST_REVIEW_KEY, REVIEW_DRAFT_KEY):  # the session too
             request.session.pop(key, None)
         messages.success(request, f"Progress reset: {count} {plural(count, 'answer')} deleted.")
         return redirect("results")

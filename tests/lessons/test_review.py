@@ -351,13 +351,19 @@ def test_an_open_question_in_review_is_written_then_ticked(client, lesson, stopp
     stopped_clock.shift(timedelta(minutes=11))
     html = client.get(reverse("review")).content.decode()
     assert "Walk me through a replica dying." in html and "Point 1 a strong" not in html
-    html = client.post(reverse("review-answer"), {"kind": "open_question", "id": question.pk, "text": "Retry it."})
-    assert "Point 1 a strong" in html.content.decode() and "Retry it." in html.content.decode()
+    saved = client.post(reverse("review-answer"), {"kind": "open_question", "id": question.pk, "text": "Retry it."})
+    assert saved.status_code == 303 and saved["Location"].endswith("/review/#review-item")
+    html = client.get(saved["Location"]).content.decode()
+    assert "Point 1 a strong" in html and "Retry it." in html
+    # Kept: coming back to review (a reload, a visit elsewhere) shows it with its checklist, not an empty box.
+    again = client.get(reverse("review")).content.decode()
+    assert "<blockquote><p>Retry it.</p></blockquote>" in again and "Point 1 a strong" in again
     points = list(question.checklist.values_list("pk", flat=True))
     client.post(reverse("review-answer"),
                 {"kind": "open_question", "id": question.pk, "text": "Retry it.", "checked": "yes", "points": points})  # fmt: skip
     assert ReviewCard.objects.get().last_outcome == "correct"
     assert Answer.objects.get().points == 0  # the lesson score stands
+    assert "Retry it." not in client.get(reverse("review")).content.decode()  # graded: the kept text goes
 
 
 def test_schedule_is_computed_from_the_answer_time(lesson):
