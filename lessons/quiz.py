@@ -57,6 +57,7 @@ class Graded:
     answer_html: str  # what a right answer is, shown after grading
     card: ReviewCard
     reviewed_at: datetime  # the moment the card was rescheduled from ("comes back in 10 minutes")
+    hinted: bool = False  # a hint was shown: a right recall counts as Hard and comes back sooner
 
     @property
     def recalled(self) -> bool:
@@ -64,7 +65,8 @@ class Graded:
 
     @property
     def outcome_label(self) -> str:
-        return {"correct": "Recalled", "partial": "Partly recalled", "incorrect": "Not recalled"}[self.outcome]
+        label = {"correct": "Recalled", "partial": "Partly recalled", "incorrect": "Not recalled"}[self.outcome]
+        return f"{label} with a hint" if self.hinted and self.outcome == "correct" else label
 
 
 class QuizError(ValueError):
@@ -186,8 +188,9 @@ def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
         due = ReviewCard.objects.select_for_update().filter(pk=quiz.card.pk, due__lte=now).first()
         if due is None:
             raise AlreadyReviewed
-        card = review.record_review(due, outcome, max(hints, due.hints_shown), now=now)  # hints shown, not claimed
-    return Graded(outcome, feedback, answer, card, now)
+        shown = max(hints, due.hints_shown)  # hints shown, not claimed
+        card = review.record_review(due, outcome, shown, now=now)
+    return Graded(outcome, feedback, answer, card, now, hinted=shown > 0)
 
 
 def tally(session, quiz: Quiz, graded: Graded) -> dict:

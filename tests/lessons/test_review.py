@@ -488,8 +488,11 @@ def test_hints_shown_in_review_count_however_many_the_answer_says(client, lesson
     assert hard != good
     dd = DeepDive.objects.get(key="dd-1")
     post = {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk, "hints": "0"}
-    assert client.post(reverse("review-answer"), post).status_code == 303
+    response = client.post(reverse("review-answer"), post)
+    assert response.status_code == 303
     assert ReviewCard.objects.get().due == hard
+    # The result says the hint helped, as the schedule counts it ("Recalled" alone read as an unaided recall).
+    assert '<h2 id="review-result-title">Recalled with a hint</h2>' in client.get(response["Location"]).content.decode()
 
 
 def choice_order(html: str) -> list[str]:
@@ -505,13 +508,15 @@ def test_showing_a_review_hint_keeps_the_item_as_it_was_and_lands_at_the_hints(c
     html = client.get(reverse("review")).content.decode()
     order = choice_order(html)
     assert 'action="/review/#review-item"' in html  # without JS the page comes back at the item
+    assert "Show hint 1 of 2</button>" in html
     html = client.get(reverse("review"), {"hints": "1"}).content.decode()
     assert "Think of the cache." in html and "Pages." not in html
+    assert "Show hint 2 of 2</button>" in html
     assert choice_order(html) == order  # the approaches keep their order while the item is on screen
     fragment = client.get(reverse("review"), {"hints": "2"}, HTTP_HX_REQUEST="true").content.decode()
     assert "<h1>" not in fragment and 'id="review-hints"' in fragment  # htmx swaps the hints region only
     assert re.search(r'tabindex="-1" data-focus[^>]*>\s*<p class="eyebrow">Hint 2', fragment)  # focus: the new hint
-    assert "Show a hint" not in fragment  # both shown
+    assert "Show hint" not in fragment  # both shown
     assert 'name="hints" value="2" form="review-answer"' in fragment  # the answer says how many it saw
 
 
