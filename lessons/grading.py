@@ -70,7 +70,7 @@ def grade(
             f"Right order of magnitude, but {direction}: within {partial_band:g}x of the answer. "
             "Half credit; check each factor of your working.",
         )
-    exponent = power_of_ten_slip(expected, given)
+    exponent = power_slip(expected, given)
     if exponent:
         return Grade(
             "incorrect",
@@ -78,20 +78,28 @@ def grade(
             f"Off by a factor of {10 ** abs(exponent):,} ({'too high' if exponent > 0 else 'too low'}): "
             "a unit or a power of ten slipped.",
         )
+    exponent = power_slip(expected, given, base=1024)
+    if exponent:  # 320 MiB written for 320 KiB: the number is right, its binary unit is not
+        return Grade(
+            "incorrect",
+            0.0,
+            f"Off by a factor of {1024 ** abs(exponent):,} ({'too high' if exponent > 0 else 'too low'}): "
+            "a binary unit slipped (KiB, MiB and GiB are 1,024 apart; check the unit you wrote).",
+        )
     return Grade("incorrect", 0.0, "Not within tolerance. Check each factor of your working.")
 
 
-def power_of_ten_slip(expected: float, given: float, closeness: float = 0.02) -> int:
-    """Return n when ``given`` is ``expected`` × 10ⁿ (n ≠ 0, within ``closeness``), else 0.
+def power_slip(expected: float, given: float, base: int = 10, closeness: float = 0.02) -> int:
+    """Return n when ``given`` is ``expected`` × baseⁿ (n ≠ 0, within ``closeness``), else 0.
 
-    1 against 29 is no slip; 2.9 or 2,900 against 29 is.
+    1 against 29 is no slip; 2.9 or 2,900 against 29 is (base 10), and 327,680 against 320 (base 1,024).
     """
     if not expected or not given or (given > 0) != (expected > 0):
         return 0
     ratio = abs(given) / abs(expected)
     if not math.isfinite(ratio) or ratio == 0:
         return 0
-    exponent = round(math.log10(ratio))
+    exponent = round(math.log(ratio, base))
     if exponent == 0 or abs(exponent) > 15:
         return 0
-    return exponent if math.isclose(ratio, 10.0**exponent, rel_tol=closeness) else 0
+    return exponent if math.isclose(ratio, float(base) ** exponent, rel_tol=closeness) else 0

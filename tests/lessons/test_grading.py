@@ -93,6 +93,19 @@ def test_an_answer_off_by_exactly_a_power_of_ten_is_named(given, factor, directi
 
 
 @pytest.mark.parametrize(
+    ("given", "factor", "direction"), [(327_680, "1,024", "too high"), (320 / 1024**2, "1,048,576", "too low")]
+)
+def test_an_answer_off_by_a_power_of_1024_is_named_a_binary_unit_slip(given, factor, direction):
+    """320 MiB written where 320 KiB is asked read "Check each factor of your working": the number was right."""
+    result = grade(320, given, tolerance=0.01)
+    assert result.message == (
+        f"Off by a factor of {factor} ({direction}): a binary unit slipped (KiB, MiB and GiB are 1,024 apart; "
+        "check the unit you wrote)."
+    )
+    assert "binary" not in grade(320, 320 * 1000, tolerance=0.01).message  # a thousand is a power of ten
+
+
+@pytest.mark.parametrize(
     ("ticked", "total", "share", "outcome", "points"),
     [(3, 3, 1.0, "correct", 10), (2, 3, 2 / 3, "partial", 7), (0, 3, 0.0, "incorrect", 0), (0, 0, 0.0, "incorrect", 0)],
 )
