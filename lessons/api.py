@@ -550,12 +550,14 @@ class RevealView(PracticeView):
             return Response({"choices": [{"id": c.pk, **text(c, "text"), "verdict": c.verdict, "points": c.points,
                                           **text(c, "feedback"), "follow_up": c.follow_up_id} for c in choices]})  # fmt: skip
         latest = state.latest
-        expected = services.expected_for(item, latest.drawn_inputs)
+        # An answer to a challenge an author changed since (other drawn parameters) has no working to show.
+        changed = self.kind == "challenge" and not item.drawn_fit(latest.drawn_inputs)
+        steps = [] if changed else services.expected_for(item, latest.drawn_inputs).steps
         return Response(
             {
                 "expected": latest.expected,
                 "unit": item.unit,
-                "steps": [d.as_dict() for d in expected.steps],
+                "steps": [d.as_dict() for d in steps],
                 **text(item, "explanation"),
             }  # fmt: skip
         )

@@ -587,19 +587,26 @@ def open_view(item: InterviewItem, checklist: list[ChecklistPoint], reveal: bool
     return view
 
 
+def asked_inputs(item: InterviewItem) -> dict:
+    """Return the numbers a number item is asked, shown and graded with: those the interview drew.
+
+    An author who changed the challenge since (another calculator, other ranges) made those numbers of a
+    question no longer asked: it is then asked with numbers of the question as it is now, drawn from the
+    item's own id (the same on every view and answer, nothing stored), and its scorecard says so.
+    """
+    if item.challenge_id and not item.challenge.drawn_fit(item.drawn_inputs):
+        return services.draw_inputs(item.challenge, item.pk)
+    return item.drawn_inputs
+
+
 def number_view(item: InterviewItem, steps: list[Step], reveal: bool, asked_steps: dict[int, int]) -> ItemView:
     """A number to estimate: a challenge's drawn prompt, or an envelope step with its setup (``steps``: its
     walkthrough's; ``asked_steps``: the question number of each envelope step this interview asks)."""
     number = item.step or item.challenge
-    redrawn = bool(item.challenge_id) and set(item.drawn_inputs) != set(item.challenge.ranges)
-    if redrawn:
-        # The author changed the challenge's drawn parameters since this interview drew its numbers (another
-        # calculator, other ranges): draw for the question as it is now, and say so once it was answered.
-        ranges = item.challenge.ranges
-        item.drawn_inputs = services.draw_inputs(item.challenge, random.randrange(2**31)) if ranges else {}
-        item.save(update_fields=["drawn_inputs"])
+    inputs = asked_inputs(item)
+    redrawn = inputs is not item.drawn_inputs
     if item.challenge_id:
-        heading, body = challenge_question(item.challenge, item.drawn_inputs)
+        heading, body = challenge_question(item.challenge, inputs)
         view = ItemView(item, heading, body, unit=number.unit)
         view.lesson_url = item.challenge.get_absolute_url()
     else:
@@ -607,7 +614,7 @@ def number_view(item: InterviewItem, steps: list[Step], reveal: bool, asked_step
         view = ItemView(item, step_question(item.step), services.step_setup_html(item.step, earlier), unit=number.unit)
         view.lesson_url = item.step.get_absolute_url()
     if reveal:
-        expected = services.expected_for(number, item.drawn_inputs)
+        expected = services.expected_for(number, inputs)
         view.expected, view.derivation = expected.value, expected.steps
         # A drawn challenge's explanation speaks of its default numbers; the derivation has this draw's.
         view.worked_html = "" if item.challenge_id and item.challenge.ranges else number.explanation_html
@@ -702,7 +709,7 @@ def grade(view: ItemView, payload: dict) -> tuple[dict, float, str]:
         value = read_number(raw, number.unit)  # the one parser: "393 MB" becomes MB, a time for a size is refused
     except EntryError as error:
         raise InterviewError(str(error), "value") from None
-    _expected, outcome = services.grade_number(number, value, item.drawn_inputs)
+    _expected, outcome = services.grade_number(number, value, asked_inputs(item))
     return {"value": raw.strip(), "number": value}, outcome.fraction, outcome.message
 
 

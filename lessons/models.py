@@ -511,6 +511,15 @@ class Challenge(RenderedMarkdown, Item, GradedNumber):
         except MarkupError as error:
             raise ValidationError({"prompt": f"{error}."}) from None
 
+    def drawn_fit(self, inputs: dict | None) -> bool:
+        """Whether numbers drawn earlier (a learner's draw, an answer's, an interview's) still fit this challenge:
+        the names its ranges draw, each inside its range. An author who gave it another calculator or other
+        ranges since made them numbers of a question no longer asked (its calculator may refuse them)."""
+        inputs = inputs or {}
+        if set(inputs) != set(self.ranges):
+            return False
+        return all(low <= inputs[name] <= high for name, (low, high, _step) in self.ranges.items())
+
     @staticmethod
     def prompt_names(inputs, ranges) -> set[str]:
         """Return the names a prompt may show: the fixed inputs and the ranges drawn per learner."""
@@ -729,9 +738,8 @@ class ChallengeDraw(models.Model):
         ]
 
     def fits(self, challenge: Challenge) -> bool:
-        """Whether these numbers still fit ``challenge``: an author who changed its drawn parameters (another
-        calculator, other ranges) made them numbers of a question no longer asked; the learner draws anew."""
-        return set(self.inputs) == set(challenge.ranges)
+        """Whether these numbers still fit ``challenge`` (Challenge.drawn_fit); else the learner draws anew."""
+        return challenge.drawn_fit(self.inputs)
 
 
 class LessonProgress(models.Model):

@@ -299,7 +299,10 @@ class ChallengeView(StateView):
         """Return the worked arithmetic for the numbers the latest answer was graded on."""
         if not self.show_working:
             return []
-        return expected_for(self.challenge, self.state.latest.drawn_inputs or self.inputs).steps
+        inputs = self.state.latest.drawn_inputs or self.inputs
+        if not self.challenge.drawn_fit(inputs):  # answered before an author changed the question: no working
+            return []
+        return expected_for(self.challenge, inputs).steps
 
 
 @dataclass

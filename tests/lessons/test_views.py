@@ -373,10 +373,14 @@ def shown_cache_gb(html: str) -> int:
 def test_a_challenge_moved_to_another_calculator_after_answers_draws_anew_for_those_learners(client, lesson):
     """The stored draw kept the old calculator's numbers (cache_gb): the new one refused them, and the lesson
     page and every answer were 500s for each learner who had answered, for good."""
+    from lessons.services import expected_for
+
     challenge = Challenge.objects.get(key="copies")
     url = reverse("answer-challenge", args=[lesson.slug, challenge.pk])
     client.post(url, {"value": "1"}, **HTMX)
     assert ChallengeDraw.objects.get().inputs.keys() == {"cache_gb"}
+    right = expected_for(challenge, ChallengeDraw.objects.get().inputs).value
+    assert "The worked arithmetic" in client.post(url, {"value": str(right)}, **HTMX).content.decode()  # earned
     challenge.calculator, challenge.output, challenge.unit = "replica", "requests_per_replica", "requests"
     challenge.inputs, challenge.ranges = {}, {"gpus": [2, 8, 2]}
     challenge.prompt = "With {gpus} GPUs, how many requests fit?"
@@ -386,7 +390,13 @@ def test_a_challenge_moved_to_another_calculator_after_answers_draws_anew_for_th
     gpus = int(re.search(r"With (\d+) GPUs, how many requests fit\?", page.content.decode()).group(1))
     assert client.post(url, {"value": "1"}, **HTMX).status_code == 200
     assert ChallengeDraw.objects.get().inputs == {"gpus": gpus}  # the numbers the page showed, kept for retries
-    assert Answer.objects.filter(challenge=challenge).count() == 2
+    assert Answer.objects.filter(challenge=challenge).count() == 3
+    # The API's reveal of an answer given before the change has no working (it 500ed on the old numbers).
+    Answer.objects.filter(challenge=challenge).order_by("-pk").first().delete()
+    ChallengeDraw.objects.update(inputs={"cache_gb": 8})  # as the draw stood before the author's change
+    reveal = client.post(f"/api/v1/challenges/{challenge.pk}/reveal/")
+    assert reveal.status_code == 200 and reveal.json()["steps"] == []
+    assert client.get(f"{lesson.get_absolute_url()}?layer=2").status_code == 200
 
 
 def test_challenge_is_graded_against_the_learners_own_drawn_numbers(client, lesson):
