@@ -40,6 +40,7 @@ from lessons.content.validate import (
     parse_challenge,
     parse_walkthrough,
     reachable,
+    repeated_points,
     sentence,
     step_part,
     too_large,
@@ -1355,9 +1356,8 @@ class ChecklistPointFormSet(RowsFormSet):
             return [
                 f"An open question needs {MIN_CHECKLIST} to {MAX_CHECKLIST} checklist points; this one has {len(rows)}."
             ]
-        texts = [" ".join((row.get("text") or "").split()) for row in rows]
-        repeated = sorted({text for text in texts if texts.count(text) > 1})
-        if rows_valid and repeated:  # as a content file's checklist (lessons.content.validate): no point twice
+        repeated = repeated_points([row.get("text") or "" for row in rows])
+        if rows_valid and repeated:  # as a content file's checklist: no point twice
             return [f"The checklist repeats a point: “{repeated[0]}”. Each point must say something of its own."]
         return []
 

@@ -52,7 +52,7 @@ _GROUPED = re.compile(r"\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
 _UNIT_TEXT = re.compile(r"[A-Za-zµμ%]+(?:(?:\s*[/*·]\s*|\s+)[A-Za-zµμ%]+)*")
 _UNIT_LENGTH = 30
 _MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9}
-_LOWERCASE_B = re.compile(r"[kKMGTP]?i?b")  # "kb", "Mb", "Kib": a byte is a capital B
+_LOWERCASE_B = re.compile(r"(?P<prefix>[kKmMgGtTpP]?i?)b(?P<per>/\w+)?")  # "kb", "Mb/s", "kib": a byte is B
 _KINDS = {
     "[information]": "a size",
     "[time]": "a time",
@@ -170,8 +170,11 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
             if unit.strip()
             else "Write the number alone: the answer is a plain number."
         )
-    if _LOWERCASE_B.fullmatch(written) and kind(target.dimensionality) == "a size":  # pint reads "kb" as kilobarns
-        raise EntryError(f"“{typed}”: a lowercase b is not a byte. Write B for bytes, as in {written[:-1]}B.")
+    lowercase_b = _LOWERCASE_B.fullmatch(written)
+    if lowercase_b and kind(target.dimensionality) in ("a size", "a bandwidth"):  # pint reads "kb" as kilobarns
+        prefix, per = lowercase_b["prefix"], lowercase_b["per"] or ""
+        prefix = prefix[0].upper() + "i" if prefix.endswith("i") else prefix if prefix == "k" else prefix.upper()
+        raise EntryError(f"“{typed}”: a lowercase b is not a byte. Write B for bytes, as in {prefix}B{per}.")
     if written == "1":
         given = registry().Quantity(1)
     elif len(written) > _UNIT_LENGTH or not _UNIT_TEXT.fullmatch(written):

@@ -200,7 +200,12 @@ def tally(session, quiz: Quiz, graded: Graded) -> dict:
     summary["recalled"] += int(graded.recalled)
     summary["items"] = [
         *summary["items"][-49:],
-        {"title": quiz.title, "outcome": graded.outcome, "due": graded.card.due.isoformat()},
+        {
+            "title": quiz.title,
+            "outcome": graded.outcome,
+            "label": graded.outcome_label,
+            "due": graded.card.due.isoformat(),
+        },
     ]
     session[SUMMARY_KEY] = summary
     return summary

@@ -97,11 +97,12 @@ class Score:
     answered: int = 0
     total: int = 0
 
-    def add(self, max_points: int, first_points: int | None, first_max: int | None = None) -> None:
+    def add(self, max_points: int, first_points: int | None, first_max: int | None = None) -> int:
         """Count one graded item worth ``max_points``; ``first_points`` is its first answer's, if any.
 
         ``first_max``: what the item was worth when that answer was given. An answered item counts that, so an
         author who changes its points later never makes a score run past 100% (10 of 2) or shrink an old one.
+        Returns what the item counted for.
         """
         if first_points is not None and first_max is not None:
             max_points = first_max
@@ -110,6 +111,7 @@ class Score:
         if first_points is not None:
             self.answered += 1
             self.points += first_points
+        return max_points
 
     def add_score(self, other: Score) -> None:
         for name in ("points", "max_points", "answered", "total"):
@@ -132,10 +134,11 @@ class TopicScore(Score):
     label: str = ""  # its name
     answered_max: int = 0
 
-    def add(self, max_points: int, first_points: int | None, first_max: int | None = None) -> None:
-        super().add(max_points, first_points, first_max)
+    def add(self, max_points: int, first_points: int | None, first_max: int | None = None) -> int:
+        counted = super().add(max_points, first_points, first_max)
         if first_points is not None:
-            self.answered_max += max_points if first_max is None else first_max
+            self.answered_max += counted
+        return counted
 
     @property
     def mastery(self) -> float:

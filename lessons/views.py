@@ -551,8 +551,8 @@ def render_review(
     # Nothing due: say when the next item comes back, and how many are scheduled (one query, only then).
     schedule = review.schedule_summary(lookup, lessons) if lookup is not None and quiz is None and not due else None
     draft = request.session.get(REVIEW_DRAFT_KEY)
-    if quiz and not written and draft and (draft["kind"], draft["id"]) == (quiz.kind, quiz.item_id):
-        written = draft["text"]  # written before, in this session: back at its checklist, not an empty box
+    if quiz and not written and draft and draft["card"] == review_draft_key(quiz):
+        written = draft["text"]  # written for this review of it: back at its checklist, not an empty box
     shown = quiz_module.hints_shown(quiz, hints) if quiz else 0
     summary = request.session.get(quiz_module.SUMMARY_KEY)
     finished = request.session.pop(FINISHED_REVIEW_KEY, None) if summary is None else None
@@ -587,6 +587,12 @@ def render_review(
     return render(request, "lessons/review.html", context, status=status)
 
 
+def review_draft_key(quiz) -> list:
+    """Name the review a kept written answer belongs to: the item, and the card's due time (graded another
+    way, by the API or another tab, the card moves on and an old text never comes back with it)."""
+    return [quiz.kind, quiz.item_id, quiz.card.due.isoformat()]
+
+
 @require_POST
 @limit_per_visitor("answers")
 def review_answer(request: HttpRequest) -> HttpResponse:
@@ -609,7 +615,7 @@ def review_answer(request: HttpRequest) -> HttpResponse:
             return render_review(request, quiz=quiz, hints=hints, error=message, status=400)
         # Kept, then shown with its checklist by a GET: a reload or a visit elsewhere loses nothing, and the
         # answer cannot be rewritten once the checklist was read.
-        request.session[REVIEW_DRAFT_KEY] = {"kind": quiz.kind, "id": quiz.item_id, "text": written[:5000]}
+        request.session[REVIEW_DRAFT_KEY] = {"card": review_draft_key(quiz), "text": written[:5000]}
         return HttpResponseRedirect(reverse("review") + "#review-item", status=303)
     data = {"choice": request.POST.get("choice"), "value": request.POST.get("value", ""),
             "points": request.POST.getlist("points")}  # fmt: skip

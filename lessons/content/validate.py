@@ -210,9 +210,7 @@ class Checker:
         if required and not value:
             self.fail(f"{name} must not be empty", name)
         if max_length is not None and len(value) > max_length:
-            self.fail(
-                f"{name} is {len(value):,} characters; at most {max_length:,} (the setting belongs in context)", name
-            )
+            self.fail(f"{name} is {len(value):,} characters; at most {max_length:,}: shorten it", name)
         if markup:
             try:
                 check_markup(value)
@@ -871,9 +869,16 @@ def parse_open_question(check: Checker, data: Any) -> dict:
         )
     if isinstance(checklist, list):
         fields["checklist"] = check.soft(check.markdown_list, data, "checklist", default=[])
-    if len(set(fields["checklist"])) != len(fields["checklist"]):
-        check.soft(check.fail, "checklist repeats a point", "checklist")
+    repeated = repeated_points(fields["checklist"])
+    if repeated:
+        check.soft(check.fail, f"checklist repeats a point: “{repeated[0]}”", "checklist")
     return fields
+
+
+def repeated_points(texts: list[str]) -> list[str]:
+    """Return the checklist points written more than once (spaces aside), for content files and the admin."""
+    spaced = [" ".join(text.split()) for text in texts]
+    return sorted({text for text in spaced if spaced.count(text) > 1})
 
 
 PARSERS = {

@@ -524,9 +524,7 @@ def test_a_prompt_longer_than_an_interviewers_question_is_refused(content_copy, 
     edit(content_copy, SAMPLE, long_prompt)
     with pytest.raises(CommandError) as refused:
         load(content_copy)
-    assert "deep_dive 'kv-heads': prompt is 1,999 characters; at most 1,500 (the setting belongs in context)" in str(
-        refused.value
-    )
+    assert "deep_dive 'kv-heads': prompt is 1,999 characters; at most 1,500: shorten it" in str(refused.value)
     assert not Lesson.objects.exists()
 
 
@@ -567,6 +565,20 @@ def test_a_checklist_point_removed_from_the_middle_leaves_the_others_ticked_as_t
     after = list(question.checklist.order_by("order"))
     assert [(p.pk, p.text) for p in after] == [(points[0].pk, points[0].text), (points[2].pk, points[2].text)]
     assert [p.order for p in after] == [1, 2]
+
+
+def test_a_checklist_point_written_twice_is_refused_spaces_aside(content_copy, db):
+    """The same rule as the admin's (validate.repeated_points): a point twice, one with a double space."""
+
+    def repeat(data):
+        item = next(i["open_question"] for s in data["sections"] for i in s.get("items") or []
+                    if i.get("open_question", {}).get("key") == "explain-kv-bytes")  # fmt: skip
+        item["checklist"].append(item["checklist"][0].replace(" ", "  ", 1))
+
+    edit(content_copy, SAMPLE, repeat)
+    with pytest.raises(CommandError) as refused:
+        load(content_copy)
+    assert "checklist repeats a point: “Each token already seen keeps its keys" in str(refused.value)
 
 
 def check_run(directory) -> list[str]:

@@ -47,7 +47,9 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
         # A lowercase b read as a barn (an area): "a quantity of another kind" told a learner nothing.
         ("320 kb", "KiB", "“320 kb”: a lowercase b is not a byte. Write B for bytes, as in kB."),
         ("320 Kib", "KiB", "as in KiB"),
+        ("10 kib", "KiB", "as in KiB."),  # not "kiB", which the parser would refuse in turn
         ("4 Mb", "MB", "as in MB"),
+        ("100 Mb/s", "MB/s", "“100 Mb/s”: a lowercase b is not a byte. Write B for bytes, as in MB/s."),
         # Units pint knows but cannot scale (an offset, a log scale) raised its own error: a 500 on every page.
         ("5 degC", "MB", "“degC” is not a unit this lab knows. Write the number in MB."),
         ("5 dB", "requests", "“dB” is not a unit this lab knows"),

@@ -366,6 +366,23 @@ def test_an_open_question_in_review_is_written_then_ticked(client, lesson, stopp
     assert "Retry it." not in client.get(reverse("review")).content.decode()  # graded: the kept text goes
 
 
+def test_a_kept_review_answer_never_returns_with_a_later_review_of_its_question(client, lesson, stopped_clock):
+    """Kept until its checklist is ticked in this review: graded another way (the API), the card moved on,
+    and the old text came back days later with the checklist beside it."""
+    from tests.lessons.factories import make_open_question
+
+    question = make_open_question(lesson.sections.get())
+    client.post(reverse("write-open-question", args=[lesson.slug, question.pk]), {"text": "First go."})
+    client.post(reverse("answer-open-question", args=[lesson.slug, question.pk]), {"point": []})
+    stopped_clock.shift(timedelta(minutes=11))
+    client.post(reverse("review-answer"), {"kind": "open_question", "id": question.pk, "text": "Old text."})
+    card = ReviewCard.objects.get()
+    ReviewCard.objects.filter(pk=card.pk).update(due=card.due + timedelta(days=3))  # reviewed elsewhere, due later
+    stopped_clock.shift(timedelta(days=4))
+    html = client.get(reverse("review")).content.decode()
+    assert "Walk me through a replica dying." in html and "Old text." not in html
+
+
 def test_schedule_is_computed_from_the_answer_time(lesson):
     learner = Learner.objects.create()
     dd = DeepDive.objects.get(key="dd-1")
@@ -492,7 +509,9 @@ def test_hints_shown_in_review_count_however_many_the_answer_says(client, lesson
     assert response.status_code == 303
     assert ReviewCard.objects.get().due == hard
     # The result says the hint helped, as the schedule counts it ("Recalled" alone read as an unaided recall).
-    assert '<h2 id="review-result-title">Recalled with a hint</h2>' in client.get(response["Location"]).content.decode()
+    html = client.get(response["Location"]).content.decode()
+    assert '<h2 id="review-result-title">Recalled with a hint</h2>' in html
+    assert '<td data-label="Result">Recalled with a hint</td>' in html  # the session's table says it alike
 
 
 def choice_order(html: str) -> list[str]:
