@@ -39,6 +39,28 @@
   }
   tickClocks();
   setInterval(tickClocks, 1000);
+  // A copy button (data-copy: the id of the field it copies) is shown only where it can work.
+  document.querySelectorAll("[data-copy]").forEach(function (button) {
+    if (!navigator.clipboard) {
+      return;
+    }
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var field = document.getElementById(button.dataset.copy);
+      var announcer = document.getElementById("announcer");
+      navigator.clipboard.writeText(field.value).then(function () {
+        button.textContent = "Copied";
+        if (announcer) {
+          announcer.textContent = "Copied to the clipboard.";
+        }
+      }, function () {
+        field.select(); // the clipboard refused: the key is selected for the keyboard's copy
+        if (announcer) {
+          announcer.textContent = "Could not copy: the key is selected, press Ctrl+C (or Cmd+C).";
+        }
+      });
+    });
+  });
   // While a request runs, its target says so (aria-busy); the swap or the end of the request clears it.
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (event.detail.target) {

@@ -1,6 +1,7 @@
 """axe-core finds no violations on any page a learner can open: every lesson, calculator and account page."""
 
 import pytest
+from playwright.sync_api import expect
 
 from calculators.registry import CALCULATORS
 from lessons.models import Lesson
@@ -75,3 +76,28 @@ def test_account_page_and_the_refusal_pages_have_zero_axe_violations(live_server
     assert page.locator("h1").inner_text() == "Too many requests"
     check("429 log-in")
     assert failures == {}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_new_tokens_key_shows_whole_and_copies_with_one_click(live_server, page, django_user_model, width):
+    """The key, shown once, was cut off in its box with no way to copy it but selecting by hand."""
+    django_user_model.objects.create_user("ada", "ada@example.com", "correct-horse-battery")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(live_server.url + "/accounts/login/")
+    page.fill("#id_username", "ada")
+    page.fill("#id_password", "correct-horse-battery")
+    page.click("button.primary")
+    page.goto(live_server.url + "/accounts/")
+    page.get_by_label("Name").fill("laptop")
+    page.get_by_role("button", name="Create token").click()
+    key = page.get_by_label("Token key")
+    expect(key).to_be_visible()
+    if width == 1280:  # the whole key in view (on a phone the box scrolls within the screen)
+        assert key.evaluate("field => field.scrollWidth <= field.clientWidth"), key.input_value()
+    assert key.evaluate("field => field.getBoundingClientRect().right") <= width
+    page.get_by_role("button", name="Copy the key").click()
+    expect(page.get_by_role("button", name="Copied")).to_be_visible()
+    expect(page.locator("#announcer")).to_have_text("Copied to the clipboard.")
+    assert page.evaluate("() => navigator.clipboard.readText()") == key.input_value()
