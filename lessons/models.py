@@ -737,10 +737,6 @@ class ChallengeDraw(models.Model):
             models.UniqueConstraint(fields=["learner", "challenge"], name="one_draw_per_learner_and_challenge")
         ]
 
-    def fits(self, challenge: Challenge) -> bool:
-        """Whether these numbers still fit ``challenge`` (Challenge.drawn_fit); else the learner draws anew."""
-        return challenge.drawn_fit(self.inputs)
-
 
 class LessonProgress(models.Model):
     """Where a learner last was in a lesson, so "Resume" lands on that exact item."""

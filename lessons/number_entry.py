@@ -158,6 +158,13 @@ def example_unit(unit: str) -> str:
     )
 
 
+def byte_prefix(prefix: str) -> str:
+    """Return a size prefix as bytes take it: "kib" → "Ki", "k" → "k" (the SI kilo), "m" or "M" → "M"."""
+    if prefix.endswith("i"):
+        return prefix[0].upper() + "i"
+    return prefix if prefix == "k" else prefix.upper()
+
+
 def convert(value: float, written: str, unit: str, typed: str) -> float:
     """Return ``value`` in ``written`` units converted to the question's ``unit``."""
     if written == unit.strip():
@@ -172,9 +179,8 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
         )
     lowercase_b = _LOWERCASE_B.fullmatch(written)
     if lowercase_b and kind(target.dimensionality) in ("a size", "a bandwidth"):  # pint reads "kb" as kilobarns
-        prefix, per = lowercase_b["prefix"], lowercase_b["per"] or ""
-        prefix = prefix[0].upper() + "i" if prefix.endswith("i") else prefix if prefix == "k" else prefix.upper()
-        raise EntryError(f"“{typed}”: a lowercase b is not a byte. Write B for bytes, as in {prefix}B{per}.")
+        bytes_unit = f"{byte_prefix(lowercase_b['prefix'])}B{lowercase_b['per'] or ''}"
+        raise EntryError(f"“{typed}”: a lowercase b is not a byte. Write B for bytes, as in {bytes_unit}.")
     if written == "1":
         given = registry().Quantity(1)
     elif len(written) > _UNIT_LENGTH or not _UNIT_TEXT.fullmatch(written):

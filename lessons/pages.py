@@ -654,7 +654,8 @@ def load_lesson_data(
             by_pk = {ch.pk: ch for ch in challenges}
             for draw in ChallengeDraw.objects.filter(**lookup, challenge_id__in=by_pk):
                 draw.challenge = by_pk[draw.challenge_id]
-                if draw.fits(draw.challenge):  # else the learner is shown a fresh draw (store_draw keeps it)
+                # A draw the challenge has outgrown is left out: the learner is shown a fresh one (store_draw keeps it).
+                if draw.challenge.drawn_fit(draw.inputs):
                     draws[draw.challenge_id] = draw
         if not only:
             position = LessonProgress.objects.filter(**lookup, lesson=lesson).only("url", "anchor").first()

@@ -448,7 +448,7 @@ def store_draw(learner: Learner, challenge: Challenge, identity: str | None) -> 
     if not challenge.ranges:
         return {"seed": None, "inputs": {}}
     draw = ChallengeDraw.objects.filter(learner=learner, challenge=challenge).first()
-    if draw is not None and not draw.fits(challenge):  # drawn for the challenge as it was: draw anew
+    if draw is not None and not challenge.drawn_fit(draw.inputs):  # drawn for the challenge as it was: draw anew
         draw.seed = seed_for(identity, challenge)
         draw.inputs = draw_inputs(challenge, draw.seed)
         draw.save(update_fields=["seed", "inputs"])

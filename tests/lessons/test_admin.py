@@ -614,21 +614,25 @@ def test_a_challenge_sets_its_parameters_in_a_table_generated_from_the_calculato
     assert "refuses the inputs: tokens: “lots” is not a number." in refused
 
 
+def lesson_form_with_section_body(lesson, section, body: str) -> dict:
+    """The lesson's change form as posted, its one section's body set to ``body``."""
+    return {
+        "track": lesson.track_id, "slug": lesson.slug, "title": lesson.title, "kind": lesson.kind,
+        "summary": lesson.summary, "order": lesson.order, "published": "on",
+        "sections-TOTAL_FORMS": 1, "sections-INITIAL_FORMS": 1, "sections-MIN_NUM_FORMS": 0,
+        "sections-MAX_NUM_FORMS": 1000, "sections-0-id": section.pk, "sections-0-lesson": lesson.pk,
+        "sections-0-order": section.order, "sections-0-key": section.key, "sections-0-layer": section.layer,
+        "sections-0-minutes": section.minutes, "sections-0-title": section.title, "sections-0-body": body,
+    }  # fmt: skip
+
+
 def test_a_section_s_body_is_edited_on_its_lesson_s_page(instructor_client, client, db):
     lesson = make_lesson(published=True)
     section = lesson.sections.get()
     change = reverse("admin:lessons_lesson_change", args=[lesson.pk])
     page = instructor_client.get(change).content.decode()
     assert 'name="sections-0-body"' in page
-    data = {
-        "track": lesson.track_id, "slug": lesson.slug, "title": lesson.title, "kind": lesson.kind,
-        "summary": lesson.summary, "order": lesson.order, "published": "on",
-        "sections-TOTAL_FORMS": 1, "sections-INITIAL_FORMS": 1, "sections-MIN_NUM_FORMS": 0,
-        "sections-MAX_NUM_FORMS": 1000, "sections-0-id": section.pk, "sections-0-lesson": lesson.pk,
-        "sections-0-order": section.order, "sections-0-key": section.key, "sections-0-layer": section.layer,
-        "sections-0-minutes": section.minutes, "sections-0-title": section.title,
-        "sections-0-body": "Edited **from the lesson** page.",
-    }  # fmt: skip
+    data = lesson_form_with_section_body(lesson, section, "Edited **from the lesson** page.")
     response = instructor_client.post(change, data)
     assert response.status_code == 302, response.content.decode()[:2000]
     learner_page = client.get(lesson.get_absolute_url()).content.decode()
@@ -650,14 +654,7 @@ def test_a_section_body_edited_on_its_lesson_s_page_is_checked_as_on_its_own(
     lesson = make_lesson(published=True)
     section = lesson.sections.get()
     change = reverse("admin:lessons_lesson_change", args=[lesson.pk])
-    data = {
-        "track": lesson.track_id, "slug": lesson.slug, "title": lesson.title, "kind": lesson.kind,
-        "summary": lesson.summary, "order": lesson.order, "published": "on",
-        "sections-TOTAL_FORMS": 1, "sections-INITIAL_FORMS": 1, "sections-MIN_NUM_FORMS": 0,
-        "sections-MAX_NUM_FORMS": 1000, "sections-0-id": section.pk, "sections-0-lesson": lesson.pk,
-        "sections-0-order": section.order, "sections-0-key": section.key, "sections-0-layer": section.layer,
-        "sections-0-minutes": section.minutes, "sections-0-title": section.title, "sections-0-body": body,
-    }  # fmt: skip
+    data = lesson_form_with_section_body(lesson, section, body)
     response = instructor_client.post(change, data)
     assert response.status_code == 200  # the form again, with the reason beside the body
     assert message in response.content.decode()
