@@ -616,7 +616,7 @@ def review_answer(request: HttpRequest) -> HttpResponse:
         # Kept, then shown with its checklist by a GET: a reload or a visit elsewhere loses nothing, and the
         # answer cannot be rewritten once the checklist was read.
         request.session[REVIEW_DRAFT_KEY] = {"card": review_draft_key(quiz), "text": written[:5000]}
-        return HttpResponseRedirect(reverse("review") + "#review-item", status=303)
+        return HttpResponseRedirect(reverse("review") + "#review-written", status=303)  # focus: the answer
     data = {"choice": request.POST.get("choice"), "value": request.POST.get("value", ""),
             "points": request.POST.getlist("points")}  # fmt: skip
     try:

@@ -70,6 +70,7 @@ def test_a_short_interview_runs_to_its_scorecard(
     page.get_by_role("button", name="Finish and see the scorecard").click()
 
     expect(page.get_by_role("heading", name=re.compile(r"^Overall: (Strong|Ready|Not yet)$"))).to_be_visible()
+    expect(page.locator("#scorecard")).to_be_focused()  # the page opens at the scorecard, focus on it (not the body)
     table = page.get_by_role("table", name="Score by rubric dimension")
     for label in ("Requirements", "Estimation", "Design", "Trade-offs", "Communication", "Time management"):
         expect(table.get_by_role("rowheader", name=label)).to_be_visible()

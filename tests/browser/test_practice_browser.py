@@ -56,6 +56,16 @@ def test_think_before_the_reveal_an_open_question_and_a_review(
     expect(page.locator("#oq-explain-kv-bytes-feedback")).to_contain_text("Partly right · 7 of 10 points")
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+    # In review, the written answer saved lands focus on it (it dropped to the page), kept on a reload.
+    ReviewCard.objects.filter(open_question__key="explain-kv-bytes").update(due=timezone.now() - timedelta(days=9))
+    ReviewCard.objects.exclude(open_question__key="explain-kv-bytes").update(due=timezone.now() + timedelta(days=9))
+    page.goto(live_server.url + "/review/")
+    page.get_by_label("Your answer, as you would say it").fill("Keys and values per layer, per token.")
+    page.get_by_role("button", name="Save, then see the checklist").click()
+    expect(page.locator("#review-written")).to_be_focused()
+    page.reload()
+    expect(page.locator(".review-item blockquote")).to_have_text("Keys and values per layer, per token.")
+    ReviewCard.objects.update(due=timezone.now() + timedelta(days=9))  # the review below finds only its own
 
     # The missed deep dive is due (as ten minutes later): the review asks it afresh and grades a recall.
     ReviewCard.objects.filter(deep_dive__key="kv-heads").update(due=timezone.now() - timedelta(minutes=1))

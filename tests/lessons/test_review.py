@@ -352,7 +352,7 @@ def test_an_open_question_in_review_is_written_then_ticked(client, lesson, stopp
     html = client.get(reverse("review")).content.decode()
     assert "Walk me through a replica dying." in html and "Point 1 a strong" not in html
     saved = client.post(reverse("review-answer"), {"kind": "open_question", "id": question.pk, "text": "Retry it."})
-    assert saved.status_code == 303 and saved["Location"].endswith("/review/#review-item")
+    assert saved.status_code == 303 and saved["Location"].endswith("/review/#review-written")
     html = client.get(saved["Location"]).content.decode()
     assert "Point 1 a strong" in html and "Retry it." in html
     # Kept: coming back to review (a reload, a visit elsewhere) shows it with its checklist, not an empty box.
