@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from lessons import content_cache, services
 from lessons.content.validate import DEFAULT_POINTS, ContentError, LessonSpec
@@ -241,29 +243,54 @@ def match_rows(existing: list, texts: list[str], field: str) -> tuple[list, list
     return matched, remaining
 
 
+def write_children(
+    report: LoadReport,
+    rows: QuerySet,
+    parent: dict,
+    wanted: list[dict],
+    field: str,
+    *,
+    file: str = "",
+    prune: bool = True,
+    creation_order: Callable[[list], list] | None = None,
+) -> list[tuple]:
+    """Write one parent's rows in the file's order: a deep dive's choices, a walkthrough's steps, a checklist.
+
+    ``rows`` are the parent's rows now, ``parent`` the field a new row takes (``{"deep_dive": row}``), ``wanted``
+    the values of each row in the file, paired with the rows by ``field`` (match_rows). Rows left over are
+    deleted (delete_missing: refused when learners answered them, unless ``prune``). ``creation_order``
+    reorders the (number, (values, row)) pairs before any is written (a choice's key must not rank it).
+    Returns (row, created) for each of ``wanted``, in its order.
+    """
+    rows.update(order=F("order") + ORDER_BUMP)
+    matched, leftover = match_rows(list(rows), [values[field] for values in wanted], field)
+    delete_missing(report, rows.filter(pk__in=[row.pk for row in leftover]), file=file, prune=prune)
+    numbered = list(enumerate(zip(wanted, matched, strict=True), start=1))
+    written: dict[int, tuple] = {}
+    for number, (values, row) in creation_order(numbered) if creation_order else numbered:
+        if row is None:
+            written[number] = (rows.model.objects.create(**parent, order=number, **values), True)
+            report.created += 1
+            continue
+        if row.order != number + ORDER_BUMP or any(getattr(row, k) != v for k, v in values.items()):
+            report.updated += 1
+        else:
+            report.unchanged += 1
+        save_fields(row, order=number, **values)
+        written[number] = (row, False)
+    return [written[number] for number in range(1, len(wanted) + 1)]
+
+
 def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: str = "", prune: bool = True) -> DeepDive:
     deep_dive = item_row(
         report, DeepDive, lesson, section, order, fields["key"],
         {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "context", "points", "keep_choice_order", "hints")}},
     )  # fmt: skip
-    Choice.objects.filter(deep_dive=deep_dive).update(order=F("order") + ORDER_BUMP)
-    texts = [choice["text"] for choice in fields["choices"]]
-    matched, leftover = match_rows(list(Choice.objects.filter(deep_dive=deep_dive)), texts, "text")
-    delete_missing(report, Choice.objects.filter(pk__in=[c.pk for c in leftover]), file=file, prune=prune)
-    numbered = list(enumerate(zip(fields["choices"], matched), start=1))
-    for number, (choice, row) in Choice.creation_order(numbered, deep_dive.key):  # keys that do not rank them
-        values = {k: choice[k] for k in ("text", "verdict", "feedback")}
-        created = row is None
-        if created:
-            row = Choice.objects.create(deep_dive=deep_dive, order=number, **values)
-            report.created += 1
-        else:
-            changed = any(getattr(row, k) != v for k, v in values.items()) or row.order != number + ORDER_BUMP
-            save_fields(row, order=number, **values)
-            if changed:
-                report.updated += 1
-            else:
-                report.unchanged += 1
+    choices = [{k: choice[k] for k in ("text", "verdict", "feedback")} for choice in fields["choices"]]
+    order = partial(Choice.creation_order, deep_dive_key=deep_dive.key)  # keys that do not rank them
+    rows = write_children(report, Choice.objects.filter(deep_dive=deep_dive), {"deep_dive": deep_dive}, choices,
+                          "text", file=file, prune=prune, creation_order=order)  # fmt: skip
+    for choice, (row, created) in zip(fields["choices"], rows, strict=True):
         follow_ups.append((row, choice["follow_up"], created))
     return deep_dive
 
@@ -273,26 +300,15 @@ def write_walkthrough(report, lesson, section, order, fields, file: str = "", pr
         report, Walkthrough, lesson, section, order, fields["key"],
         {"topic_id": fields["topic"] or None, **{k: fields[k] for k in ("kind", "title", "intro")}},
     )  # fmt: skip
-    Step.objects.filter(walkthrough=walkthrough).update(order=F("order") + ORDER_BUMP)
+    steps = [
+        {**{k: step[k] for k in ("title", "body", "hints", "explanation", "components", "connections")},
+         **ask_values(step["ask"])}
+        for step in fields["steps"]
+    ]  # fmt: skip
     # Steps are paired with their rows by title (a step inserted before others moved every answer onto the
     # question before it when they were paired by position).
-    titles = [step["title"] for step in fields["steps"]]
-    matched, leftover = match_rows(list(Step.objects.filter(walkthrough=walkthrough)), titles, "title")
-    delete_missing(report, Step.objects.filter(pk__in=[row.pk for row in leftover]), file=file, prune=prune)
-    for number, (step, row) in enumerate(zip(fields["steps"], matched, strict=True), start=1):
-        values = {
-            **{k: step[k] for k in ("title", "body", "hints", "explanation", "components", "connections")},
-            **ask_values(step["ask"]),
-        }
-        if row is None:
-            Step.objects.create(walkthrough=walkthrough, order=number, **values)
-            report.created += 1
-        else:
-            if row.order != number + ORDER_BUMP or any(getattr(row, k) != v for k, v in values.items()):
-                report.updated += 1
-            else:
-                report.unchanged += 1
-            save_fields(row, order=number, **values)
+    write_children(report, Step.objects.filter(walkthrough=walkthrough), {"walkthrough": walkthrough}, steps, "title",
+                   file=file, prune=prune)  # fmt: skip
     walkthrough.lay_out_diagram()  # again: deleted steps take their parts with them
     return walkthrough
 
@@ -315,18 +331,6 @@ def write_open_question(report, lesson, section, order, fields) -> OpenQuestion:
         fields["key"],
         {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "points")}},
     )
-    ChecklistPoint.objects.filter(question=question).update(order=F("order") + ORDER_BUMP)
-    matched, leftover = match_rows(list(ChecklistPoint.objects.filter(question=question)), fields["checklist"], "text")
-    _count, by_model = ChecklistPoint.objects.filter(pk__in=[row.pk for row in leftover]).delete()
-    report.deleted += by_model.get(ChecklistPoint._meta.label, 0)
-    for number, (text, row) in enumerate(zip(fields["checklist"], matched, strict=True), start=1):
-        if row is None:
-            ChecklistPoint.objects.create(question=question, order=number, text=text)
-            report.created += 1
-        else:
-            if row.text != text or row.order != number + ORDER_BUMP:
-                report.updated += 1
-            else:
-                report.unchanged += 1
-            save_fields(row, order=number, text=text)
+    points = [{"text": text} for text in fields["checklist"]]
+    write_children(report, ChecklistPoint.objects.filter(question=question), {"question": question}, points, "text")
     return question
