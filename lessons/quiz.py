@@ -49,6 +49,14 @@ class Quiz:
     def title(self) -> str:
         return truncate_words(plain_text(self.prompt_html), 35)
 
+    def hints_counted(self, count: int) -> int:
+        """Return how many hints ``count`` hints shown stand for now: at most the hints the item has.
+
+        The one place that decides it, for the page, the API and the grade alike: an author may have
+        removed hints since the card counted them, and a hint no longer there helps no recall.
+        """
+        return max(0, min(count, len(self.hints_html), scoring.MAX_HINTS))
+
 
 @dataclass(frozen=True)
 class Graded:
@@ -127,7 +135,8 @@ def present(card: ReviewCard, identity: str | None) -> Quiz:
 
 def hints_shown(quiz: Quiz, asked) -> int:
     """Return how many hints to show: what the learner asked for, within what there are, and never fewer
-    than the card's ``hints_shown`` (what was shown already since it was last graded).
+    than the card's ``hints_shown`` (what was shown already since it was last graded) while the item
+    still has them (``Quiz.hints_counted``).
 
     Raising the number is recorded on the card (one UPDATE), so the answer is rated on the hints the
     server showed, whatever the form or API request says.
@@ -136,11 +145,11 @@ def hints_shown(quiz: Quiz, asked) -> int:
         wanted = int(asked or 0)
     except (TypeError, ValueError):
         wanted = 0
-    shown = max(0, min(wanted, len(quiz.hints_html), scoring.MAX_HINTS))
+    shown = quiz.hints_counted(wanted)
     if shown > quiz.card.hints_shown:
         ReviewCard.objects.filter(pk=quiz.card.pk, hints_shown__lt=shown).update(hints_shown=shown)
         quiz.card.hints_shown = shown
-    return max(shown, quiz.card.hints_shown)
+    return quiz.hints_counted(max(shown, quiz.card.hints_shown))
 
 
 def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
@@ -188,7 +197,7 @@ def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
         due = ReviewCard.objects.select_for_update().filter(pk=quiz.card.pk, due__lte=now).first()
         if due is None:
             raise AlreadyReviewed
-        shown = max(hints, due.hints_shown)  # hints shown, not claimed
+        shown = quiz.hints_counted(max(hints, due.hints_shown))  # hints shown, not claimed, that are still there
         card = review.record_review(due, outcome, shown, now=now)
     return Graded(outcome, feedback, answer, card, now, hinted=shown > 0)
 

@@ -514,6 +514,65 @@ def test_hints_shown_in_review_count_however_many_the_answer_says(client, lesson
     assert '<td data-label="Result">Recalled with a hint</td>' in html  # the session's table says it alike
 
 
+def good_recall_due(card: ReviewCard):
+    """Return when an unaided right recall of ``card`` comes back, reviewed 11 minutes after START (FSRS's Good)."""
+    from fsrs import Card
+
+    from lessons.review import SCHEDULER, review_rating
+
+    when = START + timedelta(minutes=11)
+    state, _log = SCHEDULER.review_card(Card.from_dict(card.card), review_rating("correct", 0), review_datetime=when)
+    return state.due
+
+
+def test_hints_an_author_removed_no_longer_count_against_a_review(client, lesson, stopped_clock):
+    """A hint shown in review, then removed by the author: a right recall with no hint on screen is Good."""
+    dd = DeepDive.objects.get(key="dd-1")
+    dd.hints = ["Think of the cache.", "Pages."]
+    dd.save()  # as the admin saves it: the hints rendered anew
+    answer(client, lesson, "dd-1", "weak")
+    stopped_clock.shift(timedelta(minutes=11))
+    assert "Pages." in client.get(reverse("review"), {"hints": "2"}).content.decode()
+    assert ReviewCard.objects.get().hints_shown == 2
+    dd.hints = ["Think of the cache."]  # one removed: the page counts the one there is
+    dd.save()
+    html = client.get(reverse("review"), {"hints": "2"}).content.decode()
+    assert "Think of the cache." in html and "Pages." not in html and "Hint 2" not in html
+    assert 'name="hints" value="1" form="review-answer"' in html and "Show hint" not in html
+    dd.hints = []  # all removed: no hint on screen, none counted
+    dd.save()
+    html = client.get(reverse("review")).content.decode()
+    assert 'id="review-hints"' not in html and "Think of the cache." not in html
+    good = good_recall_due(ReviewCard.objects.get())
+    post = {"kind": "deep_dive", "id": dd.pk, "choice": dd.choices.get(verdict="best").pk, "hints": "2"}
+    response = client.post(reverse("review-answer"), post)  # an old form's claim counts no removed hint either
+    assert response.status_code == 303
+    card = ReviewCard.objects.get()
+    assert (card.last_outcome, card.due, card.hints_shown) == ("correct", good, 0)
+    html = client.get(response["Location"]).content.decode()
+    assert '<h2 id="review-result-title">Recalled</h2>' in html and "with a hint" not in html
+
+
+def test_hints_an_author_removed_no_longer_count_against_a_review_through_the_api(lesson, token_api, stopped_clock):
+    api = token_api
+    dd = DeepDive.objects.get(key="dd-1")
+    dd.hints = ["Think of the cache."]
+    dd.save()
+    api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")
+    stopped_clock.shift(timedelta(minutes=11))
+    item = api.get("/api/v1/review/next/", {"hints": 1}).json()["item"]
+    assert (len(item["hints"]), item["hints_total"]) == (1, 1)
+    dd.hints = []
+    dd.save()
+    item = api.get("/api/v1/review/next/", {"hints": 1}).json()["item"]
+    assert (item["hints"], item["hints_total"]) == ([], 0)
+    good = good_recall_due(ReviewCard.objects.get())
+    best = dd.choices.get(verdict="best").pk
+    body = api.post("/api/v1/review/answer/", {"type": "deep_dive", "id": dd.pk, "choice": best}, format="json").json()
+    assert (body["outcome"], body["recalled"]) == ("correct", True)
+    assert ReviewCard.objects.get().due == good  # Good, not Hard
+
+
 def choice_order(html: str) -> list[str]:
     return re.findall(r'name="choice" value="(\d+)"', html)
 
