@@ -21,6 +21,51 @@ def lesson_slug(deep_dives: int) -> str:
     return f"bench-{deep_dives}-deep-dives"
 
 
+# Each verdict's choice in three lengths (short, middle, long; every short one shorter than every middle
+# one, every middle one shorter than every long one), so a deep dive's choices rank as its slots say.
+CHOICES = {
+    "best": (
+        ("Batch continuously, admitting new requests at each decode step.",
+         "Batch requests continuously, admitting new ones at every decode step.",
+         "Batch requests continuously, admitting new ones at every decode step as slots free."),
+        "Right: **continuous batching** keeps the GPU busy as requests finish.",
+    ),
+    "acceptable": (
+        ("Wait for a full static batch before starting any request.",
+         "Wait for a full static batch of requests before starting any of them.",
+         "Wait for a full static batch of requests before starting any of them on the GPU."),
+        "It fills the batch, but short requests wait for the *longest* one.",
+    ),
+    "weak": (
+        ("Serve one request at a time, so each one streams fast.",
+         "Serve one request at a time, so each one streams as fast as it can.",
+         "Serve one request at a time, so each one streams as fast as the GPU allows."),
+        "Decoding is memory-bound: one stream leaves most of the GPU idle.",
+    ),
+}  # fmt: skip
+LONG, MIDDLE, SHORT = 2, 1, 0  # indexes into a verdict's texts
+
+
+def moment_choices(number: int) -> list[dict]:
+    """Return deep dive ``number``'s three choices, passing the give-away rules as real content must.
+
+    Which length rank the best choice has, and where it stands in the list, go round with ``number``:
+    the longest in a third of the deep dives (those numbered 3, 6, ...; none of a lesson of 2), the
+    second and third longest in the rest, so no rank holds more than half of a lesson.
+    """
+    best = (LONG, MIDDLE, SHORT)[number % 3]
+    others = [slot for slot in (LONG, MIDDLE, SHORT) if slot != best]
+    if (number // 3) % 2:
+        others.reverse()
+    slots = dict(zip(("best", "acceptable", "weak"), [best, *others], strict=True))
+    choices = [
+        {"text": texts[slots[verdict]], "verdict": verdict, "feedback": feedback}
+        for verdict, (texts, feedback) in CHOICES.items()
+    ]
+    turn = (number // 3) % 3  # the best first, second or third in the file
+    return choices[-turn:] + choices[:-turn] if turn else choices
+
+
 def generated_lesson(deep_dives: int) -> dict:
     """Return a lesson of ``deep_dives`` interview moments, ten to a section, each with three choices."""
     sections = []
@@ -33,23 +78,7 @@ def generated_lesson(deep_dives: int) -> dict:
                         "key": f"moment-{number}",
                         "topic": "batching",
                         "prompt": f"“Moment {number}: the queue grows at peak. What do you change first?”",
-                        "choices": [
-                            {
-                                "text": "Batch requests continuously, admitting new ones at every decode step.",
-                                "verdict": "best",
-                                "feedback": "Right: **continuous batching** keeps the GPU busy as requests finish.",
-                            },
-                            {
-                                "text": "Wait for a full static batch of requests before starting any of them on the GPU.",
-                                "verdict": "acceptable",
-                                "feedback": "It fills the batch, but short requests wait for the *longest* one.",
-                            },
-                            {
-                                "text": "Serve one request at a time, so each one streams as fast as the GPU allows.",
-                                "verdict": "weak",
-                                "feedback": "Decoding is memory-bound: one stream leaves most of the GPU idle.",
-                            },
-                        ],
+                        "choices": moment_choices(number),
                     }
                 }
             )

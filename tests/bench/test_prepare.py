@@ -1,17 +1,37 @@
 """The bench's data: the generated lessons, the 10,000-answer history, queries that do not grow with them."""
 
+from io import StringIO
+
 import pytest
 from django.apps import apps
 from django.core.management import call_command
 from django.test import Client
 
 from bench import prepare, scale
+from lessons.content.validate import giveaway_warnings
+from lessons.models import Choice, DeepDive
 
 
 @pytest.fixture
 def generated_lessons(db, tmp_path):
     """The bench track with its lessons of 2 and 200 deep dives, loaded as `make bench` loads them."""
     call_command("load_content", dir=scale.write_content(tmp_path, shipped=False), verbosity=0)
+
+
+def test_the_generated_lessons_pass_the_give_away_rules_as_real_content_must(db, tmp_path):
+    """Every generated deep dive had its best choice third longest: preparing the bench printed a warning
+    naming all 200 of them. Which choice is best, where it stands and how long it is now go round."""
+    for deep_dives in (scale.SMALL, scale.LARGE):
+        assert giveaway_warnings(scale.generated_lesson(deep_dives)) == []
+    printed = StringIO()
+    call_command("load_content", dir=scale.write_content(tmp_path, shipped=False), stdout=printed, stderr=printed)
+    assert "Warning" not in printed.getvalue()
+    # The same size as before: 3 choices to each deep dive, one best, 2 and 200 deep dives.
+    for deep_dives in (scale.SMALL, scale.LARGE):
+        dives = DeepDive.objects.filter(section__lesson__slug=scale.lesson_slug(deep_dives))
+        assert dives.count() == deep_dives
+        choices = Choice.objects.filter(deep_dive__in=dives)
+        assert (choices.count(), choices.filter(verdict="best").count()) == (3 * deep_dives, deep_dives)
 
 
 def test_the_large_lesson_offers_200_deep_dives_to_answer(generated_lessons):
