@@ -900,6 +900,7 @@ LONG_CHOICE_FACTOR = 2.0  # x the median length of the other choices of the same
 RESTATED_WORDS = 6  # consecutive words a follow-up shares with its parent's best choice
 
 ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+NAMED_AT_MOST = 10  # deep dives a warning names; the rest are counted ("… and 190 more")
 
 _APOSTROPHES = re.compile(r"(?<=\w)['\u2019](?=\w)")
 _WORD = re.compile(r"[^\W_]+")
@@ -933,6 +934,14 @@ def _deep_dives(lesson_data: Any) -> list[dict]:
                 if len(choices) >= 2:
                     found.append({**body, "choices": choices})
     return found
+
+
+def named(keys: list[str]) -> str:
+    """Return the deep dives a warning is about, as it names them: the first NAMED_AT_MOST, then a count of the
+    rest (an author reading the admin or load_content's output can use ten names, not 200)."""
+    if len(keys) <= NAMED_AT_MOST:
+        return ", ".join(keys)
+    return f"{', '.join(keys[:NAMED_AT_MOST])}, … and {len(keys) - NAMED_AT_MOST} more"
 
 
 def _best(deep_dive: dict) -> dict | None:
@@ -982,7 +991,7 @@ def giveaway_warnings(lesson_data: Any) -> list[str]:
         )
         warnings.append(
             f"{lesson}: the best choice is the longest in {len(best_longest)} of {len(deep_dives)} deep dives "
-            f"({', '.join(best_longest)}); {limit}, or length alone finds the answer: make a wrong choice "
+            f"({named(best_longest)}); {limit}, or length alone finds the answer: make a wrong choice "
             "longer, or the best one shorter (rule: best is longest)."
         )
     if len(deep_dives) >= SAME_RANK_FROM:
@@ -990,7 +999,7 @@ def giveaway_warnings(lesson_data: Any) -> list[str]:
             if len(keys) > len(deep_dives) * SAME_RANK_SHARE:
                 warnings.append(
                     f"{lesson}: the best choice is the {ORDINALS.get(rank, f'{rank}th')} longest in {len(keys)} of "
-                    f"{len(deep_dives)} deep dives ({', '.join(keys)}); at most half may be, or skipping the longest "
+                    f"{len(deep_dives)} deep dives ({named(keys)}); at most half may be, or skipping the longest "
                     "and taking the next finds the answer: lengthen another choice, or trim the best one "
                     "(rule: same length rank)."
                 )

@@ -103,6 +103,19 @@ def test_best_at_one_length_rank_in_more_than_half_of_the_deep_dives_is_caught()
     assert giveaway_warnings(lesson(ranked("a", 3), ranked("b", 3), ranked("c", 3))) == []
 
 
+def test_a_warning_names_at_most_ten_deep_dives_and_counts_the_rest():
+    """A warning naming 200 deep dives (the bench's generated lesson did) is no use to an author: ten, and a count."""
+    keys = [f"m{n}" for n in range(1, 26)]
+    (warning,) = giveaway_warnings(lesson(*(ranked(key, 2) for key in keys)))
+    assert (
+        "the second longest in 25 of 25 deep dives (m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, … and 15 more);" in warning
+    )
+    (warning,) = giveaway_warnings(lesson(*(best_longest(key) for key in keys[:12])))
+    assert "the longest in 12 of 12 deep dives (m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, … and 2 more);" in warning
+    (warning,) = giveaway_warnings(lesson(*(ranked(key, 3) for key in keys[:10])))  # ten are named in full
+    assert "(m1, m2, m3, m4, m5, m6, m7, m8, m9, m10);" in warning and "more" not in warning
+
+
 def best_rank(dive: dict) -> int:
     """The best choice's length rank among its deep dive's choices: 1 the longest (a tie ranks with the best)."""
     lengths = [len(c["text"].strip()) for c in dive["choices"]]
