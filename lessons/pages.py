@@ -30,6 +30,7 @@ from lessons.models import (
     Lesson,
     LessonProgress,
     OpenQuestion,
+    Outcome,
     ReviewCard,
     Section,
     Step,
@@ -105,6 +106,12 @@ class ItemState:
     @property
     def retries(self) -> int:
         return max(self.count - 1, 0)
+
+    @property
+    def missed(self) -> bool:
+        """Whether the first answer (it scores) was not fully right: results list the item among the misses to
+        retry (results.misses_among), and a right retry does not change that."""
+        return self.first is not None and self.first.outcome != Outcome.CORRECT
 
 
 @dataclass(frozen=True)
@@ -340,11 +347,14 @@ class SectionView:
         return [outline_entry(view, self.url) for view in self.items]
 
 
-def mark_of(answered: int, graded: int) -> str:
-    """Return "done", "partial", "todo", or "read" when there is nothing to answer."""
+def mark_of(answered: int, graded: int, missed: bool = False) -> str:
+    """Return "done", "missed" (all answered, a first answer not fully right), "partial", "todo", or "read"
+    when there is nothing to answer."""
     if not graded:
         return "read"
-    return "done" if answered == graded else "partial" if answered else "todo"
+    if answered == graded:
+        return "missed" if missed else "done"
+    return "partial" if answered else "todo"
 
 
 @dataclass(frozen=True)
@@ -359,6 +369,7 @@ class OutlineEntry:
     mark: str
     answered: int
     graded: int
+    missed: int = 0  # first answers not fully right (of a walkthrough's graded steps, or the item's one)
     follow_ups: tuple[OutlineEntry, ...] = ()
 
 
@@ -368,6 +379,18 @@ def progress_of(view) -> tuple[int, int]:
         graded = [s for s in view.steps if s.step.calculator]
         return sum(s.answered for s in graded), len(graded)
     return int(view.answered), 1
+
+
+def missed_of(view) -> int:
+    """Return how many first answers to a top-level item were not fully right (results list each as a miss).
+
+    A walkthrough counts its graded steps missed; the outline says so once every step is answered (mark_of):
+    until then "n of m answered" tells what is left, and the steps missed so far are in the results' misses.
+    Read off the states loaded with the page: no query.
+    """
+    if isinstance(view, WalkthroughView):
+        return sum(s.state.missed for s in view.steps if s.step.calculator)
+    return int(view.state.missed)
 
 
 # The interviewer's first words in a deep dive's or an open question's outline label: enough to tell apart
@@ -393,7 +416,9 @@ def outline_entry(view, page_url: str) -> OutlineEntry:
     else:
         label = f"Open question · {view.question.topic.name}: {view.question.prompt_start}"
     anchor = item_of(view).anchor
-    return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark_of(answered, graded), answered, graded, follow_ups)
+    missed = missed_of(view)
+    mark = mark_of(answered, graded, bool(missed))
+    return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark, answered, graded, missed, follow_ups)
 
 
 def prompt_start(prompt_html: str) -> str:

@@ -35,17 +35,27 @@ def test_a_follow_up_joins_the_outline_when_an_answer_opens_it(
     nested = outline.locator("#outline-dd-kv-memory #outline-dd-" + follow_up)
     expect(nested.get_by_role("link")).to_have_text(re.compile(r"^Follow-up · KV memory allocation: You admit .+…$"))
     expect(nested.locator(".mark")).to_have_text("○ not started")
+    assert leading.verdict == "best"
     expect(outline.locator("#mark-dd-kv-memory")).to_have_text("✓ answered")
 
-    page.locator(f"#dd-{follow_up} .choice-button").first.click()
+    # A weak first answer to the follow-up: a miss to retry (results list it), marked so, not "✓ answered".
+    weak = Choice.objects.filter(deep_dive=leading.follow_up, verdict="weak").first()
+    page.locator(f"#dd-{follow_up}").get_by_role("button", name=re.compile(re.escape(button_text(weak)))).click()
     expect(page.locator(f"#dd-{follow_up}-feedback")).to_be_visible()
-    expect(nested.locator(".mark")).to_have_text("✓ answered")
+    expect(nested.locator(".mark")).to_have_text("↻ answered · missed")
+    expect(nested.locator(".mark")).to_have_class("mark mark-missed")
+    expect(outline.locator("#mark-dd-kv-memory")).to_have_text("✓ answered")
     expect(page.locator(f"#dd-{follow_up} .eyebrow").first).to_have_text(re.compile("^Follow-up · "))
     violations = axe_violations(page)
     assert violations == [], describe(violations)
 
     page.reload()  # the next page load lists it the same way
-    expect(outline.locator("#outline-dd-kv-memory #outline-dd-" + follow_up + " .mark")).to_have_text("✓ answered")
+    expect(outline.locator("#outline-dd-kv-memory #outline-dd-" + follow_up + " .mark")).to_have_text(
+        "↻ answered · missed"
+    )
+    page.emulate_media(color_scheme="dark")  # the missed mark's amber band keeps its contrast in the dark
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
     assert console_errors == []
 
 

@@ -115,7 +115,7 @@ def test_answering_a_follow_up_updates_its_own_mark_in_the_outline(client, lesso
     sent = client.post(answer_url(follow_up), pick(follow_up, "best"), **HTMX).content.decode()
     assert re.search(
         r'<li id="outline-dd-dd-1" hx-swap-oob="true"><a href="[^"]+#dd-dd-1">Deep dive · [^<]+</a> '
-        r'<span class="mark mark-done" id="mark-dd-dd-1">.*</span><ol class="outline-items">'
+        r'<span class="mark mark-missed" id="mark-dd-dd-1">.*</span><ol class="outline-items">'  # its weak first answer
         r'<li id="outline-dd-dd-follow"><a href="[^"]+#dd-dd-follow">Follow-up · [^<]+</a> '
         r'<span class="mark mark-done" id="mark-dd-dd-follow">',
         sent,
@@ -124,7 +124,7 @@ def test_answering_a_follow_up_updates_its_own_mark_in_the_outline(client, lesso
     assert '<p class="eyebrow">Follow-up · KV memory allocation</p>' in sent  # still shown as a follow-up
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert '<span class="mark mark-done" id="mark-dd-dd-follow">' in page
-    assert '<span class="mark mark-todo" id="mark-dd-dd-1">' not in page  # its parent was answered too
+    assert '<span class="mark mark-missed" id="mark-dd-dd-1">' in page  # its parent was answered too, missed
 
 
 def test_a_follow_up_placed_in_another_section_is_linked_from_its_parents_page_after_an_answer(client, lesson):
@@ -208,3 +208,105 @@ def test_a_layers_minutes_never_wrap_apart_from_their_unit(client, lesson):
     outline = page.split('<nav aria-label="Lesson outline">')[1].split("</nav>")[0]
     assert re.search(r'<span class="meta">\d+&nbsp;min</span>', outline)
     assert re.search(r'<span class="meta">· \d+&nbsp;min</span></h2>', page)  # the layer's heading too
+
+
+def sign_up(client) -> None:
+    """Sign up as a learner does (the new account stays signed in)."""
+    password = "a-long-pass-phrase"
+    response = client.post(reverse("signup"), {"username": "lea", "password1": password, "password2": password})
+    assert response.status_code == 302
+
+
+def outline_mark(page: str, anchor: str) -> tuple[str, str]:
+    """Return the class and the words of an item's mark in ``page`` (a lesson page or an answer's fragment)."""
+    found = re.search(rf'<span class="mark mark-(\w+)" id="mark-{anchor}">(.*?)</span>(?=</li>|<ol)', page)
+    return found.group(1), re.sub(r'<span aria-hidden="true">[^<]*</span>', "", found.group(2))
+
+
+def sent_entry(sent: str, anchor: str) -> str:
+    """Return the outline entry an answer's fragment sends out of band for ``anchor``."""
+    return re.search(rf'<li id="outline-{anchor}" hx-swap-oob="true">.*?</li>', sent, re.S).group(0)
+
+
+def test_a_deep_dive_whose_first_answer_missed_is_marked_missed_and_a_right_retry_keeps_it(client, lesson):
+    """A learner's finding: "✓ answered" in green beside an item in the results' "Misses to retry" read as success.
+    The mark says answered and missed, sent along with the answer and kept on the next visit, as results list it."""
+    sign_up(client)
+    dd = DeepDive.objects.get(key="dd-1")
+    sent = client.post(answer_url(dd), pick(dd, "weak"), **HTMX).content.decode()
+    assert outline_mark(sent_entry(sent, "dd-dd-1"), "dd-dd-1") == ("missed", "answered · missed")
+    assert '<span aria-hidden="true">↻ </span>answered · missed' in sent  # the glyph hidden, the words read
+    assert outline_mark(client.get(lesson.get_absolute_url()).content.decode(), "dd-dd-1") == (
+        "missed",
+        "answered · missed",
+    )
+    # A right retry does not change it: the first answer scores, and results still list the miss.
+    client.post(answer_url(dd), pick(dd, "best"), **HTMX)
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert outline_mark(page, "dd-dd-1") == ("missed", "answered · missed")
+    misses = client.get(reverse("results")).content.decode().split("Misses to retry")[1]
+    assert "#dd-dd-1" in misses
+
+
+def test_a_partly_right_first_answer_is_missed_too_as_results_list_it(client, lesson):
+    sign_up(client)
+    dd = DeepDive.objects.get(key="dd-1")
+    sent = client.post(answer_url(dd), pick(dd, "acceptable"), **HTMX).content.decode()
+    assert outline_mark(sent_entry(sent, "dd-dd-1"), "dd-dd-1") == ("missed", "answered · missed")
+    assert "#dd-dd-1" in client.get(reverse("results")).content.decode().split("Misses to retry")[1]
+
+
+def test_a_deep_dive_answered_right_first_is_marked_answered_not_missed(client, lesson):
+    sign_up(client)
+    dd = DeepDive.objects.get(key="dd-1")
+    sent = client.post(answer_url(dd), pick(dd, "best"), **HTMX).content.decode()
+    assert outline_mark(sent_entry(sent, "dd-dd-1"), "dd-dd-1") == ("done", "answered")
+    client.post(answer_url(dd), pick(dd, "weak"), **HTMX)  # a wrong retry changes nothing either
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert outline_mark(page, "dd-dd-1") == ("done", "answered")
+    assert "mark-missed" not in page
+
+
+def test_a_follow_up_listed_under_its_deep_dive_has_its_own_missed_mark(client, lesson, follow_up):
+    sign_up(client)
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), pick(dd, "weak"), **HTMX)  # opens the follow-up
+    sent = client.post(answer_url(follow_up), pick(follow_up, "weak"), **HTMX).content.decode()
+    entry = sent_entry(sent, "dd-dd-1")  # the parent's entry, the follow-up under it
+    assert outline_mark(entry, "dd-dd-follow") == ("missed", "answered · missed")
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert outline_mark(page, "dd-dd-1") == ("missed", "answered · missed")
+    assert outline_mark(page, "dd-dd-follow") == ("missed", "answered · missed")
+
+
+def test_a_walkthrough_says_how_many_steps_it_missed_once_every_step_is_answered(client, lesson):
+    """Partly answered it keeps "n of m answered" (what is left to do); all answered, a missed step marks it missed,
+    saying how many of its steps; all right first time, answered."""
+    from lessons import services
+    from lessons.models import Step
+
+    sign_up(client)
+    first, second = Step.objects.filter(walkthrough__key="size", calculator__gt="").order_by("order")
+
+    def answer(step, value):
+        return client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": value}, **HTMX)
+
+    sent = answer(first, "1").content.decode()  # far off: missed
+    assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("partial", "1 of 2 answered")
+    sent = answer(second, repr(services.expected_for(second).value)).content.decode()
+    assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("missed", "answered · 1 of 2 missed")
+    answer(first, repr(services.expected_for(first).value))  # a right retry: the first answer still scores
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert outline_mark(page, "wt-size") == ("missed", "answered · 1 of 2 missed")
+
+
+def test_a_walkthrough_answered_right_first_time_is_marked_answered(client, lesson):
+    from lessons import services
+    from lessons.models import Step
+
+    sign_up(client)
+    for step in Step.objects.filter(walkthrough__key="size", calculator__gt="").order_by("order"):
+        url = reverse("answer-step", args=[lesson.slug, step.pk])
+        sent = client.post(url, {"value": repr(services.expected_for(step).value)}, **HTMX).content.decode()
+    assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("done", "answered")
+    assert outline_mark(client.get(lesson.get_absolute_url()).content.decode(), "wt-size") == ("done", "answered")

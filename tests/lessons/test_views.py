@@ -1087,12 +1087,12 @@ def test_next_and_back_in_a_walkthrough_put_focus_on_the_new_steps_heading(clien
     assert "lesson-progress-line" not in fragment  # moving between steps answers nothing
 
 
-def test_the_outline_calls_a_missed_item_answered_not_done(client, lesson):
-    """The outline says what is left to answer; a miss is answered (results list what was missed)."""
+def test_the_outline_calls_a_missed_item_answered_and_missed_not_done(client, lesson):
+    """The outline says what is left to answer; a miss is answered, and missed (as results list it): worth a retry."""
     client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk})
     html = client.get(lesson.get_absolute_url()).content.decode()
-    mark = re.search(r'<span class="mark mark-done" id="mark-dd-dd-1">(.*?)</span></li>', html).group(1)
-    assert mark == '<span aria-hidden="true">✓ </span>answered'
+    mark = re.search(r'<span class="mark mark-missed" id="mark-dd-dd-1">(.*?)</span></li>', html).group(1)
+    assert mark == '<span aria-hidden="true">↻ </span>answered · missed'
 
 
 def test_the_outline_marks_each_item_and_each_layer_leads_to_the_next(client, lesson):
@@ -1194,7 +1194,7 @@ def test_an_htmx_answer_sends_the_items_outline_mark_out_of_band(client, lesson)
     )
     dd = DeepDive.objects.get(key="dd-1")
     fragment = client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk}, **HTMX).content
-    assert re.search(rb'<li id="outline-dd-dd-1" hx-swap-oob="true">.*<span class="mark mark-done"', fragment)
+    assert re.search(rb'<li id="outline-dd-dd-1" hx-swap-oob="true">.*<span class="mark mark-missed"', fragment)
     page = client.get(lesson.get_absolute_url()).content
     assert b'<span class="mark mark-partial" id="mark-wt-size">' in page
 
