@@ -294,10 +294,10 @@ def test_a_walkthrough_says_how_many_steps_it_missed_once_every_step_is_answered
     sent = answer(first, "1").content.decode()  # far off: missed
     assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("partial", "1 of 2 answered")
     sent = answer(second, repr(services.expected_for(second).value)).content.decode()
-    assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("missed", "answered · 1 of 2 missed")
+    assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("missed", "answered · 1&nbsp;of&nbsp;2&nbsp;missed")
     answer(first, repr(services.expected_for(first).value))  # a right retry: the first answer still scores
     page = client.get(lesson.get_absolute_url()).content.decode()
-    assert outline_mark(page, "wt-size") == ("missed", "answered · 1 of 2 missed")
+    assert outline_mark(page, "wt-size") == ("missed", "answered · 1&nbsp;of&nbsp;2&nbsp;missed")
 
 
 def test_a_walkthrough_answered_right_first_time_is_marked_answered(client, lesson):
