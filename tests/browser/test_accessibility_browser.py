@@ -101,3 +101,28 @@ def test_a_new_tokens_key_shows_whole_and_copies_with_one_click(live_server, pag
     expect(page.get_by_role("button", name="Copied")).to_be_visible()
     expect(page.locator("#announcer")).to_have_text("Copied to the clipboard.")
     assert page.evaluate("() => navigator.clipboard.readText()") == key.input_value()
+
+
+# The box's middle within the first line of its label's text, and left of the text.
+_BOX_ON_FIRST_LINE = """
+(box) => {
+  const label = box.labels[0], b = box.getBoundingClientRect(), range = document.createRange();
+  range.selectNodeContents(label);
+  const line = [...range.getClientRects()].filter((r) => r.width)[0], middle = b.top + b.height / 2;
+  return {middle, top: line.top, bottom: line.bottom, boxRight: b.right, textLeft: line.left};
+}
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [375, 1280])
+def test_the_reset_pages_checkbox_sits_beside_its_label(live_server, page, content, axe_violations, width):
+    """On a phone the box sat on a line of its own above "Yes, delete all my answers"; it sits on the label's
+    first line, as a checklist's boxes do."""
+    page.set_viewport_size({"width": width, "height": 740})
+    page.goto(live_server.url + "/results/reset/")
+    at = page.get_by_label("Yes, delete all my answers").evaluate(_BOX_ON_FIRST_LINE)
+    assert at["top"] <= at["middle"] <= at["bottom"], at
+    assert at["boxRight"] <= at["textLeft"], at
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
