@@ -665,6 +665,6 @@ def reset_progress(request: HttpRequest) -> HttpResponse:
         for key in (quiz_module.SUMMARY_KEY, FINISHED_REVIEW_KEY, LAST_REVIEW_KEY, REVIEW_DRAFT_KEY):  # the session too
             request.session.pop(key, None)
         messages.success(request, f"Progress reset: {count} {plural(count, 'answer')} deleted.")
-        return redirect("results")
+        return HttpResponseRedirect(reverse("results") + "#messages")  # the message has focus (tabindex -1)
     count = learner.answers.count() if learner else 0
     return render(request, "lessons/reset.html", {"count": count})

@@ -84,3 +84,12 @@ def log_in(page, server_url: str, username: str, password: str) -> None:
     page.fill("#id_password", password)
     with page.expect_navigation():
         page.keyboard.press("Enter")
+
+
+def tab_to(page, locator, limit: int = 40) -> None:
+    """Press Tab, as a keyboard user does, until ``locator`` has focus."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if locator.evaluate("e => e === document.activeElement"):
+            return
+    raise AssertionError(f"{limit} Tabs did not reach {locator}")

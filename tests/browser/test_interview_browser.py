@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import describe
+from tests.browser.conftest import describe, tab_to
 from tests.browser.narrow import layout_problems
 
 
@@ -186,3 +186,25 @@ def test_the_clock_counts_down_each_second_between_polls(live_server, page, cont
     expect(page.locator("#interview-timer")).to_contain_text("(minutes:seconds).")
     page.clock.run_for(65_000)
     assert start - 66 <= seconds() <= start - 64
+
+
+@pytest.mark.django_db(transaction=True)
+def test_finishing_early_with_the_keyboard_lands_focus_on_the_scorecard(live_server, page, content, settings):
+    """Finish, then "Finish now" on the page that asks first: the scorecard opens with focus on it (the
+    address's #scorecard), so a screen reader starts at the outcome, not at the top of the page."""
+    settings.INTERVIEW_TIMER_POLL_SECONDS = 600
+    page.goto(live_server.url + "/interviews/")
+    page.get_by_label("Scenario").select_option("buying-the-fleet")
+    page.get_by_role("button", name="Start the interview").click()
+    expect(page.locator("#question-title")).to_be_focused()
+    tab_to(page, page.get_by_role("button", name="Finish and see the scorecard"))
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", level=2)).to_contain_text("Finish now?")
+    tab_to(page, page.get_by_role("button", name="Finish now"))
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name=re.compile("^Overall: "))).to_be_visible()
+    expect(page.locator("#scorecard")).to_be_focused()
+    assert page.evaluate("() => document.activeElement.id") == "scorecard"
+    expect(page.locator("#scorecard")).to_be_in_viewport()

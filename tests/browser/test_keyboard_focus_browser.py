@@ -6,6 +6,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import tab_to
+
 SAMPLE = "/lessons/how-the-lab-works/"
 
 
@@ -81,3 +83,20 @@ def test_the_saved_written_answer_shows_focus_as_a_feedback_box_does(live_server
     expect(written).to_be_focused()
     expect(written).to_have_css("outline-style", "solid")
     expect(written).to_have_css("outline-width", "3px")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_resetting_progress_with_the_keyboard_lands_focus_on_the_confirmation(live_server, page, content):
+    """The results page that follows a reset opened with focus on the page: a screen reader started at the top,
+    the keyboard too. Focus is on the message saying what was deleted."""
+    page.goto(live_server.url + "/results/reset/")
+    tab_to(page, page.get_by_label("Yes, delete all my answers"))
+    page.keyboard.press("Space")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Reset progress")).to_be_focused()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Your results")
+    message = page.get_by_role("status").filter(has_text="Progress reset: 0 answers deleted.")
+    expect(message).to_be_focused()
+    assert page.evaluate("() => document.activeElement.id") == "messages"

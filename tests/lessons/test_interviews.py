@@ -959,7 +959,11 @@ def test_finishing_with_questions_left_asks_to_confirm_first(client, scenario, s
     assert "Scorecard" not in client.get(url).content.decode()
     done = client.post(finish, {"confirm": "1"})
     assert done.status_code == 303 and done["Location"].endswith("#scorecard")
-    assert "Overall:" in client.get(url).content.decode()
+    card = client.get(url).content.decode()
+    assert "Overall:" in card
+    # The browser focuses the address's target on load: the scorecard can take focus (and the page has no autofocus).
+    assert '<section class="card" id="scorecard" tabindex="-1" aria-labelledby="band-title">' in card
+    assert "autofocus" not in card
     interview.refresh_from_db()
     assert interview.finished_at is not None
 

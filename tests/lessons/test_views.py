@@ -467,8 +467,13 @@ def test_reset_needs_confirmation_then_deletes_own_answers_only(client, lesson, 
     assert "every answer you have given (1 recorded)" in refused.content.decode()
     assert 'aria-describedby="confirm-error" autofocus' in refused.content.decode()
     assert Answer.objects.count() == 2
-    client.post(reverse("reset-progress"), {"confirm": "yes"})
+    done = client.post(reverse("reset-progress"), {"confirm": "yes"})
     assert Answer.objects.count() == 1
+    # The results open at the message saying what was deleted, which the browser focuses (tabindex -1).
+    assert done["Location"] == reverse("results") + "#messages"
+    html = client.get(done["Location"]).content.decode()
+    assert '<div class="messages" id="messages" role="status" tabindex="-1"><ul>' in html
+    assert "Progress reset: 1 answer deleted." in html
 
 
 def count_queries(client, url, warm: bool = True) -> int:
