@@ -126,9 +126,10 @@ def interview_answer(request: HttpRequest, interview: Interview) -> HttpResponse
     try:
         interviews.answer(interview, form.payload(), form.cleaned_data["item"], views=views)
     except InterviewError as error:
-        if error.status == 409:
+        if error.status == 409:  # already answered (a second tab, a form sent again), or finished
             messages.info(request, error.message)
-            return see_other(interview.get_absolute_url())
+            # Focus lands on the message (tabindex -1, role=status); the address's target wins over autofocus.
+            return see_other(f"{interview.get_absolute_url()}#messages")
         return render_interview(request, interview, error=error.message, status=error.status)
     # Focus lands on the next question's heading, or on the line saying every question is answered.
     # (answer() marks the item answered in ``views``; an open question stays current until ticked.)

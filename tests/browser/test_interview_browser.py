@@ -208,3 +208,28 @@ def test_finishing_early_with_the_keyboard_lands_focus_on_the_scorecard(live_ser
     expect(page.locator("#scorecard")).to_be_focused()
     assert page.evaluate("() => document.activeElement.id") == "scorecard"
     expect(page.locator("#scorecard")).to_be_in_viewport()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_sent_again_lands_focus_on_the_already_answered_message(live_server, page, content, settings):
+    """A second tab still on question 1 answers it again: the page says it was already answered and focus is
+    on that message (it went to the next question's heading, the message left above, unread)."""
+    settings.INTERVIEW_TIMER_POLL_SECONDS = 600
+    page.goto(live_server.url + "/interviews/")
+    page.get_by_label("Scenario").select_option("buying-the-fleet")
+    page.get_by_role("button", name="Start the interview").click()
+    expect(page.locator("#question-title")).to_be_focused()
+    other = page.context.new_page()  # a second tab on the same question
+    other.goto(page.url)
+    for tab in (page, other):
+        tab.bring_to_front()
+        tab.locator("input[name=choice]").first.focus()
+        tab.keyboard.press("Space")
+        tab.keyboard.press("Tab")
+        with tab.expect_navigation():
+            tab.keyboard.press("Enter")
+    expect(page.locator("#question-position")).to_contain_text("question 2 of")
+    message = other.get_by_role("status").filter(has_text="That question was already answered; here is the next one.")
+    expect(message).to_be_focused()
+    expect(message).to_be_in_viewport()
+    expect(other.locator("#question-position")).to_contain_text("question 2 of")  # the next question, below it
