@@ -956,6 +956,8 @@ def test_finishing_with_questions_left_asks_to_confirm_first(client, scenario, s
     assert asked.status_code == 200
     assert f"You have {total} unanswered questions; they will score 0. Finish now?" in html
     assert 'name="confirm" value="1"' in html and f'href="{url}"' in html and "Keep going" in html
+    # The page opens on its question, as an interview's question does (a keyboard user is one Tab from Finish now).
+    assert html.count("autofocus") == 1 and re.search(r'<h2 id="finish-title" tabindex="-1" autofocus>You have', html)
     # A post without the confirmation (a stale page) asks again and finishes nothing.
     again = client.post(finish)
     assert again.status_code == 200 and "Finish now?" in again.content.decode()
