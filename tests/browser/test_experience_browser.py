@@ -253,7 +253,6 @@ def test_on_a_phone_the_results_lesson_names_read_on_one_line_in_a_real_table(
              [...tr.querySelectorAll('.num')].map((c) => Math.round(c.getBoundingClientRect().right)))"""
     )
     assert len({tuple(row) for row in edges}) == 1, edges
-    region.screenshot(path=f"/tmp/a11y-results-375-{scheme}.png")
 
     cdp = page.context.new_cdp_session(page)
     tree = [n for n in cdp.send("Accessibility.getFullAXTree")["nodes"] if not n.get("ignored")]

@@ -30,7 +30,6 @@ def test_a_short_interview_runs_to_its_scorecard(
     page.set_viewport_size({"width": 375, "height": 740})
     question_top = page.locator("#question-title").bounding_box()["y"]
     assert question_top < 740, question_top
-    page.screenshot(path="/tmp/polish-interview-clock-375.png")
     page.get_by_text(re.compile(r"^Total budget: \d+ minutes, in \d+ phases$")).click()
     expect(page.locator(".phases li").first).to_be_visible()
     page.set_viewport_size({"width": 1280, "height": 800})
@@ -87,7 +86,6 @@ def test_a_short_interview_runs_to_its_scorecard(
     assert violations == [], describe(violations)
     meaning = page.locator('#scorecard td[data-label="What it means"]').first
     assert meaning.bounding_box()["width"] >= 250  # "What it means" reads in lines of words
-    page.locator("#scorecard").screenshot(path="/tmp/fx-narrow-scorecard-375.png")
     page.set_viewport_size({"width": 1280, "height": 800})
 
     page.get_by_role("link", name="Your attempts and trends").click()
@@ -108,8 +106,6 @@ def test_a_short_interview_runs_to_its_scorecard(
     assert scenario["width"] >= 200  # the scenario's title reads in words, not a letter per line
     # The phases and the attempts: one card per row, every header readable ("Questions", "Attempt").
     assert layout_problems(page, "main table") == []
-    page.locator(".attempts-table").screenshot(path="/tmp/fx-narrow-history-375.png")
-    page.locator("#budgets-caption").locator("..").screenshot(path="/tmp/fx-narrow-phases-375.png")
     # A clock poll still in flight when a form navigates away is cancelled by the browser: not an error.
     assert [error for error in console_errors if "/timer/" not in error] == []
 

@@ -82,7 +82,10 @@ def test_a_long_layers_list_of_pages_comes_before_the_outline(live_server, page,
     expect(pages.get_by_role("link", name=re.compile("^Page 1: "))).to_be_focused()
     page.keyboard.press("Tab")
     expect(pages.get_by_role("link", name=re.compile("^Page 2: "))).to_be_focused()
-    page.keyboard.press("Tab")  # then the outline: its links beside the lesson, its button on a phone
+    page.keyboard.press("Tab")  # then the outline: its skip link and links beside the lesson, its button on a phone
+    if width == 1280:
+        expect(page.get_by_role("link", name="Skip the outline")).to_be_focused()
+        page.keyboard.press("Tab")
     first_stop = "details.outline nav a" if width == 1280 else "details.outline > summary"
     expect(page.locator(first_stop).first).to_be_focused()
     heading, listed = page.locator("#layer-1-title").bounding_box(), pages.bounding_box()
@@ -101,21 +104,22 @@ def test_a_long_layers_list_of_pages_comes_before_the_outline(live_server, page,
 def test_on_a_desktop_the_keyboard_skips_the_open_outline_to_the_first_question(
     live_server, page, content, scheme, axe_violations
 ):
-    """The outline is open beside the lesson: a link skips its thirty stops to the layer. It is the second Tab
-    stop, after "Skip to content" (it came after the whole site header), and shows while focused as that one does."""
+    """The outline is open beside the lesson, some thirty tab stops. "Skip to layer 3" is the second Tab stop,
+    after "Skip to content" (past the site's header, the lesson's and the outline); a keyboard that went through
+    the lesson's header meets "Skip the outline" before the outline's links. Each shows while focused."""
     page.emulate_media(color_scheme=scheme)
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(live_server.url + CASE + "?layer=3")
-    skip = page.get_by_role("link", name="Skip the outline")
-    expect(skip).not_to_be_in_viewport()  # out of sight until the keyboard reaches it
+    to_layer, past_outline = (page.get_by_role("link", name=name) for name in ("Skip to layer 3", "Skip the outline"))
+    expect(to_layer).not_to_be_in_viewport()  # out of sight until the keyboard reaches it
+    assert past_outline.bounding_box()["width"] <= 1
     page.keyboard.press("Tab")
     expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
     page.keyboard.press("Tab")
-    expect(skip).to_be_focused()
-    shown = skip.bounding_box()
+    expect(to_layer).to_be_focused()
+    shown = to_layer.bounding_box()
     assert shown["width"] > 50 and shown["y"] >= 0 and shown["x"] >= 0, shown  # in view at the top, as the other one
-    expect(skip).to_be_in_viewport(ratio=1)
-    page.screenshot(path=f"/tmp/a11y-skip-outline-focused-{scheme}.png")
+    expect(to_layer).to_be_in_viewport(ratio=1)
     violations = axe_violations(page)
     assert violations == [], describe(violations)
     page.keyboard.press("Enter")
@@ -127,6 +131,14 @@ def test_on_a_desktop_the_keyboard_skips_the_open_outline_to_the_first_question(
     focused = page.evaluate_handle("document.activeElement")
     assert focused.evaluate("e => !e.closest('details.outline') && !!e.closest('section.layer')")
     assert focused.evaluate("e => !!e.closest('.item')"), focused.evaluate("e => e.outerHTML.slice(0, 200)")
+    # Through the headers instead: the lesson header's last stop, then the outline's own skip link, over the outline.
+    page.get_by_role("link", name="See results").focus()
+    page.keyboard.press("Tab")
+    expect(past_outline).to_be_focused()
+    shown, outline = past_outline.bounding_box(), page.locator("details.outline").bounding_box()
+    assert shown["width"] > 50 and shown["y"] >= 0 and shown["x"] < outline["x"] + outline["width"]  # over the outline
+    page.keyboard.press("Enter")
+    expect(heading).to_be_focused()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -152,14 +164,13 @@ def test_skipping_the_outline_of_a_long_layer_focuses_its_first_sections_heading
     page.goto(live_server.url + long_lesson.get_absolute_url())
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")  # "Skip to content", then this one
-    expect(page.get_by_role("link", name="Skip the outline")).to_be_focused()
+    expect(page.get_by_role("link", name="Skip to layer 1")).to_be_focused()
     page.keyboard.press("Enter")
     heading = page.get_by_role("heading", name="Section 1", exact=True)
     expect(heading).to_be_focused()
     expect(heading).to_be_in_viewport()
     ring = heading.evaluate("h => [getComputedStyle(h).outlineStyle, parseFloat(getComputedStyle(h).outlineWidth)]")
     assert ring == ["solid", 3], ring  # :focus-visible's ring, not hidden
-    page.screenshot(path=f"/tmp/a11y-skip-outline-{scheme}.png")
     page.keyboard.press("Tab")  # then the section's first question
     expect(page.locator("#sec-s1 .item .choice-button").first).to_be_focused()
     violations = axe_violations(page)

@@ -90,7 +90,6 @@ def test_think_before_the_reveal_an_open_question_and_a_review(
     # On a phone the session's table reads in whole words ("Result", "Recalled"), one card per question.
     page.set_viewport_size({"width": 375, "height": 800})
     assert layout_problems(page, "#summary-title ~ table") == []
-    page.locator("#summary-title").locator("..").screenshot(path="/tmp/fx-narrow-review-375.png")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.get_by_role("button", name="Finish this session").click()  # the page says what the session held
     expect(page.locator("#messages")).to_have_text("Review session finished: 1 reviewed, 1 recalled.")

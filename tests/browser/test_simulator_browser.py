@@ -102,14 +102,11 @@ def test_errors_and_the_autoscaling_page_are_accessible_on_a_phone(page, live_se
     assert "kv_use policy" not in page.content()
     expect(page.get_by_text("KV use policy: busy share of slots")).to_be_visible()
     chart.scroll_into_view_if_needed()
-    page.screenshot(path="/tmp/fx-narrow-simulator-chart-375.png")
-    page.screenshot(path="/tmp/polish-simulator-375.png", full_page=True)
     # The routing charts too, with five policies and the longest names.
     page.goto(f"{live_server.url}{SMALL}")
     for name in ("^Prefix-cache hit rate", "^Time to first token"):
         chart = page.get_by_role("img", name=re.compile(name))
         assert _chart_text_problems(chart) == [], name
-    chart.screenshot(path="/tmp/fx-narrow-simulator-ttft-375.png")
 
 
 def test_the_scroll_hint_stays_in_view_beside_a_table_wider_than_a_phone(page, live_server, axe_violations):
