@@ -187,7 +187,7 @@ def write_lesson(report: LoadReport, spec: LessonSpec, track_ids: dict[str, int]
                 row = write_walkthrough(report, lesson, section, item_order, fields, spec.file, prune)
                 kept[Walkthrough].append(row.pk)
             elif kind == "open_question":
-                row = write_open_question(report, lesson, section, item_order, fields)
+                row = write_open_question(report, lesson, section, item_order, fields, spec.file)
                 kept[OpenQuestion].append(row.pk)
             else:
                 row = write_challenge(report, lesson, section, item_order, fields)
@@ -250,8 +250,8 @@ def write_children(
     wanted: list[dict],
     field: str,
     *,
-    file: str = "",
-    prune: bool = True,
+    file: str,
+    prune: bool,
     creation_order: Callable[[list], list] | None = None,
 ) -> list[tuple]:
     """Write one parent's rows in the file's order: a deep dive's choices, a walkthrough's steps, a checklist.
@@ -278,6 +278,7 @@ def write_children(
             report.unchanged += 1
         save_fields(row, order=number, **values)
         written[number] = (row, False)
+    assert len(written) == len(wanted), "creation_order must keep every row"
     return [written[number] for number in range(1, len(wanted) + 1)]
 
 
@@ -320,7 +321,7 @@ def write_challenge(report, lesson, section, order, fields) -> Challenge:
     return item_row(report, Challenge, lesson, section, order, fields["key"], values)
 
 
-def write_open_question(report, lesson, section, order, fields) -> OpenQuestion:
+def write_open_question(report, lesson, section, order, fields, file: str = "") -> OpenQuestion:
     """Upsert an open question; its checklist points keep their rows by text (answers name them by id)."""
     question = item_row(
         report,
@@ -332,5 +333,7 @@ def write_open_question(report, lesson, section, order, fields) -> OpenQuestion:
         {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "points")}},
     )
     points = [{"text": text} for text in fields["checklist"]]
-    write_children(report, ChecklistPoint.objects.filter(question=question), {"question": question}, points, "text")
+    # Answers name checklist points by id in a list, not by a key: a point the file dropped goes (prune or not).
+    write_children(report, ChecklistPoint.objects.filter(question=question), {"question": question}, points, "text",
+                   file=file, prune=True)  # fmt: skip
     return question
