@@ -151,10 +151,16 @@ def interview_finish(request: HttpRequest, interview: Interview) -> HttpResponse
     confirmed = request.method == "POST" and (request.POST.get("confirm") == "1" or not unanswered)
     if not confirmed:
         if interview.finished_at:
-            return see_other(f"{interview.get_absolute_url()}#scorecard")
+            return see_other(scorecard_url(interview))
         return render(request, "lessons/interview_finish.html", {"interview": interview, "unanswered": unanswered})
     interviews.finish(interview)
-    return see_other(f"{interview.get_absolute_url()}#scorecard")
+    return see_other(scorecard_url(interview))
+
+
+def scorecard_url(interview: Interview) -> str:
+    """Return the finished interview's page at its scorecard's heading, "Overall: …" (tabindex -1), which the
+    browser focuses on load: the heading is read first and its ring is one line, not the whole scorecard."""
+    return f"{interview.get_absolute_url()}#band-title"
 
 
 @require_safe
