@@ -736,6 +736,8 @@ def grade_open(view: ItemView, payload: dict) -> tuple[dict, float | None, str]:
 
 
 FINISHED = "This interview is finished: its scorecard is ready, no more answers."
+# An answer to a question answered since (a second tab, a form sent again): the page and the API say it.
+ALREADY_ANSWERED = "That question was already answered, so this second answer was not recorded; here is the next one."
 
 
 def refuse_if_finished(interview: Interview) -> None:
@@ -759,7 +761,7 @@ def answer(
     if view is None:
         raise InterviewError("Every question is answered: finish the interview to see your scorecard.", status=409)
     if item_id not in (None, "") and str(item_id) != str(view.item.pk):
-        raise InterviewError("That question was already answered; here is the next one.", "item", status=409)
+        raise InterviewError(ALREADY_ANSWERED, "item", status=409)
     stored, score, feedback = grade(view, payload)
     now = now or timezone.now()
     late = now > interview.deadline
@@ -775,7 +777,7 @@ def answer(
     updated = rows.update(answer=stored, answered_at=now, late=late, score=score, feedback=feedback)
     if not updated:  # another tab answered it first, or finished the interview
         refuse_if_finished(interview)
-        raise InterviewError("That question was already answered; here is the next one.", "item", status=409)
+        raise InterviewError(ALREADY_ANSWERED, "item", status=409)
     view.item.answer, view.item.answered_at, view.item.late = stored, now, late
     view.item.score, view.item.feedback = score, feedback
     return view.item

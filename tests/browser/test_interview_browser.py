@@ -232,7 +232,9 @@ def test_an_answer_sent_again_lands_focus_on_the_already_answered_message(live_s
         with tab.expect_navigation():
             tab.keyboard.press("Enter")
     expect(page.locator("#question-position")).to_contain_text("question 2 of")
-    message = other.get_by_role("status").filter(has_text="That question was already answered; here is the next one.")
+    message = other.get_by_role("status").filter(
+        has_text="That question was already answered, so this second answer was not recorded; here is the next one."
+    )
     expect(message).to_be_focused()
     expect(message).to_be_in_viewport()
     expect(other.locator("#question-position")).to_contain_text("question 2 of")  # the next question, below it

@@ -919,7 +919,8 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
             assert again.status_code == 303 and again["Location"] == f"{url}#messages"
             told = client.get(url).content.decode()
             assert re.search(
-                r'<div class="messages" id="messages" role="status" tabindex="-1"><ul>\s*<li[^>]*>That question was already answered',
+                r'<div class="messages" id="messages" role="status" tabindex="-1"><ul>\s*<li[^>]*>That question was already '
+                r"answered, so this second answer was not recorded; here is the next one.</li>",
                 told,
             )
             assert interview.items.filter(answered_at__isnull=False).count() == 1
@@ -1065,6 +1066,10 @@ def test_an_api_answer_names_its_item_so_a_retry_cannot_answer_the_next_question
     assert api.post(url, right_answer(row), format="json").status_code == 200
     retried = api.post(url, right_answer(row), format="json")  # the response was lost; the client sends it again
     assert retried.status_code == 409
+    # It says what became of the answer sent again, in the page's words.
+    assert retried.json()["errors"]["item"] == [
+        "That question was already answered, so this second answer was not recorded; here is the next one."
+    ]
     assert InterviewItem.objects.filter(interview_id=data["id"], answered_at__isnull=False).count() == 1
 
 
