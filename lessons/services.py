@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef, Value
+from django.db.models import Count, Exists, F, OuterRef, Q, Value
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
 from django.utils.html import escape
@@ -529,13 +529,23 @@ def adopt_session_progress(request: HttpRequest, learner_id: int | None) -> None
     request.session.pop(SESSION_KEY, None)
 
 
-def reset_progress(learner: Learner) -> int:
-    """Delete every answer, draw and position of ``learner``; return the number of answers removed."""
-    count = learner.answers.count()
+def answer_counts(learner: Learner | None) -> tuple[int, int]:
+    """Return (answers, questions): ``learner``'s answers, retries included, and the questions they answer
+    (one first answer each), in one query."""
+    if learner is None:
+        return 0, 0
+    counts = learner.answers.aggregate(answers=Count("pk"), questions=Count("pk", filter=Q(is_first=True)))
+    return counts["answers"], counts["questions"]
+
+
+def reset_progress(learner: Learner) -> tuple[int, int]:
+    """Delete every answer, practice row (hints, reveals, drafts, follow-ups reached), draw, position and review
+    card of ``learner``; return (answers, questions) removed (answer_counts). Mock interviews are kept."""
     with transaction.atomic():
+        counts = answer_counts(learner)
         learner.answers.all().delete()
         learner.practice.all().delete()
         learner.draws.all().delete()
         learner.positions.all().delete()
         learner.review_cards.all().delete()
-    return count
+    return counts

@@ -654,17 +654,24 @@ def review_finish(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def reset_progress(request: HttpRequest) -> HttpResponse:
-    """Ask for confirmation, then delete the learner's own answers."""
+    """Ask for confirmation, then delete the learner's own progress (services.reset_progress: the answers and
+    what goes with them; the mock interviews are kept, and the page says both)."""
     learner = services.current_learner(request)
     if request.method == "POST":
         if request.POST.get("confirm") != "yes":
-            count = learner.answers.count() if learner else 0
-            context = {"error": "Tick the box to confirm.", "count": count}
+            context = {"error": "Tick the box to confirm.", "answers": answers_text(*services.answer_counts(learner))}
             return render(request, "lessons/reset.html", context, status=400)
-        count = services.reset_progress(learner) if learner else 0
+        deleted = services.reset_progress(learner) if learner else (0, 0)
         for key in (quiz_module.SUMMARY_KEY, FINISHED_REVIEW_KEY, LAST_REVIEW_KEY, REVIEW_DRAFT_KEY):  # the session too
             request.session.pop(key, None)
-        messages.success(request, f"Progress reset: {count} {plural(count, 'answer')} deleted.")
+        messages.success(request, f"Progress reset: {answers_text(*deleted)} deleted.")
         return HttpResponseRedirect(reverse("results") + "#messages")  # the message has focus (tabindex -1)
-    count = learner.answers.count() if learner else 0
-    return render(request, "lessons/reset.html", {"count": count})
+    return render(request, "lessons/reset.html", {"answers": answers_text(*services.answer_counts(learner))})
+
+
+def answers_text(answers: int, questions: int) -> str:
+    """Say "3 answers to 2 questions": a retry is an answer too, so the answers alone outnumbered the results'
+    "2 of 138 questions answered" and looked wrong. No answers is "0 answers"."""
+    if not answers:
+        return "0 answers"
+    return f"{answers} {plural(answers, 'answer')} to {questions} {plural(questions, 'question')}"

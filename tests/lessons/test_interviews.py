@@ -979,6 +979,19 @@ def test_finishing_with_questions_left_asks_to_confirm_first(client, scenario, s
     assert interview.finished_at is not None
 
 
+def test_a_progress_reset_keeps_the_mock_interviews_and_says_so(client, scenario, stopped_clock):
+    """The reset page did not say whether mock interviews go: they stay, scorecards and all (their items hold
+    their own answers, no Answer rows), and the page says so."""
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    interview = Interview.objects.get()
+    client.post(reverse("interview-finish", args=[interview.pk]), {"confirm": "1"})
+    page = client.get(reverse("reset-progress")).content.decode()
+    assert "Your mock interviews and their scorecards are kept." in page
+    client.post(reverse("reset-progress"), {"confirm": "yes"})
+    assert Interview.objects.filter(pk=interview.pk, finished_at__isnull=False).exists()
+    assert interview.items.count() > 0 and "Overall:" in client.get(url).content.decode()
+
+
 def test_a_bad_scenario_on_the_page_is_a_400_with_the_message(client, scenario):
     response = client.post(reverse("interview-start"), {"scenario": "nope"})
     assert response.status_code == 400

@@ -456,24 +456,39 @@ def test_results_show_totals_lessons_topics_and_misses_with_retry_links(client, 
 
 def test_reset_needs_confirmation_then_deletes_own_answers_only(client, lesson, django_user_model):
     dd = DeepDive.objects.get(key="dd-1")
-    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    client.post(answer_url(dd), {"choice": choice(lesson, "weak").pk})
+    client.post(answer_url(dd), {"choice": choice(lesson, "best").pk})  # a retry: an answer, not a question
     from django.test import Client
 
     other = Client()
     other.post(answer_url(dd), {"choice": choice(lesson, "best").pk})
+    # The page says what goes and what stays (it did not say whether mock interviews are kept).
+    page = html.unescape(re.sub(r"\s+", " ", client.get(reverse("reset-progress")).content.decode()))
+    assert "every answer you have given in the lessons (2 answers to 1 question; a retry is an answer too)" in page
+    for deleted in ("the hints you took", "your review schedule", "where you stopped in each lesson"):
+        assert f"<li>{deleted}" in page
+    assert "Your mock interviews and their scorecards are kept. The reset cannot be undone." in page
+    other.force_login(django_user_model.objects.create_user("ada", password="pw-long-enough-1"))
+    signed_in = other.get(reverse("reset-progress")).content.decode()
+    assert "are kept, and so are your account and its API tokens." in signed_in
     refused = client.post(reverse("reset-progress"), {})
     assert refused.status_code == 400
     # The page asked again says how many answers would go ("( recorded)" lost the count), focus on the box.
-    assert "every answer you have given (1 recorded)" in refused.content.decode()
+    assert "(2 answers to 1 question; a retry" in refused.content.decode()
     assert 'aria-describedby="confirm-error" autofocus' in refused.content.decode()
-    assert Answer.objects.count() == 2
+    assert Answer.objects.count() == 3
     done = client.post(reverse("reset-progress"), {"confirm": "yes"})
     assert Answer.objects.count() == 1
-    # The results open at the message saying what was deleted, which the browser focuses (tabindex -1).
+    # The results open at the message saying what was deleted, which the browser focuses (tabindex -1). It
+    # counts the questions too: "2 answers deleted" beside the results' "1 of … questions answered" looked wrong.
     assert done["Location"] == reverse("results") + "#messages"
-    html = client.get(done["Location"]).content.decode()
-    assert '<div class="messages" id="messages" role="status" tabindex="-1"><ul>' in html
-    assert "Progress reset: 1 answer deleted." in html
+    page = client.get(done["Location"]).content.decode()
+    assert '<div class="messages" id="messages" role="status" tabindex="-1"><ul>' in page
+    assert "Progress reset: 2 answers to 1 question deleted." in page
+    assert (
+        "Progress reset: 0 answers deleted."
+        in client.post(reverse("reset-progress"), {"confirm": "yes"}, follow=True).content.decode()
+    )
 
 
 def count_queries(client, url, warm: bool = True) -> int:
