@@ -49,11 +49,22 @@ def test_a_short_interview_runs_to_its_scorecard(
     page.get_by_role("link", name="Keep going").click()
     expect(page.locator("#question")).to_be_visible()
 
+    numbers = 0
     for _ in range(20):
         question = page.locator("#question")
         if not question.count():
             break
         if page.locator("#answer-value").count():
+            # The unit ("in requests (you may write the unit)") is the field's help: under the box, spaced as
+            # help text is (at 1280 px it sat beside the box, a space's width from it).
+            page.wait_for_load_state()  # the stylesheet too
+            gap, indent = page.evaluate(
+                """() => { const box = document.getElementById("answer-value").getBoundingClientRect(),
+                    hint = document.getElementById("answer-unit").getBoundingClientRect();
+                    return [hint.top - box.bottom, hint.left - box.left]; }"""
+            )  # in one go: the page may still be scrolling to the question
+            assert gap >= 4 and indent == 0, (gap, indent)
+            numbers += 1
             page.get_by_label("Your number").fill("110")
         elif page.locator("#answer-text").count():
             page.get_by_label("Your answer").fill("A gateway streams tokens, a router keeps prefix affinity.")
@@ -66,6 +77,7 @@ def test_a_short_interview_runs_to_its_scorecard(
         page.get_by_role("button", name="Answer and go on").click()
         expect(page.locator("main")).not_to_contain_text("Best ·")  # no verdict during the interview
     expect(page.locator("main")).to_contain_text("Every question is answered")
+    assert numbers, "no number question was asked"
     page.get_by_role("button", name="Finish and see the scorecard").click()
 
     expect(page.get_by_role("heading", name=re.compile(r"^Overall: (Strong|Ready|Not yet)$"))).to_be_visible()
