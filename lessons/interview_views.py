@@ -119,11 +119,13 @@ def timer_context(interview: Interview, seconds: float, mark: int | None, announ
 @learners_interview
 def interview_answer(request: HttpRequest, interview: Interview) -> HttpResponse:
     views = interviews.load(interview)
-    now_view = interviews.current(views)
-    form = InterviewAnswerForm(request.POST, checklist=[p for p, _text in now_view.checklist] if now_view else [])
-    if not form.is_valid():
-        return render_interview(request, interview, error=form.first_error(), status=400)
     try:
+        # A form for another question (a second tab, a form sent again) or a finished interview is told so first:
+        # its ticks are another question's checklist points, which the current question's form would refuse.
+        now_view = interviews.open_item(interview, request.POST.get("item"), views)
+        form = InterviewAnswerForm(request.POST, checklist=[p for p, _text in now_view.checklist])
+        if not form.is_valid():
+            return render_interview(request, interview, error=form.first_error(), status=400)
         interviews.answer(interview, form.payload(), form.cleaned_data["item"], views=views)
     except InterviewError as error:
         if error.status == 409:  # already answered (a second tab, a form sent again), or finished

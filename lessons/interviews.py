@@ -746,6 +746,20 @@ def refuse_if_finished(interview: Interview) -> None:
         raise InterviewError(FINISHED, status=409)
 
 
+def open_item(interview: Interview, item_id=None, views: list[ItemView] | None = None) -> ItemView:
+    """Return the question an answer sent for ``item_id`` goes to: the current one; raise 409 when the interview is
+    finished, every question is answered, or ``item_id`` names another question (answered in a second tab, or a
+    form sent again). Checked before the answer's fields, which are the current question's (a page's checklist)."""
+    if interview.finished_at is not None:
+        raise InterviewError(FINISHED, status=409)
+    view = current(views if views is not None else load(interview))
+    if view is None:
+        raise InterviewError("Every question is answered: finish the interview to see your scorecard.", status=409)
+    if item_id not in (None, "") and str(item_id) != str(view.item.pk):
+        raise InterviewError(ALREADY_ANSWERED, "item", status=409)
+    return view
+
+
 def answer(
     interview: Interview, payload: dict, item_id=None, now: datetime | None = None, views: list[ItemView] | None = None
 ) -> InterviewItem:
@@ -753,15 +767,9 @@ def answer(
 
     ``payload`` holds validated values (ints for "choice" and "ticked"); ``views`` is ``load(interview)`` if
     the caller has it already."""
-    if interview.finished_at is not None:
-        raise InterviewError(FINISHED, status=409)
+    view = open_item(interview, item_id, views)
     if not isinstance(payload, dict):
         raise InterviewError('Send a JSON object with "choice", "value" or "text".')
-    view = current(views if views is not None else load(interview))
-    if view is None:
-        raise InterviewError("Every question is answered: finish the interview to see your scorecard.", status=409)
-    if item_id not in (None, "") and str(item_id) != str(view.item.pk):
-        raise InterviewError(ALREADY_ANSWERED, "item", status=409)
     stored, score, feedback = grade(view, payload)
     now = now or timezone.now()
     late = now > interview.deadline

@@ -906,8 +906,18 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
         # Opening the page (a new interview, Resume) focuses the question's heading, and nothing else.
         assert html.count("autofocus") == 1 and re.search(r'<h2 id="question-title"[^>]* autofocus[ >]', html)
         stopped_clock.shift(3)
-        response = client.post(reverse("interview-answer", args=[interview.pk]), form_answer(html, row))
+        sent = form_answer(html, row)
+        response = client.post(reverse("interview-answer", args=[interview.pk]), sent)
         assert response.status_code == 303
+        if "ticking" in sent:  # the ticks sent again: told so, not refused as the next question's points (a 400)
+            again = client.post(reverse("interview-answer", args=[interview.pk]), sent)
+            assert again.status_code == 303 and again["Location"] == f"{url}#messages"
+            left = interview.items.filter(answered_at=None).exists()
+            told = "so this second answer was not recorded" if left else "Every question is answered: finish"
+            assert re.search(
+                rf'id="messages" role="status" tabindex="-1"><ul>\s*<li[^>]*>[^<]*{told}',
+                client.get(url).content.decode(),
+            )
         # The browser focuses the next question's heading; after the last, the line saying all are answered.
         last = not interview.items.filter(answered_at=None).exists()
         assert response["Location"] == f"{url}#{'all-answered' if last else 'question-title'}"
@@ -928,6 +938,10 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
     assert '<p class="card" id="all-answered" tabindex="-1" autofocus>Every question is answered' in html
     done = client.post(reverse("interview-finish", args=[interview.pk]))
     assert done.status_code == 303 and done["Location"] == f"{url}#band-title"
+    # The last answer's form sent again after finishing: the page says the interview is finished.
+    stale = client.post(reverse("interview-answer", args=[interview.pk]), sent)
+    assert stale.status_code == 303 and stale["Location"] == f"{url}#messages"
+    assert interviews.FINISHED in client.get(url).content.decode()
     card = client.get(url).content.decode()
     for label in ("Requirements", "Estimation", "Design", "Trade-offs", "Communication", "Time management"):
         assert f'<th scope="row">{label}</th>' in card
