@@ -648,7 +648,7 @@ def review_finish(request: HttpRequest) -> HttpResponse:
         messages.success(
             request, f"Review session finished: {summary['reviewed']} reviewed, {summary['recalled']} recalled."
         )
-        return HttpResponseRedirect(reverse("review") + "#messages")  # the message has focus (tabindex -1)
+        return HttpResponseRedirect(reverse("review") + "#messages", status=303)  # the message has focus (tabindex -1)
     return redirect("review")
 
 
@@ -665,7 +665,7 @@ def reset_progress(request: HttpRequest) -> HttpResponse:
         for key in (quiz_module.SUMMARY_KEY, FINISHED_REVIEW_KEY, LAST_REVIEW_KEY, REVIEW_DRAFT_KEY):  # the session too
             request.session.pop(key, None)
         messages.success(request, f"Progress reset: {answers_text(*deleted)} deleted.")
-        return HttpResponseRedirect(reverse("results") + "#messages")  # the message has focus (tabindex -1)
+        return HttpResponseRedirect(reverse("results") + "#messages", status=303)  # the message has focus (tabindex -1)
     return render(request, "lessons/reset.html", {"answers": answers_text(*services.answer_counts(learner))})
 
 
