@@ -109,9 +109,15 @@ class ItemState:
 
     @property
     def missed(self) -> bool:
-        """Whether the first answer (it scores) was not fully right: results list the item among the misses to
-        retry (results.misses_among), and a right retry does not change that."""
+        """Whether the first answer (it scores) was not fully right: results list the item among the misses
+        (results.misses_among), and a right retry does not change that."""
         return self.first is not None and self.first.outcome != Outcome.CORRECT
+
+    @property
+    def right_on_retry(self) -> bool:
+        """Whether a missed item's latest answer is right: its first answer still scores, and the outline and
+        the results say the item was got right since (Miss.right_on_retry)."""
+        return self.missed and self.latest is not None and self.latest.outcome == Outcome.CORRECT
 
 
 @dataclass(frozen=True)
@@ -347,13 +353,13 @@ class SectionView:
         return [outline_entry(view, self.url) for view in self.items]
 
 
-def mark_of(answered: int, graded: int, missed: bool = False) -> str:
-    """Return "done", "missed" (all answered, a first answer not fully right), "partial", "todo", or "read"
-    when there is nothing to answer."""
+def mark_of(answered: int, graded: int, missed: bool = False, right_on_retry: bool = False) -> str:
+    """Return "done", "missed" (all answered, a first answer not fully right), "retried" (missed, and every
+    missed part's latest answer right), "partial", "todo", or "read" when there is nothing to answer."""
     if not graded:
         return "read"
     if answered == graded:
-        return "missed" if missed else "done"
+        return ("retried" if right_on_retry else "missed") if missed else "done"
     return "partial" if answered else "todo"
 
 
@@ -381,6 +387,13 @@ def progress_of(view) -> tuple[int, int]:
     return int(view.answered), 1
 
 
+def graded_states(view) -> list[ItemState]:
+    """Return the learner's states of a top-level item's graded parts: a walkthrough's graded steps, or its own."""
+    if isinstance(view, WalkthroughView):
+        return [s.state for s in view.steps if s.step.calculator]
+    return [view.state]
+
+
 def missed_of(view) -> int:
     """Return how many first answers to a top-level item were not fully right (results list each as a miss).
 
@@ -388,9 +401,13 @@ def missed_of(view) -> int:
     until then "n of m answered" tells what is left, and the steps missed so far are in the results' misses.
     Read off the states loaded with the page: no query.
     """
-    if isinstance(view, WalkthroughView):
-        return sum(s.state.missed for s in view.steps if s.step.calculator)
-    return int(view.state.missed)
+    return sum(state.missed for state in graded_states(view))
+
+
+def right_on_retry_of(view) -> bool:
+    """Return whether every missed part of a top-level item has a right latest answer (a walkthrough: each of
+    its missed steps; one still wrong keeps "k of m missed"). Read off the states loaded with the page: no query."""
+    return all(state.right_on_retry for state in graded_states(view) if state.missed)
 
 
 # The interviewer's first words in a deep dive's or an open question's outline label: enough to tell apart
@@ -417,7 +434,7 @@ def outline_entry(view, page_url: str) -> OutlineEntry:
         label = f"Open question · {view.question.topic.name}: {view.question.prompt_start}"
     anchor = item_of(view).anchor
     missed = missed_of(view)
-    mark = mark_of(answered, graded, bool(missed))
+    mark = mark_of(answered, graded, bool(missed), right_on_retry_of(view))
     return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark, answered, graded, missed, follow_ups)
 
 

@@ -313,14 +313,17 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         # follow-up (the total counts it from then on); otherwise nothing is recomputed for it.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
         response.write(render_to_string("lessons/_progress.html", {"score": score, "oob": True}, request))
-        # The item's entry in the outline: its mark, and the follow-ups its answers opened listed under it,
-        # linked to the page showing it (a follow-up's is its top parent's: it is drawn under its parent). For a
-        # follow-up that is the top parent's entry, with the follow-up under it: a page opened before another tab
-        # reached the follow-up lists the parent but not the follow-up, and the update must find its place.
+    if answer is not None:
+        # The item's entry in the outline, sent with every answer, a retry too (a miss retried right changes its
+        # mark, and so does a wrong retry after that), read off the states the page was built from (no query):
+        # its mark, and the follow-ups its answers opened listed under it, linked to the page showing it (a
+        # follow-up's is its top parent's: it is drawn under its parent). For a follow-up that is the top parent's
+        # entry, with the follow-up under it: a page opened before another tab reached the follow-up lists the
+        # parent but not the follow-up, and the update must find its place.
         url = context.get("url") or item_of(view).get_absolute_url()
         entry = outline_entry(context.get("outline_view", view), url.partition("#")[0])
         response.write(render_to_string("lessons/_outline_entry.html", {"entry": entry, "oob": True}, request))
-    if answer is not None:  # every answer keeps its item as the place: the header's button goes there now
+        # Every answer keeps its item as the place: the header's button goes there now.
         item = view.step.step if view.kind == "walkthrough" else item_of(view)
         resume = {"url": context.get("url") or item.get_absolute_url(), "answered": True, "oob": True}
         response.write(render_to_string("lessons/_resume.html", resume, request))

@@ -56,6 +56,20 @@ def test_a_follow_up_joins_the_outline_when_an_answer_opens_it(
     page.emulate_media(color_scheme="dark")  # the missed mark's amber band keeps its contrast in the dark
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+
+    # A right retry: without a reload the mark says so (green band), no longer "↻ … missed" (read as "retry this").
+    best = Choice.objects.get(deep_dive=leading.follow_up, verdict="best")
+    page.locator(f"#dd-{follow_up}").get_by_role("button", name=re.compile(re.escape(button_text(best)))).click()
+    mark = outline.locator(f"#mark-dd-{follow_up}")
+    expect(mark).to_have_text("✓ answered · right on a retry")
+    expect(mark).to_have_class("mark mark-retried")
+    violations = axe_violations(page)  # the green band's contrast, dark
+    assert violations == [], describe(violations)
+    page.emulate_media(color_scheme="light")
+    page.reload()
+    expect(mark).to_have_text("✓ answered · right on a retry")
+    violations = axe_violations(page)
+    assert violations == [], describe(violations)
     assert console_errors == []
 
 

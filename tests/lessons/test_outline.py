@@ -228,7 +228,7 @@ def sent_entry(sent: str, anchor: str) -> str:
     return re.search(rf'<li id="outline-{anchor}" hx-swap-oob="true">.*?</li>', sent, re.S).group(0)
 
 
-def test_a_deep_dive_whose_first_answer_missed_is_marked_missed_and_a_right_retry_keeps_it(client, lesson):
+def test_a_deep_dive_whose_first_answer_missed_is_marked_missed(client, lesson):
     """A learner's finding: "✓ answered" in green beside an item in the results' "Misses to retry" read as success.
     The mark says answered and missed, sent along with the answer and kept on the next visit, as results list it."""
     sign_up(client)
@@ -240,12 +240,36 @@ def test_a_deep_dive_whose_first_answer_missed_is_marked_missed_and_a_right_retr
         "missed",
         "answered · missed",
     )
-    # A right retry does not change it: the first answer scores, and results still list the miss.
-    client.post(answer_url(dd), pick(dd, "best"), **HTMX)
+    client.post(answer_url(dd), pick(dd, "acceptable"), **HTMX)  # a retry still not right changes nothing
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert outline_mark(page, "dd-dd-1") == ("missed", "answered · missed")
     misses = client.get(reverse("results")).content.decode().split("Misses to retry")[1]
     assert "#dd-dd-1" in misses
+
+
+RETRIED = ("retried", "answered · right&nbsp;on&nbsp;a&nbsp;retry")  # "right on a retry" kept on one line
+
+
+def test_a_missed_deep_dive_retried_right_says_so_in_the_outline_and_a_wrong_retry_takes_it_back(client, lesson):
+    """A learner's finding: after a right retry the outline still said "↻ answered · missed", which reads as
+    "retry this". The mark says it was right on a retry, sent along with the retry and kept on the next visit;
+    the first answer still scores. The latest answer decides: a wrong one after it marks the item missed again."""
+    sign_up(client)
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), pick(dd, "weak"), **HTMX)
+    sent = client.post(answer_url(dd), pick(dd, "best"), **HTMX).content.decode()
+    assert outline_mark(sent_entry(sent, "dd-dd-1"), "dd-dd-1") == RETRIED
+    assert '<span aria-hidden="true">✓ </span>answered · right' in sent  # the glyph hidden, the words read
+    assert "lesson-progress-line" not in sent  # the score is unchanged: the first answer scores
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert outline_mark(page, "dd-dd-1") == RETRIED
+    assert re.search(r"<span>1 of \d+ answered · 0 of \d+ points</span>", page)  # the weak first answer's
+    sent = client.post(answer_url(dd), pick(dd, "weak"), **HTMX).content.decode()
+    assert outline_mark(sent_entry(sent, "dd-dd-1"), "dd-dd-1") == ("missed", "answered · missed")
+    assert outline_mark(client.get(lesson.get_absolute_url()).content.decode(), "dd-dd-1") == (
+        "missed",
+        "answered · missed",
+    )
 
 
 def test_a_partly_right_first_answer_is_missed_too_as_results_list_it(client, lesson):
@@ -295,9 +319,29 @@ def test_a_walkthrough_says_how_many_steps_it_missed_once_every_step_is_answered
     assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("partial", "1 of 2 answered")
     sent = answer(second, repr(services.expected_for(second).value)).content.decode()
     assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("missed", "answered · 1&nbsp;of&nbsp;2&nbsp;missed")
-    answer(first, repr(services.expected_for(first).value))  # a right retry: the first answer still scores
+    sent = answer(first, "2").content.decode()  # a retry still wrong: the first answer still scores
+    assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("missed", "answered · 1&nbsp;of&nbsp;2&nbsp;missed")
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert outline_mark(page, "wt-size") == ("missed", "answered · 1&nbsp;of&nbsp;2&nbsp;missed")
+
+
+def test_a_walkthrough_is_right_on_a_retry_once_every_missed_steps_latest_answer_is_right(client, lesson):
+    from lessons import services
+    from lessons.models import Step
+
+    sign_up(client)
+    first, second = Step.objects.filter(walkthrough__key="size", calculator__gt="").order_by("order")
+
+    def answer(step, value):
+        return client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": value}, **HTMX)
+
+    answer(first, "1")
+    answer(second, "1")  # both missed
+    sent = answer(first, repr(services.expected_for(first).value)).content.decode()
+    assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("missed", "answered · 2&nbsp;of&nbsp;2&nbsp;missed")
+    sent = answer(second, repr(services.expected_for(second).value)).content.decode()
+    assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == RETRIED
+    assert outline_mark(client.get(lesson.get_absolute_url()).content.decode(), "wt-size") == RETRIED
 
 
 def test_a_walkthrough_answered_right_first_time_is_marked_answered(client, lesson):
