@@ -51,11 +51,14 @@ class Miss:
     points: int
     max_points: int
     follow_up: bool = False  # it follows another question (one of whose choices leads to it): said with it
+    right_on_retry: bool = False  # the latest answer is right: the miss keeps its row (the first answer scored)
 
     @property
     def verdict(self) -> str:
-        """The miss as the results page says it: "Partly right, 5 of 10 points" (one lookup a row)."""
-        return f"{Outcome(self.outcome).label}, {number(self.points)} of {number(self.max_points)} points"
+        """The miss as the results page says it: "Partly right, 5 of 10 points" (one lookup a row), and
+        "Missed, 0 of 10 points · right on a retry" once the latest answer is right (as the lesson's outline says)."""
+        retried = " · right on a retry" if self.right_on_retry else ""
+        return f"{Outcome(self.outcome).label}, {number(self.points)} of {number(self.max_points)} points{retried}"
 
 
 def reached_follow_ups(lookup: dict) -> set[tuple[str, int]]:
@@ -87,6 +90,7 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
             points=F("first_answer__points"),
             outcome=F("first_answer__outcome"),
             max_points=F("first_answer__max_points"),
+            latest_outcome=F("latest_answer__outcome"),  # a miss got right since (same query, one more join)
         )
         cards = list(cards)
         schedule = review.schedule_of(cards, catalog, timezone.now())
@@ -115,10 +119,11 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
 
 
 def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list[Miss]:
-    """Return the first answers among ``rows`` that were not fully right, in visible ``lessons``."""
+    """Return the first answers among ``rows`` that were not fully right, in visible ``lessons``; each says
+    whether its latest answer is right (pages.ItemState.right_on_retry, as the lesson's outline marks it)."""
     missed = (row for row in rows if row["outcome"] != Outcome.CORRECT)
     return [
         Miss(link.kind, link.item_id, truncate_words(link.title, 16), link.url, link.lesson, row["outcome"],
-             row["points"], row["max_points"], link.follow_up)
+             row["points"], row["max_points"], link.follow_up, row["latest_outcome"] == Outcome.CORRECT)
         for row, link in item_links(missed, lessons, catalog)
     ]  # fmt: skip

@@ -178,7 +178,7 @@ def test_results_and_review_link_a_missed_follow_up_in_another_section_to_its_pa
     client.post(answer_url(dd), pick(dd, "weak"))
     client.post(answer_url(follow), pick(follow, "weak"))
     where = "/lessons/sample/?layer=2&section=core#dd-dd-far"
-    misses = client.get("/results/").content.decode().split("Misses to retry")[1]
+    misses = client.get("/results/").content.decode().split("Missed first answers")[1]
     links = [html.unescape(href) for href in re.findall(r'<a href="([^"]+)">', misses)]
     assert where in links
     # Said to be a follow-up (its question reads as the next push on another), its parent not.
@@ -243,7 +243,7 @@ def test_a_deep_dive_whose_first_answer_missed_is_marked_missed(client, lesson):
     client.post(answer_url(dd), pick(dd, "acceptable"), **HTMX)  # a retry still not right changes nothing
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert outline_mark(page, "dd-dd-1") == ("missed", "answered · missed")
-    misses = client.get(reverse("results")).content.decode().split("Misses to retry")[1]
+    misses = client.get(reverse("results")).content.decode().split("Missed first answers")[1]
     assert "#dd-dd-1" in misses
 
 
@@ -277,7 +277,7 @@ def test_a_partly_right_first_answer_is_missed_too_as_results_list_it(client, le
     dd = DeepDive.objects.get(key="dd-1")
     sent = client.post(answer_url(dd), pick(dd, "acceptable"), **HTMX).content.decode()
     assert outline_mark(sent_entry(sent, "dd-dd-1"), "dd-dd-1") == ("missed", "answered · missed")
-    assert "#dd-dd-1" in client.get(reverse("results")).content.decode().split("Misses to retry")[1]
+    assert "#dd-dd-1" in client.get(reverse("results")).content.decode().split("Missed first answers")[1]
 
 
 def test_a_deep_dive_answered_right_first_is_marked_answered_not_missed(client, lesson):
@@ -354,3 +354,31 @@ def test_a_walkthrough_answered_right_first_time_is_marked_answered(client, less
         sent = client.post(url, {"value": repr(services.expected_for(step).value)}, **HTMX).content.decode()
     assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == ("done", "answered")
     assert outline_mark(client.get(lesson.get_absolute_url()).content.decode(), "wt-size") == ("done", "answered")
+
+
+def results_misses(client) -> list[str]:
+    """Return the rows of the results' missed first answers, as text."""
+    page = client.get(reverse("results")).content.decode()
+    listed = page.split("<h2>Missed first answers</h2>", 1)[1].split("<h2>", 1)[0]
+    return [html.unescape(re.sub(r"<[^>]+>", "", row)) for row in re.findall(r"<li>(.*?)</li>", listed)]
+
+
+def test_results_keep_a_miss_retried_right_and_say_it_was_right_on_a_retry(client, lesson):
+    """A learner's finding: after a right retry results still said "Missed, 0 of 10 points" under "Misses to
+    retry". The row stays (the first answer scored 0), says it was right on a retry, under a heading that fits."""
+    sign_up(client)
+    dd, other = DeepDive.objects.filter(key__in=["dd-1", "dd-2"]).order_by("key")
+    client.post(answer_url(dd), pick(dd, "weak"), **HTMX)
+    client.post(answer_url(other), pick(other, "acceptable"), **HTMX)
+    assert results_misses(client) == [
+        "How? (dd-1) · Lesson sample · Missed, 0 of 10 points",
+        "How? (dd-2) · Lesson sample · Partly right, 5 of 10 points",
+    ]
+    client.post(answer_url(dd), pick(dd, "best"), **HTMX)
+    client.post(answer_url(other), pick(other, "weak"), **HTMX)  # still not right
+    assert results_misses(client) == [
+        "How? (dd-1) · Lesson sample · Missed, 0 of 10 points · right on a retry",
+        "How? (dd-2) · Lesson sample · Partly right, 5 of 10 points",
+    ]
+    client.post(answer_url(dd), pick(dd, "weak"), **HTMX)  # the latest answer decides, as in the outline
+    assert results_misses(client)[0] == "How? (dd-1) · Lesson sample · Missed, 0 of 10 points"

@@ -446,7 +446,7 @@ def test_results_show_totals_lessons_topics_and_misses_with_retry_links(client, 
     assert "KV memory allocation" in html
     assert "Capacity planning" in html
     assert f'href="{lesson.get_absolute_url()}?layer=2&amp;section=core#dd-dd-1"' in html
-    misses = html.split("Misses to retry")[1].split("Start over")[0]
+    misses = html.split("Missed first answers")[1].split("Start over")[0]
     assert (
         f'<a href="{lesson.get_absolute_url()}?layer=2&amp;section=core#dd-dd-1">How? (dd-1)</a> <span class="meta">· Lesson sample · Missed'
         in misses
