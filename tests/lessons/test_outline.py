@@ -382,3 +382,20 @@ def test_results_keep_a_miss_retried_right_and_say_it_was_right_on_a_retry(clien
     ]
     client.post(answer_url(dd), pick(dd, "weak"), **HTMX)  # the latest answer decides, as in the outline
     assert results_misses(client)[0] == "How? (dd-1) · Lesson sample · Missed, 0 of 10 points"
+
+
+def test_an_item_or_a_section_with_nothing_to_answer_says_so_not_reading(client, lesson):
+    """A newcomer's finding: "reading" beside a walkthrough without graded steps read as "you are reading this
+    now". It says there is nothing to answer, before any answer and after, as a section of reading only does."""
+    from lessons.models import Section
+
+    Section.objects.create(lesson=lesson, key="prose", layer=2, order=2, title="Prose", minutes=1, body="Just read.")
+    sign_up(client)
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert outline_mark(page, "wt-build") == ("read", "nothing to answer")  # the build-up: diagrams, no question
+    assert '>Prose</a>\n              <span class="mark mark-read">nothing to answer</span>' in page
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), pick(dd, "best"), **HTMX)
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert outline_mark(page, "wt-build") == ("read", "nothing to answer")
+    assert ">reading<" not in page
