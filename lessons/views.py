@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from calculators.formatting import plural
+from calculators.formatting import number, plural
 from interview.ratelimit import limit_per_visitor
 from interview.views import bad_input_status
 from lessons import quiz as quiz_module
@@ -285,10 +285,11 @@ def answered(request, data, item, partial: str, pk: int, answer, url: str | None
     url = url or item.get_absolute_url()
     if not request.htmx:
         return HttpResponseRedirect(url, status=303)
+    opened = opens_follow_up(data, answer)  # read before the answer is recorded in the learner's state
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
-    context = {"page": page, "lesson": data.lesson, "view": views[partial][pk], "url": url}
+    context = {"page": page, "lesson": data.lesson, "view": views[partial][pk], "url": url, "opens_follow_up": opened}
     if partial == "deep_dive":  # a follow-up's outline entry is its top parent's, every page lists that one
         context["outline_view"] = page.deep_dives[data.shown_under(item).pk]
     return fragment(request, partial, context, answer)
@@ -298,20 +299,26 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
     """Render an item's partial for htmx; ``focus`` names what takes focus instead of the feedback ("hint")."""
     view = context["view"]
     item_id = view.walkthrough.pk if partial == "walkthrough" else answer.item_key[1] if answer else item_pk(view)
-    context = {
-        **context,
-        "announce": announcement(answer) if answer else announce,
-        "announce_for": item_id,
-        "errors": item_errors(),
-        "as_fragment": True,
-        "focus": focus,
-    }
-    response = render(request, f"lessons/_{partial}.html", context)
+    score = None
     if answer is not None and (answer.is_first or leads_to_follow_up(answer)):
         # A first answer changes the lesson's counters and progress bar: sent along, out of band.
         # A retry changes neither (the first answer keeps the score), unless its choice opened a
         # follow-up (the total counts it from then on); otherwise nothing is recomputed for it.
         score = compute_results(request, [context["lesson"]], with_misses=False).score_for(context["lesson"])
+    # An answer that opened a follow-up grows the lesson's total, and the percentage answered drops: said once, in
+    # the feedback and the announcement, with the new total (not on a later page load, nor on other answers).
+    opened = opened_note(score) if score is not None and context.get("opens_follow_up") else ""
+    context = {
+        **context,
+        "announce": f"{announcement(answer)} {opened}".rstrip() if answer else announce,
+        "announce_for": item_id,
+        "opened": opened,
+        "errors": item_errors(),
+        "as_fragment": True,
+        "focus": focus,
+    }
+    response = render(request, f"lessons/_{partial}.html", context)
+    if score is not None:
         response.write(render_to_string("lessons/_progress.html", {"score": score, "oob": True}, request))
     if answer is not None:
         # The item's entry in the outline, sent with every answer, a retry too (a miss retried right changes its
@@ -333,6 +340,26 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
 def leads_to_follow_up(answer) -> bool:
     """Return whether ``answer`` picked a choice that leads to a follow-up (no query: the choice is loaded)."""
     return answer.choice_id is not None and answer.choice.follow_up_id is not None
+
+
+def opens_follow_up(data, answer) -> bool:
+    """Return whether ``answer`` opened a follow-up the lesson's total did not count yet: its choice leads to one
+    the learner had neither reached nor answered (scoring.counts_toward_score). Read off the learner's state
+    loaded with the page, before the answer is recorded in it: no query."""
+    if not leads_to_follow_up(answer):
+        return False
+    follow_up = data.state("deep_dive", answer.choice.follow_up_id)
+    return not (follow_up.reached or follow_up.first)
+
+
+def opened_note(score) -> str:
+    """Return what the feedback and the announcement add when an answer opened a follow-up (``score``: the
+    lesson's, counting it): "This answer opened the follow-up below, which now counts toward the lesson's
+    total (12 questions, 120 points)." """
+    return (
+        "This answer opened the follow-up below, which now counts toward the lesson's total "
+        f"({number(score.total)} {plural(score.total, 'question')}, {number(score.max_points)} points)."
+    )
 
 
 def item_pk(view) -> int:

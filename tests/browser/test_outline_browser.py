@@ -31,6 +31,15 @@ def test_a_follow_up_joins_the_outline_when_an_answer_opens_it(
     # Choices are shown in each learner's own order: found by their text.
     page.locator("#dd-kv-memory").get_by_role("button", name=re.compile(re.escape(button_text(leading)))).click()
     expect(page.locator(f"#dd-{follow_up}")).to_be_visible()
+    # The answer that opened it says the lesson's total now counts it, as the progress line shows at once.
+    total = re.compile(r"\(\d+ questions, \d+ points\)\.$")
+    expect(page.locator("#dd-kv-memory-feedback .opened-follow-up")).to_have_text(total)
+    shown = page.locator("#dd-kv-memory-feedback .opened-follow-up").inner_text()
+    counted = page.locator("#lesson-progress-line span").inner_text()  # "1 of 12 answered · 10 of 120 points"
+    assert (
+        re.search(r"of (\d+) answered · \d+ of (\d+) points", counted).groups()
+        == re.search(r"\((\d+) questions, (\d+) points\)", shown).groups()
+    )
     # Without a reload, the follow-up is listed under its deep dive, marked, told apart by its first words.
     nested = outline.locator("#outline-dd-kv-memory #outline-dd-" + follow_up)
     expect(nested.get_by_role("link")).to_have_text(re.compile(r"^Follow-up · KV memory allocation: You admit .+…$"))

@@ -399,3 +399,47 @@ def test_an_item_or_a_section_with_nothing_to_answer_says_so_not_reading(client,
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert outline_mark(page, "wt-build") == ("read", "nothing to answer")
     assert ">reading<" not in page
+
+
+OPENED = "This answer opened the follow-up below, which now counts toward the lesson's total"
+
+
+def progress_words(page: str) -> str:
+    return re.search(r'<div class="progress-line" id="lesson-progress-line".*?<span>(.*?)</span>', page, re.S).group(1)
+
+
+def test_a_retry_that_opens_a_follow_up_says_the_total_now_counts_it(client, lesson, follow_up):
+    """A newcomer's finding: a retry opened a follow-up and the lesson's total grew ("… of 11 answered · … of 110"
+    to "… of 12 answered · … of 120") with no word why, the percentage dropping. The answer that opened it says so, once, with the new total, in
+    the feedback and the announcement; the progress sent along says the same total. Not on the page loaded after,
+    nor on the next answer that picks the same choice (the follow-up is counted already)."""
+    sign_up(client)
+    dd = DeepDive.objects.get(key="dd-1")
+    sent = client.post(answer_url(dd), pick(dd, "best"), **HTMX).content.decode()
+    assert OPENED not in html.unescape(sent)  # a first answer opening nothing
+    total = re.search(
+        r"1 of (\d+) answered · 10 of (\d+) points",
+        progress_words(client.get(lesson.get_absolute_url()).content.decode()),
+    )
+    questions, points = int(total.group(1)) + 1, int(total.group(2)) + 10
+    sent = client.post(answer_url(dd), pick(dd, "weak"), **HTMX).content.decode()  # a retry that opens it
+    said = f"{OPENED} ({questions} questions, {points} points)."
+    feedback = html.unescape(sent.split('id="dd-dd-1-feedback">', 1)[1].split("</div>", 1)[0])
+    assert f'<p class="opened-follow-up">{said}</p>' in feedback
+    announcer = re.search(r'<div id="announcer" hx-swap-oob="innerHTML">(.*?)</div>', sent, re.S).group(1)
+    assert html.unescape(announcer).endswith(said)
+    assert progress_words(sent) == f"1 of {questions} answered · 10 of {points} points"  # sent out of band
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert progress_words(page) == f"1 of {questions} answered · 10 of {points} points"
+    assert OPENED not in html.unescape(page)  # said once, with the answer that opened it
+    sent = client.post(answer_url(dd), pick(dd, "weak"), **HTMX).content.decode()
+    assert OPENED not in html.unescape(sent)  # open already: the total did not change
+
+
+def test_a_first_answer_that_opens_a_follow_up_says_so_too(client, lesson, follow_up):
+    sign_up(client)
+    dd = DeepDive.objects.get(key="dd-1")
+    sent = html.unescape(client.post(answer_url(dd), pick(dd, "weak"), **HTMX).content.decode())
+    assert OPENED in sent.split('id="dd-dd-1-feedback">', 1)[1].split("</div>", 1)[0]
+    sent = html.unescape(client.post(answer_url(follow_up), pick(follow_up, "best"), **HTMX).content.decode())
+    assert OPENED not in sent  # answering the follow-up opens nothing more
