@@ -310,7 +310,7 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
     opened = opened_note(score) if score is not None and context.get("opens_follow_up") else ""
     context = {
         **context,
-        "announce": f"{announcement(answer)} {opened}".rstrip() if answer else announce,
+        "announce": announcement(answer, opened) if answer else announce,
         "announce_for": item_id,
         "opened": opened,
         "errors": item_errors(),
@@ -367,17 +367,20 @@ def item_pk(view) -> int:
             "open_question": lambda: view.question.pk}[view.kind]()  # fmt: skip
 
 
-def announcement(answer) -> str:
-    """Return what the aria-live region says after an answer (a retry's points are not announced: they score nothing)."""
+def announcement(answer, opened: str = "") -> str:
+    """Return what the aria-live region says after an answer (a retry's points are not announced: they score nothing);
+    ``opened``: the sentence of an answer that opened a follow-up (opened_note), said last, after a full stop."""
     if not answer.is_first:
-        return f"{answer.get_outcome_display()}, on a retry: not scored; your first answer keeps its score. {answer.message}"
-    taken = answer.hints_taken
-    hints = f" You took {taken} {plural(taken, 'hint')} before answering" if taken else ""
-    if cost := answer.hints_cost:
-        hints += f": {'it' if taken == 1 else 'they'} cost {cost} {plural(cost, 'point')}."
-    elif taken:  # the answer earned nothing, so the hints took nothing off
-        hints += "."
-    return f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points.{hints} {answer.message}"
+        said = f"{answer.get_outcome_display()}, on a retry: not scored; your first answer keeps its score. {answer.message}"
+    else:
+        taken = answer.hints_taken
+        hints = f" You took {taken} {plural(taken, 'hint')} before answering" if taken else ""
+        if cost := answer.hints_cost:
+            hints += f": {'it' if taken == 1 else 'they'} cost {cost} {plural(cost, 'point')}."
+        elif taken:  # the answer earned nothing, so the hints took nothing off
+            hints += "."
+        said = f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points.{hints} {answer.message}"
+    return f"{said.rstrip(' .')}. {opened}" if opened else said
 
 
 PRACTICE_KINDS = ("deep_dive", "step", "challenge")  # the items with hints and reveals

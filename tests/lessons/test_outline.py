@@ -427,7 +427,7 @@ def test_a_retry_that_opens_a_follow_up_says_the_total_now_counts_it(client, les
     feedback = html.unescape(sent.split('id="dd-dd-1-feedback">', 1)[1].split("</div>", 1)[0])
     assert f'<p class="opened-follow-up">{said}</p>' in feedback
     announcer = re.search(r'<div id="announcer" hx-swap-oob="innerHTML">(.*?)</div>', sent, re.S).group(1)
-    assert html.unescape(announcer).endswith(said)
+    assert html.unescape(announcer).endswith(f"Weak. {said}")  # after the verdict, a sentence of its own
     assert progress_words(sent) == f"1 of {questions} answered · 10 of {points} points"  # sent out of band
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert progress_words(page) == f"1 of {questions} answered · 10 of {points} points"
