@@ -457,7 +457,7 @@ class PartLink:
     number: int
     url: str
     label: str  # the titles of its first and last sections, quoted
-    done: int  # items the learner has finished (every graded step of a walkthrough)
+    answered: int  # items the learner has answered, right or missed (every graded step of a walkthrough)
     items: int  # items that ask something (not a walkthrough read only)
 
 
@@ -509,8 +509,8 @@ class LayerView:
             titles = [f"“{group[0].section.title}”", f"“{group[-1].section.title}”"]
             progress = [progress_of(view) for section in group for view in section.items]
             asking = [(answered, graded) for answered, graded in progress if graded]  # not a walkthrough read only
-            done = sum(answered == graded for answered, graded in asking)
-            self.parts.append(PartLink(number, group[0].url, " to ".join(dict.fromkeys(titles)), done, len(asking)))
+            finished = sum(answered == graded for answered, graded in asking)
+            self.parts.append(PartLink(number, group[0].url, " to ".join(dict.fromkeys(titles)), finished, len(asking)))
 
     def part_holding(self, section_key: str) -> int | None:
         """Return the part that shows the section keyed ``section_key``, None when the layer has no such section."""

@@ -42,7 +42,7 @@ def test_a_long_layer_shows_its_first_part_and_leads_to_the_next(client, long_le
         r'<span class="meta">\(this page: its items are marked in the outline\)</span>',
         page,
     )  # the page shown marks its items in the outline, sent again with each answer: no count to go stale
-    assert '“Section 5”</a> <span class="meta">0 of 5 done</span>' in page
+    assert '“Section 5”</a> <span class="meta">0 of 5 answered</span>' in page
     assert "0 of 25 answered" in page  # the score counts every part
     after = re.search(r'<a class="button" href="([^"]+)">Continue to page 2 of layer 1: “Section 5”</a>', page)
     second = get(client, html.unescape(after.group(1)))
@@ -69,7 +69,9 @@ def test_an_items_link_and_the_resume_button_land_on_the_part_holding_it(client,
     resume = re.search(r'id="lesson-resume" href="([^"]+)">Resume where you stopped', page).group(1)
     assert html.unescape(resume) == "/lessons/long/?layer=1&section=s5#dd-d5-2"
     assert 'id="dd-d5-2-feedback"' in get(client, html.unescape(resume))
-    assert '“Section 5”</a> <span class="meta">1 of 5 done</span>' in page  # each other page says how far it is done
+    assert (
+        '“Section 5”</a> <span class="meta">1 of 5 answered</span>' in page
+    )  # each other page says how many of its items are answered (right or missed: the outline tells)
 
 
 def test_a_section_moved_to_another_layer_is_followed_and_one_gone_shows_the_layers_start(client, long_lesson):
@@ -131,4 +133,4 @@ def test_a_walkthrough_read_only_is_not_counted_as_done(client, long_lesson):
     )
     Step.objects.create(walkthrough=walkthrough, order=1, title="Only reading")
     page = get(client, long_lesson.get_absolute_url())
-    assert '“Section 5”</a> <span class="meta">0 of 5 done</span>' in page
+    assert '“Section 5”</a> <span class="meta">0 of 5 answered</span>' in page
