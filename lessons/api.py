@@ -695,6 +695,7 @@ class ResultsView(APIView):
                         "outcome": miss.outcome,
                         "points": miss.points,
                         "max_points": miss.max_points,
+                        "right_on_retry": miss.right_on_retry,
                         "retry_url": request.build_absolute_uri(miss.url),
                     }
                     for miss in results.misses

@@ -184,6 +184,12 @@ def test_results(api, lesson):
     assert results["total"] == {"answered": 1, "total": 4, "points": 0, "max_points": 40}
     assert results["topics"][0]["topic"] == "kv_allocation"
     assert results["misses"][0]["retry_url"].endswith("/lessons/sample/?layer=2&section=core#dd-dd-1")
+    assert results["misses"][0]["right_on_retry"] is False
+    # A right retry leaves the miss (the first answer scored 0) and says it was got right since, as the page does.
+    api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="best").pk}, format="json")
+    again = api.get("/api/v1/results/").json()
+    assert again["total"]["points"] == 0 and [m["id"] for m in again["misses"]] == [dd.pk]
+    assert again["misses"][0]["right_on_retry"] is True
 
 
 def test_openapi_schema_validates_without_warnings(db):
