@@ -7,6 +7,7 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -120,9 +121,13 @@ def timer_context(interview: Interview, seconds: float, mark: int | None, announ
 def interview_answer(request: HttpRequest, interview: Interview) -> HttpResponse:
     views = interviews.load(interview)
     try:
+        item = InterviewAnswerForm.base_fields["item"].clean(request.POST.get("item"))
+    except ValidationError as error:  # not a question's id at all
+        return render_interview(request, interview, error=error.messages[0], status=400)
+    try:
         # A form for another question (a second tab, a form sent again) or a finished interview is told so first:
         # its ticks are another question's checklist points, which the current question's form would refuse.
-        now_view = interviews.open_item(interview, request.POST.get("item"), views)
+        now_view = interviews.open_item(interview, item, views)
         form = InterviewAnswerForm(request.POST, checklist=[p for p, _text in now_view.checklist])
         if not form.is_valid():
             return render_interview(request, interview, error=form.first_error(), status=400)

@@ -83,6 +83,8 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     schedule = review.Schedule()
     if lookup is not None:
         cards = ReviewCard.objects.filter(**lookup).order_by()
+        # A miss got right since is said beside it: the latest answer's outcome, joined only for the list of misses.
+        latest = {"latest_outcome": F("latest_answer__outcome")} if with_misses else {}
         cards = cards.values(
             *ITEM_ID_FIELDS,
             "due",
@@ -90,7 +92,7 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
             points=F("first_answer__points"),
             outcome=F("first_answer__outcome"),
             max_points=F("first_answer__max_points"),
-            latest_outcome=F("latest_answer__outcome"),  # a miss got right since (same query, one more join)
+            **latest,
         )
         cards = list(cards)
         schedule = review.schedule_of(cards, catalog, timezone.now())

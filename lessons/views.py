@@ -547,7 +547,7 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
 
 @require_safe
 def results(request: HttpRequest) -> HttpResponse:
-    """Show the learner's results: totals, lessons, topics and misses to retry."""
+    """Show the learner's results: totals, lessons, topics and the missed first answers (each with its retry link)."""
     lessons = visible_lessons(request.user)
     results = compute_results(request, lessons)
     context = {"results": results, "due": results.due, "next_due": results.next_due, "returns": review.RETURNS}

@@ -278,11 +278,12 @@ def write_children(
             report.unchanged += 1
         save_fields(row, order=number, **values)
         written[number] = (row, False)
-    assert len(written) == len(wanted), "creation_order must keep every row"
+    if len(written) != len(wanted):
+        raise ValueError(f"creation_order dropped {len(wanted) - len(written)} of the rows to write")
     return [written[number] for number in range(1, len(wanted) + 1)]
 
 
-def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: str = "", prune: bool = True) -> DeepDive:
+def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: str, prune: bool) -> DeepDive:
     deep_dive = item_row(
         report, DeepDive, lesson, section, order, fields["key"],
         {"topic_id": fields["topic"], **{k: fields[k] for k in ("prompt", "context", "points", "keep_choice_order", "hints")}},
@@ -296,7 +297,7 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
     return deep_dive
 
 
-def write_walkthrough(report, lesson, section, order, fields, file: str = "", prune: bool = True) -> Walkthrough:
+def write_walkthrough(report, lesson, section, order, fields, file: str, prune: bool) -> Walkthrough:
     walkthrough = item_row(
         report, Walkthrough, lesson, section, order, fields["key"],
         {"topic_id": fields["topic"] or None, **{k: fields[k] for k in ("kind", "title", "intro")}},
@@ -321,7 +322,7 @@ def write_challenge(report, lesson, section, order, fields) -> Challenge:
     return item_row(report, Challenge, lesson, section, order, fields["key"], values)
 
 
-def write_open_question(report, lesson, section, order, fields, file: str = "") -> OpenQuestion:
+def write_open_question(report, lesson, section, order, fields, file: str) -> OpenQuestion:
     """Upsert an open question; its checklist points keep their rows by text (answers name them by id)."""
     question = item_row(
         report,

@@ -1028,6 +1028,22 @@ def test_a_bad_number_on_the_page_is_a_400_beside_the_field(client, scenario, st
     assert client.get(url).status_code == 200
 
 
+def test_a_question_id_that_is_no_number_is_a_400_not_already_answered(client, scenario, stopped_clock):
+    """The item a form names is read as the form reads it: "abc" is refused (it names no question, so it is
+    not "already answered"), and the current question's id with spaces around it answers that question."""
+    url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]
+    interview = Interview.objects.get()
+    answer_url = reverse("interview-answer", args=[interview.pk])
+    row = interview.items.order_by("position").first()
+    for item in ("abc", "1e3"):
+        refused = client.post(answer_url, {**right_answer(row), "item": item})
+        assert refused.status_code == 400 and "Answer the question shown on the page." in refused.content.decode()
+    assert interview.items.filter(answered_at__isnull=False).count() == 0
+    answered = client.post(answer_url, {"ticking": "1", **right_answer(row), "item": f" {row.pk} "})
+    assert answered.status_code == 303 and answered["Location"] == f"{url}#question-title"
+    assert interview.items.get(pk=row.pk).answered_at is not None
+
+
 def test_non_ascii_digits_on_the_page_are_a_400_not_a_crash(client, scenario, stopped_clock):
     """ "²" passes str.isdigit() but is no integer: a choice or a tick of "²" gets a message, not a 500."""
     url = client.post(reverse("interview-start"), {"scenario": "case"})["Location"]

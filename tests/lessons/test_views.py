@@ -558,6 +558,7 @@ def test_anonymous_first_visit_query_count_does_not_grow_with_content(db):
 @pytest.mark.parametrize("signed_in", [False, True])
 def test_an_htmx_answer_query_count_does_not_grow_with_content_or_history(client, learner_user, signed_in):
     from django.db import connection
+    from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
     if signed_in:
@@ -573,7 +574,20 @@ def test_an_htmx_answer_query_count_does_not_grow_with_content_or_history(client
             response = client.post(answer_url(dd), {"choice": dd.choices.last().pk}, **HTMX)
         assert response.status_code == 200
         counts.append(len(ctx.captured_queries))
-    assert counts[0] == counts[1]
+    # A first answer too (a newcomer's: the learner is made with it), which also sends the progress and outline;
+    # after one newcomer's, which filled the content cache's graded-items catalog that the progress reads.
+    warm = DeepDive.objects.get(section__lesson=small, key="dd-1")
+    assert Client().post(answer_url(warm), {"choice": warm.choices.first().pk}, **HTMX).status_code == 200
+    first = []
+    for lesson in (small, large):
+        dd = DeepDive.objects.get(section__lesson=lesson, key="dd-1")
+        with CaptureQueriesContext(connection) as ctx:
+            response = Client().post(answer_url(dd), {"choice": dd.choices.last().pk}, **HTMX)
+        assert response.status_code == 200 and 'hx-swap-oob="true"' in response.content.decode()
+        first.append(len(ctx.captured_queries))
+    assert counts[0] == counts[1] and first[0] == first[1]
+    # And no more than today (savepoints and this test's own reads of the deep dive included): one more fails here.
+    assert counts[0] <= 13 and first[0] <= 30, (counts, first)
 
 
 def test_home_and_results_query_counts_do_not_grow(client, db):
