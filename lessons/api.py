@@ -1043,7 +1043,10 @@ class InterviewAnswerView(AnswerView):
         try:
             item = interviews.answer(interview, payload, serializer.validated_data.get("item"))
         except interviews.InterviewError as error:
-            return interview_error(error)
+            refused = interview_error(error)
+            if error.message == interviews.ALREADY_ANSWERED:  # "here is the next one": the question now current
+                refused.data["current"] = interview_item_data(interviews.current(interviews.load(interview)))
+            return refused
         views = interviews.load(interview)
         return Response(
             {

@@ -1113,6 +1113,10 @@ def test_an_api_answer_names_its_item_so_a_retry_cannot_answer_the_next_question
     assert retried.json()["errors"]["item"] == [
         "That question was already answered, so this second answer was not recorded; here is the next one."
     ]
+    # ... and, as the page does, gives the next one: the question now current, as the answer's 200 would.
+    following = InterviewItem.objects.filter(interview_id=data["id"], answered_at=None).order_by("position").first()
+    now = api.get(f"/api/v1/interviews/{data['id']}/").json()["current"]
+    assert retried.json()["current"] == now and now["id"] == following.pk
     assert InterviewItem.objects.filter(interview_id=data["id"], answered_at__isnull=False).count() == 1
 
 
