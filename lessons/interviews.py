@@ -738,6 +738,9 @@ def grade_open(view: ItemView, payload: dict) -> tuple[dict, float | None, str]:
 FINISHED = "This interview is finished: its scorecard is ready, no more answers."
 # An answer to a question answered since (a second tab, a form sent again): the page and the API say it.
 ALREADY_ANSWERED = "That question was already answered, so this second answer was not recorded; here is the next one."
+ALL_ANSWERED = "Every question is answered: finish the interview to see your scorecard."
+# The same, when it was the last question: there is no next one.
+ALREADY_ANSWERED_LAST = f"That question was already answered, so this second answer was not recorded. {ALL_ANSWERED}"
 
 
 def refuse_if_finished(interview: Interview) -> None:
@@ -753,8 +756,8 @@ def open_item(interview: Interview, item_id=None, views: list[ItemView] | None =
     if interview.finished_at is not None:
         raise InterviewError(FINISHED, status=409)
     view = current(views if views is not None else load(interview))
-    if view is None:
-        raise InterviewError("Every question is answered: finish the interview to see your scorecard.", status=409)
+    if view is None:  # a form for the last question, sent again, is told its answer was not recorded
+        raise InterviewError(ALL_ANSWERED if item_id in (None, "") else ALREADY_ANSWERED_LAST, status=409)
     if item_id not in (None, "") and str(item_id) != str(view.item.pk):
         raise InterviewError(ALREADY_ANSWERED, "item", status=409)
     return view

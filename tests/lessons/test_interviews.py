@@ -913,7 +913,9 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
             again = client.post(reverse("interview-answer", args=[interview.pk]), sent)
             assert again.status_code == 303 and again["Location"] == f"{url}#messages"
             left = interview.items.filter(answered_at=None).exists()
-            told = "so this second answer was not recorded" if left else "Every question is answered: finish"
+            told = (
+                "here is the next one" if left else "so this second answer was not recorded. Every question is answered"
+            )
             assert re.search(
                 rf'id="messages" role="status" tabindex="-1"><ul>\s*<li[^>]*>[^<]*{told}',
                 client.get(url).content.decode(),
