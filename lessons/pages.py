@@ -14,7 +14,7 @@ from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 from django.utils.safestring import mark_safe
 
-from lessons import content_cache, diagram
+from lessons import content_cache, diagram, scoring
 from lessons.links import drawn_under, generation_of, url_maker
 from lessons.markup import plain_text, truncate_words
 from lessons.models import (
@@ -30,7 +30,6 @@ from lessons.models import (
     Lesson,
     LessonProgress,
     OpenQuestion,
-    Outcome,
     ReviewCard,
     Section,
     Step,
@@ -111,13 +110,13 @@ class ItemState:
     def missed(self) -> bool:
         """Whether the first answer (it scores) was not fully right: results list the item among the misses
         (results.misses_among), and a right retry does not change that."""
-        return self.first is not None and self.first.outcome != Outcome.CORRECT
+        return scoring.is_miss(self.first and self.first.outcome)
 
     @property
     def right_on_retry(self) -> bool:
         """Whether a missed item's latest answer is right: its first answer still scores, and the outline and
         the results say the item was got right since (Miss.right_on_retry)."""
-        return self.missed and self.latest is not None and self.latest.outcome == Outcome.CORRECT
+        return scoring.right_on_retry(self.first and self.first.outcome, self.latest and self.latest.outcome)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from lessons.models import (
     item_key_of,
 )
 from lessons.pages import learner_filter
-from lessons.scoring import Score, TopicScore, counts_toward_score
+from lessons.scoring import Score, TopicScore, counts_toward_score, is_miss, right_on_retry
 
 
 @dataclass
@@ -123,9 +123,9 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
 def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list[Miss]:
     """Return the first answers among ``rows`` that were not fully right, in visible ``lessons``; each says
     whether its latest answer is right (pages.ItemState.right_on_retry, as the lesson's outline marks it)."""
-    missed = (row for row in rows if row["outcome"] != Outcome.CORRECT)
+    missed = (row for row in rows if is_miss(row["outcome"]))
     return [
         Miss(link.kind, link.item_id, truncate_words(link.title, 16), link.url, link.lesson, row["outcome"],
-             row["points"], row["max_points"], link.follow_up, row["latest_outcome"] == Outcome.CORRECT)
+             row["points"], row["max_points"], link.follow_up, right_on_retry(row["outcome"], row["latest_outcome"]))
         for row, link in item_links(missed, lessons, catalog)
     ]  # fmt: skip

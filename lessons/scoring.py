@@ -79,6 +79,17 @@ def hints_owed(answered: bool, hints_taken: int) -> int:
     return 0 if answered else hints_taken
 
 
+def is_miss(first_outcome: str | None) -> bool:
+    """Return whether a first answer (it scores) was not fully right: the results list it among the missed first
+    answers and the lesson's outline marks it; a right retry does not change that."""
+    return first_outcome is not None and first_outcome != "correct"
+
+
+def right_on_retry(first_outcome: str | None, latest_outcome: str | None) -> bool:
+    """Return whether a miss was got right since: its latest answer is right (the first still scores)."""
+    return is_miss(first_outcome) and latest_outcome == "correct"
+
+
 def counts_toward_score(is_follow_up: bool, reached: bool) -> bool:
     """Return whether an item counts toward a lesson's total: a follow-up once the learner reached it.
 

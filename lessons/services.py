@@ -538,9 +538,11 @@ def answer_counts(learner: Learner | None) -> tuple[int, int]:
     return counts["answers"], counts["questions"]
 
 
-def reset_progress(learner: Learner) -> tuple[int, int]:
+def reset_progress(learner: Learner | None) -> tuple[int, int]:
     """Delete every answer, practice row (hints, reveals, drafts, follow-ups reached), draw, position and review
     card of ``learner``; return (answers, questions) removed (answer_counts). Mock interviews are kept."""
+    if learner is None:  # a visitor who never answered: nothing to delete
+        return 0, 0
     with transaction.atomic():
         counts = answer_counts(learner)
         learner.answers.all().delete()

@@ -690,16 +690,15 @@ def reset_progress(request: HttpRequest) -> HttpResponse:
     """Ask for confirmation, then delete the learner's own progress (services.reset_progress: the answers and
     what goes with them; the mock interviews are kept, and the page says both)."""
     learner = services.current_learner(request)
-    if request.method == "POST":
-        if request.POST.get("confirm") != "yes":
-            context = {"error": "Tick the box to confirm.", "answers": answers_text(*services.answer_counts(learner))}
-            return render(request, "lessons/reset.html", context, status=400)
-        deleted = services.reset_progress(learner) if learner else (0, 0)
+    if request.method == "POST" and request.POST.get("confirm") == "yes":
+        deleted = services.reset_progress(learner)
         for key in (quiz_module.SUMMARY_KEY, FINISHED_REVIEW_KEY, LAST_REVIEW_KEY, REVIEW_DRAFT_KEY):  # the session too
             request.session.pop(key, None)
         messages.success(request, f"Progress reset: {answers_text(*deleted)} deleted.")
         return HttpResponseRedirect(reverse("results") + "#messages", status=303)  # the message has focus (tabindex -1)
-    return render(request, "lessons/reset.html", {"answers": answers_text(*services.answer_counts(learner))})
+    error = "Tick the box to confirm." if request.method == "POST" else ""
+    context = {"error": error, "answers": answers_text(*services.answer_counts(learner))}
+    return render(request, "lessons/reset.html", context, status=400 if error else 200)
 
 
 def answers_text(answers: int, questions: int) -> str:
