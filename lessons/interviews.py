@@ -877,7 +877,9 @@ class PhaseTime:
     @property
     def verdict(self) -> str:
         if not self.completed:
-            return "Not completed: counts 0"
+            # Finished before it began: no time went on it and none of its questions was shown.
+            reached = self.answered or self.spent > 0
+            return "Not completed: counts 0" if reached else "Not reached: counts 0"
         if self.rushed:
             return f"Rushed, and the answers show it: counts {round(100 * self.score)}%"
         return "Within budget" if self.score >= 1 else f"Over budget: counts {round(100 * self.score)}%"
