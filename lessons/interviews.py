@@ -877,9 +877,8 @@ class PhaseTime:
     @property
     def verdict(self) -> str:
         if not self.completed:
-            # Finished before it began: no time went on it and none of its questions was shown.
-            reached = self.answered or self.spent > 0
-            return "Not completed: counts 0" if reached else "Not reached: counts 0"
+            # After the phase under way at Finish: none of its questions was shown, and no time went on it.
+            return "Not completed: counts 0" if self.spent > 0 or self.answered else "Not reached: counts 0"
         if self.rushed:
             return f"Rushed, and the answers show it: counts {round(100 * self.score)}%"
         return "Within budget" if self.score >= 1 else f"Over budget: counts {round(100 * self.score)}%"
@@ -938,7 +937,8 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
     - Time management: the mean over the phases; a phase counts only when every question in it
       was answered before the deadline (an unanswered one leaves it not completed: 0), and then 1
       within its budget, budget over time taken beyond it; a phase's time runs from the previous
-      phase's last answer. A rushed phase (under a quarter of its budget, its answers below Ready)
+      phase's last answer to its own, or to Finish while it has a question left (the phases after it were
+      not reached: no time). A rushed phase (under a quarter of its budget, its answers below Ready)
       counts what its answers scored.
     """
     by_phase: dict[str, list[InterviewItem]] = defaultdict(list)
@@ -954,7 +954,9 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
     for phase in interview.phases:
         rows = by_phase.get(phase["key"], [])
         answered = [i.answered_at for i in rows if i.answered_at is not None]
-        end = max(answered) if answered else (interview.finished_at or interview.deadline)
+        # A phase with a question left was still under way at Finish (or the deadline): its time runs to then,
+        # and the phases after it were never reached (no time). A completed one ends at its last answer.
+        end = max(answered) if rows and len(answered) == len(rows) else (interview.finished_at or interview.deadline)
         on_time = sum(1 for i in rows if i.answered_at is not None and not i.late)
         quality = scores.get(PHASE_DIMENSION.get(phase["key"], ""))
         times.append(PhaseTime(phase["key"], phase["label"], phase["seconds"], max((end - mark).total_seconds(), 0),

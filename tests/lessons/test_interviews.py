@@ -766,6 +766,7 @@ def test_unanswered_questions_count_against_time_management(api, scenario, stopp
     for row in rows[: requirements + 1]:  # the requirements, and one estimate of several
         stopped_clock.shift(5)
         api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
+    stopped_clock.shift(7)  # the learner reads the next estimate for 7 s, then finishes
     card = api.post(f"/api/v1/interviews/{data['id']}/finish/").json()
     phases = len(data["phases"])
     assert card["dimensions"]["time_management"] == pytest.approx(1 / phases, abs=1e-4)
@@ -775,8 +776,12 @@ def test_unanswered_questions_count_against_time_management(api, scenario, stopp
     html = page.get(reverse("interview", args=[data["id"]])).content.decode()
     # The phase table says which phases count: the estimate begun counts 0 as not completed; the phases after it,
     # never shown before Finish, are "Not reached" (each had said "Not completed" too).
+    # The 7 s before Finish went on the estimate under way (5 s to its first answer, then 7): the phase after it
+    # had been given them, and said "Not completed" for a phase whose questions were never shown.
     verdicts = re.findall(r'<td data-label="Time management">([^<]+)</td>', html)
     assert verdicts == ["Within budget", "Not completed: counts 0"] + ["Not reached: counts 0"] * (phases - 2)
+    taken = re.findall(r'<td class="num" data-label="Taken">(\d+) s</td>', html)
+    assert taken == [str(5 * requirements), "12"] + ["0"] * (phases - 2)
 
 
 def test_the_phase_budgets_read_in_whole_minutes(client, db):
