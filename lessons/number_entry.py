@@ -4,7 +4,8 @@ The one parser of typed answers, used by the lesson forms and the JSON API. It
 accepts "1,200", "1.2k", "3e9", "$1.14", "2.08%", "393 MB", "375 MiB" and
 "9,000 requests/min", and converts a number given with a unit to the asked unit
 with pint. A bare number is taken to be in the asked unit. A unit of another kind
-("393 ms" for a size) is refused with a message saying what was expected, and so is a
+("393 ms" for a size) or another thing counted ("76 tokens" for requests) is refused with
+a message saying what was expected, and so is a
 negative number: every answer is a size, time, count, rate or share (the content
 validator refuses an item whose expected value is negative). The examples its messages
 give are no lesson's answer (tests/lessons/test_number_entry.py checks them).
@@ -37,6 +38,9 @@ _DEFINITIONS = (
     "trillion = 1e12",
     "KB = kibibyte",  # capital K is no SI prefix: JEDEC's KB, 1,024 bytes, as write-ups use it ("320 KB" of KV)
 )
+# The counted things above, by pint's name for each: all are the number 1, so pint alone would read "76 tokens"
+# as 76 requests; an answer must count what the question counts (counted_things).
+_COUNTED = ("request", "GPU", "card", "copy", "point", "token", "replica", "opening")
 # How an item's unit is written in content, where pint spells it otherwise.
 _ASKED = {"%": "percent", "$": "USD", "×": "1", "x": "1"}
 # A number as typed: sign, optional $, digits with optional thousands separators, an exponent,
@@ -190,7 +194,7 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
         if given is None:
             raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit.strip()}.")
     try:
-        return float((value * given).to(target).magnitude)
+        converted = float((value * given).to(target).magnitude)
     except pint.errors.DimensionalityError:
         raise EntryError(
             f"“{typed}” is {kind(given.dimensionality)}, but this question asks for "
@@ -198,6 +202,19 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
         ) from None
     except pint.errors.PintError:  # a unit with an offset or on a log scale (degC, dB): none is an answer here
         raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit.strip()}.") from None
+    given_things = counted_things(given)  # "3 billion" counts whatever the question counts
+    if given_things and given_things != counted_things(registry().Quantity(1, target)):
+        asked = "a percentage" if unit.strip() == "%" else f"{unit.strip()}" if unit.strip() not in ("×", "x") else ""
+        raise EntryError(
+            f"“{typed}” is in {written}, but this question asks for {asked or 'a plain number'}: "
+            f"write the number {f'in {asked}' if asked and asked != 'a percentage' else 'alone'}."
+        )
+    return converted
+
+
+def counted_things(quantity: pint.Quantity) -> dict[str, float]:
+    """Return the counted things a quantity's unit names, with their powers: "tokens/s" → {"token": 1}."""
+    return {name: power for name, power in quantity.unit_items() if name in _COUNTED}
 
 
 # The units an author may ask for, by what the calculator's output measures (see unit_options).

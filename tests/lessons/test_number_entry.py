@@ -29,6 +29,8 @@ from lessons.number_entry import EntryError, asked_unit, read_number, unit_optio
         ("320 KB", "KiB", 320),  # JEDEC's KB, as write-ups print a token's KV ("320 KB"; the lesson says so)
         ("320 kB", "KiB", 312.5),  # the SI prefix is a thousand
         ("0", "requests", 0),
+        ("3 gpus", "GPUs", 3),  # the same thing, however written
+        ("1.2 thousand requests", "requests", 1200),
         ("1.5 ×", "×", 1.5),
         ("7", "a unit pint does not know", 7),
     ],
@@ -53,6 +55,12 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
         # Units pint knows but cannot scale (an offset, a log scale) raised its own error: a 500 on every page.
         ("5 degC", "MB", "“degC” is not a unit this lab knows. Write the number in MB."),
         ("5 dB", "requests", "“dB” is not a unit this lab knows"),
+        # Counted things are all the number 1 to pint: another thing counted was read as the asked one.
+        ("76 tokens", "requests", "“76 tokens” is in tokens, but this question asks for requests: write the number in"),
+        ("9,000 tokens/min", "requests/s", "asks for requests/s: write the number in requests/s."),
+        ("50 requests", "%", "“50 requests” is in requests, but this question asks for a percentage: write the number"),
+        ("2 tokens", "×", "but this question asks for a plain number: write the number alone."),
+        ("5 replicas", "GPUs", "“5 replicas” is in replicas, but this question asks for GPUs"),
         ("5 octave", "ms", "“octave” is not a unit this lab knows"),
         ("1,5", "MB", "Use a dot for decimals"),
         ("abc", "MB", "Enter a number such as"),

@@ -351,6 +351,23 @@ def test_a_negative_number_is_refused_and_does_not_use_up_the_scored_answer(clie
     assert first.is_first and first.points == first.max_points  # the first answer the learner meant
 
 
+def test_a_count_of_another_thing_is_refused_not_relabelled(client, lesson):
+    """Counted things are all the number 1 to pint: "123 GPUs" for a step asking for requests was graded as 123
+    requests (right, 10 of 10) and shown back as "You answered 123 requests" (newcomer's finding)."""
+    step = Step.objects.get(title="Requests per replica")  # asks for requests
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    for typed in ("123 GPUs", "123 tokens"):
+        refused = client.post(url, {"value": typed}, **HTMX)
+        assert refused.status_code == 422
+        written = typed.split(" ", 1)[1]
+        message = f"“{typed}” is in {written}, but this question asks for requests: write the number in requests."
+        assert message in refused.content.decode()
+    assert not Answer.objects.exists()
+    client.post(url, {"value": "1.2 thousand requests"}, **HTMX)  # the same thing, counted in thousands
+    assert Answer.objects.get().value == 1200
+    assert "You answered <strong>1,200 requests</strong>" in client.get(step.get_absolute_url()).content.decode()
+
+
 def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(client, lesson):
     step = Step.objects.get(title="Preamble size")  # asks for MB
     url = reverse("answer-step", args=[lesson.slug, step.pk])
