@@ -544,6 +544,9 @@ class RevealView(PracticeView):
         if state.first is None:
             message = services.ANSWER_BEFORE_REVEAL
             return Response({"detail": message, "errors": {"answer": [message]}}, status=409)
+        if self.kind == "deep_dive" and services.follow_up_waiting(learner, item):
+            message = services.FOLLOW_UP_FIRST
+            return Response({"detail": message, "errors": {"follow_up": [message]}}, status=409)
         services.reveal(learner, {f"{self.kind}_id": pk})
         if self.kind == "deep_dive":
             choices = item.choices.all()

@@ -170,6 +170,7 @@ class DeepDiveView(StateView):
     kind: str = "deep_dive"
     hints: Hints | None = None
     identity: str | None = None  # whose order the choices are shuffled in (services.choice_order)
+    follow_up_waiting: bool = False  # a follow-up its answer opened is unanswered (LessonData.follow_up_waiting)
     # The page's URL makers (deep_dive_url, reveal_url): a link is made when the template reads it,
     # so a page of one part of a long layer makes the links of the deep dives it shows only.
     makers: tuple[Callable[..., str], Callable[..., str]] | None = None
@@ -195,8 +196,9 @@ class DeepDiveView(StateView):
 
     @property
     def reveal_all(self) -> bool:
-        """Whether every approach's verdict and feedback is shown: after a best answer, a second try, or on request."""
-        return show_working(self.state)
+        """Whether every approach's verdict and feedback is shown: after a best answer, a second try, or on request,
+        once the follow-up an answer opened is answered too."""
+        return show_working(self.state) and not self.follow_up_waiting
 
 
 @dataclass
@@ -561,6 +563,17 @@ class LessonData:
     def state(self, kind: str, pk: int) -> ItemState:
         return self.states.get((kind, pk)) or ItemState()
 
+    def follow_up_waiting(self, pk: int) -> bool:
+        """Whether an answer to deep dive ``pk`` opened a follow-up not answered yet: until it is, the deep dive's
+        other approaches stay hidden (they would give the follow-up's answer away). No query: read off the states
+        (services.follow_up_waiting asks the database the same for the API)."""
+        for choice in self.choices:
+            if choice.deep_dive_id == pk and choice.follow_up_id:
+                follow_up = self.state("deep_dive", choice.follow_up_id)
+                if follow_up.reached and not follow_up.first:
+                    return True
+        return False
+
     def shown_under(self, deep_dive: DeepDive) -> DeepDive:
         """Return the top-level deep dive ``deep_dive`` is drawn under (lessons.links.drawn_under): its page is
         that deep dive's, whatever section an author put the follow-up in."""
@@ -796,7 +809,8 @@ def build_lesson_page(
         dd = choice.deep_dive
         if dd.pk not in deep_dives:
             state = by_item["deep_dive", dd.pk]
-            view = DeepDiveView(dd, [], state, False, True, identity=identity, makers=(deep_dive_url, reveal_url))
+            view = DeepDiveView(dd, [], state, False, True, identity=identity, makers=(deep_dive_url, reveal_url),
+                                follow_up_waiting=data.follow_up_waiting(dd.pk))  # fmt: skip
             if dd.hints_html:
                 view.hints = Hints.of(dd.hints_html, state, dd.points, hint_url("deep_dive", dd.pk))
             deep_dives[dd.pk] = view

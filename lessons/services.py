@@ -37,6 +37,7 @@ FOLLOW_UP_NOT_REACHED = (
     "Answer the question it follows first: this follow-up opens from one of that question's approaches."
 )
 ANSWER_BEFORE_REVEAL = "Answer first: your own answer comes before the reveal."
+FOLLOW_UP_FIRST = "Answer the follow-up your answer opened first: the other approaches would give its answer away."
 WRITE_BEFORE_CHECKLIST = "Write your answer first: the checklist comes after."
 VERDICT_OUTCOME = {"best": Outcome.CORRECT, "acceptable": Outcome.PARTIAL, "weak": Outcome.INCORRECT}
 
@@ -179,6 +180,20 @@ def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
         )
     leading = Choice.objects.filter(follow_up=deep_dive).annotate(opened=opened).values_list("opened", flat=True)
     return not (found := list(leading[:1])) or found[0]
+
+
+def follow_up_waiting(learner: Learner | None, deep_dive: DeepDive) -> bool:
+    """Return whether an answer to ``deep_dive`` opened a follow-up ``learner`` has not answered (one query): its
+    other approaches stay hidden until then. A page reads the same from its states (LessonData.follow_up_waiting)."""
+    if learner is None:
+        return False
+    follow_ups = Choice.objects.filter(deep_dive=deep_dive, follow_up__isnull=False).values("follow_up")
+    answered = Answer.objects.filter(learner=learner, deep_dive=OuterRef("deep_dive"))
+    return (
+        ItemPractice.objects.filter(learner=learner, reached=True, deep_dive__in=follow_ups)
+        .filter(~Exists(answered))
+        .exists()
+    )
 
 
 @dataclass(frozen=True)

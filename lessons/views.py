@@ -449,6 +449,8 @@ def reveal(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponse:
     if not data.state(kind, pk).first:
         message = services.ANSWER_BEFORE_REVEAL
         return answer_error(request, lesson, message, practice_errors(kind, item), status=409)
+    if kind == "deep_dive" and data.follow_up_waiting(pk):
+        return answer_error(request, lesson, services.FOLLOW_UP_FIRST, practice_errors(kind, item), status=409)
     services.reveal(services.current_learner(request, create=True), {f"{kind}_id": pk})
     data = reload(request, lesson, kind, pk)
     shown = "Every approach is shown." if kind == "deep_dive" else "The worked arithmetic is shown."

@@ -4,9 +4,11 @@ import re
 
 import pytest
 from django.urls import reverse
+from rest_framework.test import APIClient
 
+from lessons import services
 from lessons.models import Answer, DeepDive, ItemPractice, Step
-from tests.lessons.factories import make_open_question
+from tests.lessons.factories import make_deep_dive, make_open_question
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -353,3 +355,45 @@ def test_a_numbers_retry_feedback_says_what_the_first_answers_hints_cost(client,
     html = client.post(url, right, **HTMX).content.decode()
     points = Answer.objects.get(is_first=True).points
     assert re.search(rf"Your score stays {points} of 10 <span class=\"meta\">\(1 hint taken before answering: −", html)
+
+
+def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, lesson):
+    """'Show all approaches' on a deep dive showed its best approach right above the follow-up the weak answer
+    opened ("Two GPUs…" opens "how do you fix that?", whose best answer is the parent's best): one click gave the
+    follow-up's answer away (newcomer's finding). The reveal, on request or earned by a second try, waits until
+    the follow-up is answered; the page says so; the reveal endpoints refuse it (409), the page's and the API's."""
+    dd = deep_dive()
+    follow_up = make_deep_dive(dd.section, key="fix-it", order=2)
+    for choice in follow_up.choices.all():  # its own feedback, told apart from the parent's
+        choice.feedback = f"Follow-up: {choice.feedback}"
+        choice.save()
+    weak = dd.choices.get(verdict="weak")
+    weak.follow_up = follow_up
+    weak.save()
+    reveal = reverse("reveal", args=[lesson.slug, "deep_dive", dd.pk])
+
+    pick(client, "weak")  # opens the follow-up
+    html = page(client, lesson)
+    assert "How? (fix-it)" in html  # the follow-up is shown, under its parent
+    assert f'action="{reveal}"' not in html and "Compare the other approaches" not in html
+    assert "Every approach is shown once you have answered the follow-up your answer opened" in html
+    refused = client.post(reveal, **HTMX)
+    assert refused.status_code == 409 and "Answer the follow-up your answer opened first" in refused.content.decode()
+    assert not ItemPractice.objects.filter(deep_dive=dd, revealed=True).exists()
+    api = APIClient()
+    api.cookies = client.cookies
+    refused = api.post(f"/api/v1/deep-dives/{dd.pk}/reveal/")
+    assert refused.status_code == 409 and refused.json()["errors"]["follow_up"] == [services.FOLLOW_UP_FIRST]
+    pick(client, "acceptable")  # a second try earns the reveal, which still waits
+    html = page(client, lesson)
+    parent = html.split('id="dd-fix-it" aria-labelledby')[0]  # the page down to the follow-up's article
+    assert "Meh." in parent and "Holds up." not in parent
+    dive = api.get(f"/api/v1/lessons/{lesson.slug}/").json()["sections"][0]["items"][0]
+    assert dive["all_shown"] is False and {c.get("verdict") for c in dive["choices"]} == {None, "acceptable"}
+
+    answer = reverse("answer-deep-dive", args=[lesson.slug, follow_up.pk])
+    client.post(answer, {"choice": follow_up.choices.get(verdict="best").pk})
+    html = page(client, lesson)
+    parent = html.split('id="dd-fix-it" aria-labelledby')[0]
+    assert "Compare the other approaches" in parent and "Holds up." in parent  # the parent's, earned by its retry
+    assert api.post(f"/api/v1/deep-dives/{dd.pk}/reveal/").status_code == 200
