@@ -537,7 +537,9 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
         view = next(w for w in page.walkthroughs.values() if any(s.step.pk == errors["step"] for s in w.steps))
     if request.htmx:
         item_id = errors.get("dd") or errors.get("ch") or errors.get("oq") or errors.get("step")
-        context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": message,
+        # The message is said once, by its error line (role="alert"): put in the live announcer too, screen
+        # readers read it twice. The announcer keeps what it last said.
+        context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": "",
                    "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
         return render(request, f"lessons/_{partial}.html", context, status=status or bad_input_status(fragment=True))
     section = item_of(view).section

@@ -322,6 +322,8 @@ def test_bad_numbers_get_a_clear_message_and_nothing_is_stored(client, lesson, b
     fragment = client.post(url, {"value": bad}, **HTMX)
     assert fragment.status_code == 422
     assert 'role="alert"' in fragment.content.decode()
+    # Said once, by the error line: the live announcer was sent the same sentence, and screen readers read it twice.
+    assert 'id="announcer"' not in fragment.content.decode()
     full = client.post(url, {"value": bad})
     assert full.status_code == 400
     assert not Answer.objects.exists()
