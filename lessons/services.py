@@ -245,8 +245,8 @@ def step_setup_html(step: Step, earlier: list[tuple[str, int | None]]) -> str:
             for title, asked in earlier
         )
         parts.append(
-            f"<p>This is step {len(earlier) + 1} of an example. Its earlier steps ask these questions; their"
-            f" answers are not shown here: work them out yourself where this step needs them.</p><ol>{titles}</ol>"
+            f"<p>This is step {len(earlier) + 1} of an example. Its earlier steps ask these questions; where this"
+            f" step needs one of their answers and does not give it, work it out yourself.</p><ol>{titles}</ol>"
         )
     parts.append(step.body_html)
     return "".join(part for part in parts if part)

@@ -93,8 +93,8 @@ def test_a_step_that_builds_on_an_earlier_one_reads_right_in_review(client, cont
     html = " ".join(client.get(reverse("review")).content.decode().split())
     assert f"Scale the pool: {step.title}" in html
     assert (
-        "<p>This is step 3 of an example. Its earlier steps ask these questions; their answers are not shown here:"
-        " work them out yourself where this step needs them.</p><ol>"
+        "<p>This is step 3 of an example. Its earlier steps ask these questions; where this step needs one of their"
+        " answers and does not give it, work it out yourself.</p><ol>"
         "<li>12 replicas average 9 waiting requests against a target of 4. How many replicas does the HPA ask for?</li>"
         "<li>Peak is 40 requests a second lasting 50 seconds each. How many are in flight?</li></ol>"
         "<p>Use the requests in flight at peak (step 2).</p>"

@@ -307,8 +307,8 @@ def test_a_walkthrough_step_in_review_shows_the_examples_setup_and_earlier_steps
     assert "64 cards; the hot template takes 80% of its family; the family is 30% of fleet traffic." in html
     assert "<li>Requests per replica</li>" in html and "SECRET WORKING" not in html
     assert (
-        "This is step 2 of an example. Its earlier steps ask these questions; their answers are not shown here: work"
-        " them out yourself where this step needs them.</p><ol><li>Requests per replica</li></ol>" in html
+        "This is step 2 of an example. Its earlier steps ask these questions; where this step needs one of their"
+        " answers and does not give it, work it out yourself.</p><ol><li>Requests per replica</li></ol>" in html
     )
 
 
