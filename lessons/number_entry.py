@@ -22,25 +22,27 @@ import pint
 
 # Counted things are plain numbers: "150 requests" is 150. Bytes get a dimension of their own
 # (pint's default registry makes them dimensionless, which would turn "393 MB" into a percentage).
+# Each counted thing, pint's name first, then how else it may be written. All are the number 1 to pint, so pint
+# alone would read "76 tokens" as 76 requests: an answer must count what the question counts (counted_things).
+COUNTED = {
+    "request": ("requests", "req"),
+    "GPU": ("GPUs", "gpu", "gpus"),
+    "card": ("cards",),
+    "copy": ("copies",),
+    "point": ("points",),
+    "token": ("tokens",),
+    "replica": ("replicas",),
+    "opening": ("openings",),
+}
 _DEFINITIONS = (
     "USD = [currency] = dollar = dollars",
-    "request = 1 = requests = req",
-    "GPU = 1 = GPUs = gpu = gpus",
-    "card = 1 = cards",
-    "copy = 1 = copies",
-    "point = 1 = points",
-    "token = 1 = tokens",
-    "replica = 1 = replicas",
-    "opening = 1 = openings",
+    *(" = ".join((name, "1", *aliases)) for name, aliases in COUNTED.items()),
     "thousand = 1e3",
     "million = 1e6",
     "billion = 1e9",
     "trillion = 1e12",
     "KB = kibibyte",  # capital K is no SI prefix: JEDEC's KB, 1,024 bytes, as write-ups use it ("320 KB" of KV)
 )
-# The counted things above, by pint's name for each: all are the number 1, so pint alone would read "76 tokens"
-# as 76 requests; an answer must count what the question counts (counted_things).
-_COUNTED = ("request", "GPU", "card", "copy", "point", "token", "replica", "opening")
 # How an item's unit is written in content, where pint spells it otherwise.
 _ASKED = {"%": "percent", "$": "USD", "×": "1", "x": "1"}
 # A number as typed: sign, optional $, digits with optional thousands separators, an exponent,
@@ -196,25 +198,34 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
     try:
         converted = float((value * given).to(target).magnitude)
     except pint.errors.DimensionalityError:
-        raise EntryError(
-            f"“{typed}” is {kind(given.dimensionality)}, but this question asks for "
-            f"{'a percentage' if unit.strip() == '%' else f'{kind(target.dimensionality)} in {unit}'}."
-        ) from None
+        asked = asked_phrase(unit) if unit.strip() == "%" else f"{kind(target.dimensionality)} in {unit}"
+        raise EntryError(f"“{typed}” is {kind(given.dimensionality)}, but this question asks for {asked}.") from None
     except pint.errors.PintError:  # a unit with an offset or on a log scale (degC, dB): none is an answer here
         raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit.strip()}.") from None
     given_things = counted_things(given)  # "3 billion" counts whatever the question counts
-    if given_things and given_things != counted_things(registry().Quantity(1, target)):
-        asked = "a percentage" if unit.strip() == "%" else f"{unit.strip()}" if unit.strip() not in ("×", "x") else ""
-        raise EntryError(
-            f"“{typed}” is in {written}, but this question asks for {asked or 'a plain number'}: "
-            f"write the number {f'in {asked}' if asked and asked != 'a percentage' else 'alone'}."
-        )
+    asked_things = counted_things(registry().Quantity(1, target))
+    # What the typed unit counts must be what the question counts, or part of it ("123 requests" for requests/GPU).
+    if not given_things.items() <= asked_things.items():
+        raise EntryError(f"“{typed}” is in {written}, but this question asks for {asked_phrase(unit)}.")
     return converted
 
 
+def asked_phrase(unit: str) -> str:
+    """Return what a question asks for, in words: "a percentage (5 or 5%)", "a plain number", "requests"."""
+    unit = unit.strip()
+    if unit == "%":
+        return "a percentage, such as 5 or 5%"
+    return "a plain number" if unit in ("", "×", "x") else unit
+
+
 def counted_things(quantity: pint.Quantity) -> dict[str, float]:
-    """Return the counted things a quantity's unit names, with their powers: "tokens/s" → {"token": 1}."""
-    return {name: power for name, power in quantity.unit_items() if name in _COUNTED}
+    """Return the counted things a quantity's unit names, with their powers: "ktokens/s" → {"token": 1}."""
+    things: dict[str, float] = {}
+    for name, power in quantity.unit_items():
+        base = registry().parse_unit_name(name)[0][1]  # "kilotoken" → "token"
+        if base in COUNTED:
+            things[base] = things.get(base, 0) + power
+    return {name: power for name, power in things.items() if power}
 
 
 # The units an author may ask for, by what the calculator's output measures (see unit_options).

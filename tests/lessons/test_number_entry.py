@@ -31,6 +31,9 @@ from lessons.number_entry import EntryError, asked_unit, read_number, unit_optio
         ("0", "requests", 0),
         ("3 gpus", "GPUs", 3),  # the same thing, however written
         ("1.2 thousand requests", "requests", 1200),
+        ("2 ktokens", "tokens", 2000),
+        ("123 requests", "requests/GPU", 123),  # part of what the question counts: per GPU is understood
+        ("320 KB", "KiB/token", 320),
         ("1.5 ×", "×", 1.5),
         ("7", "a unit pint does not know", 7),
     ],
@@ -43,7 +46,7 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
     ("typed", "unit", "message"),
     [
         ("393 ms", "MB", "“393 ms” is a time, but this question asks for a size in MB."),
-        ("12 MB", "%", "“12 MB” is a size, but this question asks for a percentage."),
+        ("12 MB", "%", "“12 MB” is a size, but this question asks for a percentage, such as 5 or 5%."),
         ("$5", "MB", "is an amount of money, but this question asks for a size in MB"),
         ("5 EUR", "$", "“EUR” is not a unit this lab knows"),
         # A lowercase b read as a barn (an area): "a quantity of another kind" told a learner nothing.
@@ -56,11 +59,18 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
         ("5 degC", "MB", "“degC” is not a unit this lab knows. Write the number in MB."),
         ("5 dB", "requests", "“dB” is not a unit this lab knows"),
         # Counted things are all the number 1 to pint: another thing counted was read as the asked one.
-        ("76 tokens", "requests", "“76 tokens” is in tokens, but this question asks for requests: write the number in"),
-        ("9,000 tokens/min", "requests/s", "asks for requests/s: write the number in requests/s."),
-        ("50 requests", "%", "“50 requests” is in requests, but this question asks for a percentage: write the number"),
-        ("2 tokens", "×", "but this question asks for a plain number: write the number alone."),
-        ("5 replicas", "GPUs", "“5 replicas” is in replicas, but this question asks for GPUs"),
+        ("76 tokens", "requests", "“76 tokens” is in tokens, but this question asks for requests."),
+        ("76 ktokens", "requests", "“76 ktokens” is in ktokens, but this question asks for requests."),  # kilotokens
+        ("3 Gtokens/s", "requests/s", "is in Gtokens/s, but this question asks for requests/s."),
+        (
+            "9,000 tokens/min",
+            "requests/s",
+            "“9,000 tokens/min” is in tokens/min, but this question asks for requests/s.",
+        ),
+        ("50 requests", "%", "“50 requests” is in requests, but this question asks for a percentage, such as 5 or 5%."),
+        ("2 tokens", "×", "“2 tokens” is in tokens, but this question asks for a plain number."),
+        ("5 replicas", "GPUs", "“5 replicas” is in replicas, but this question asks for GPUs."),
+        ("123 GPUs", "requests/GPU", "“123 GPUs” is in GPUs, but this question asks for requests/GPU."),
         ("5 octave", "ms", "“octave” is not a unit this lab knows"),
         ("1,5", "MB", "Use a dot for decimals"),
         ("abc", "MB", "Enter a number such as"),

@@ -362,7 +362,7 @@ def test_a_count_of_another_thing_is_refused_not_relabelled(client, lesson):
         refused = client.post(url, {"value": typed}, **HTMX)
         assert refused.status_code == 422
         written = typed.split(" ", 1)[1]
-        message = f"“{typed}” is in {written}, but this question asks for requests: write the number in requests."
+        message = f"“{typed}” is in {written}, but this question asks for requests."
         assert message in refused.content.decode()
     assert not Answer.objects.exists()
     client.post(url, {"value": "1.2 thousand requests"}, **HTMX)  # the same thing, counted in thousands
