@@ -849,6 +849,7 @@ class PhaseTime:
     answered: int
     total: int
     quality: float = 1.0  # the phase's own dimension score (the mean of its items)
+    reached: bool = True  # False after the phase under way at Finish: none of its questions was shown
 
     @property
     def completed(self) -> bool:
@@ -877,8 +878,7 @@ class PhaseTime:
     @property
     def verdict(self) -> str:
         if not self.completed:
-            # After the phase under way at Finish: none of its questions was shown, and no time went on it.
-            return "Not completed: counts 0" if self.spent > 0 or self.answered else "Not reached: counts 0"
+            return "Not completed: counts 0" if self.reached else "Not reached: counts 0"
         if self.rushed:
             return f"Rushed, and the answers show it: counts {round(100 * self.score)}%"
         return "Within budget" if self.score >= 1 else f"Over budget: counts {round(100 * self.score)}%"
@@ -951,16 +951,23 @@ def scorecard(interview: Interview, items: list[InterviewItem]) -> Scorecard:
         counts[dimension] = (sum(1 for i in rows or [] if i.answered_at is None), len(rows or []))
     times = []
     mark = interview.started_at
+    under_way = None  # the first phase with a question left at Finish: the phases after it were not reached
     for phase in interview.phases:
         rows = by_phase.get(phase["key"], [])
         answered = [i.answered_at for i in rows if i.answered_at is not None]
-        # A phase with a question left was still under way at Finish (or the deadline): its time runs to then,
-        # and the phases after it were never reached (no time). A completed one ends at its last answer.
-        end = max(answered) if rows and len(answered) == len(rows) else (interview.finished_at or interview.deadline)
+        if len(answered) == len(rows):  # completed (or empty): it ended at its last answer
+            end = max(answered, default=mark)
+        else:  # under way at Finish, or at the deadline when Finish came later
+            stop = min(interview.finished_at or interview.deadline, interview.deadline)
+            end = max([stop, *answered])
+        reached = under_way is None
+        if reached and len(answered) < len(rows):
+            under_way = phase["key"]
+        spent = max((end - mark).total_seconds(), 0) if reached else 0.0
         on_time = sum(1 for i in rows if i.answered_at is not None and not i.late)
         quality = scores.get(PHASE_DIMENSION.get(phase["key"], ""))
-        times.append(PhaseTime(phase["key"], phase["label"], phase["seconds"], max((end - mark).total_seconds(), 0),
-                               on_time, len(rows), 1.0 if quality is None else quality))  # fmt: skip
+        times.append(PhaseTime(phase["key"], phase["label"], phase["seconds"], spent, on_time, len(rows),
+                               1.0 if quality is None else quality, reached))  # fmt: skip
         mark = max(mark, end)
     scores["time_management"] = sum(t.score for t in times) / len(times) if times else None
     return Scorecard([Dimension(key, label, scores[key], *counts.get(key, (0, 0))) for key, label in DIMENSIONS], times)

@@ -784,6 +784,32 @@ def test_unanswered_questions_count_against_time_management(api, scenario, stopp
     assert taken == [str(5 * requirements), "12"] + ["0"] * (phases - 2)
 
 
+@pytest.mark.parametrize("finish_after", [0, 2 * 24 * 3600])
+def test_the_phase_under_way_is_reached_and_its_time_stops_at_the_deadline(api, scenario, stopped_clock, finish_after):
+    """Finished at the instant of the last answer, the next phase (its first question on screen) is under way, not
+    "Not reached" (that was read off a zero time); finished two days late, its time stops at the deadline (it said
+    "Taken 172,8xx s")."""
+    data = start(api)
+    interview = Interview.objects.get(pk=data["id"])
+    rows = list(InterviewItem.objects.filter(interview_id=data["id"]).order_by("position"))
+    requirements = [r for r in rows if r.phase == "requirements"]
+    for row in requirements:
+        stopped_clock.shift(5)
+        api.post(f"/api/v1/interviews/{data['id']}/answer/", right_answer(row), format="json")
+    stopped_clock.shift(finish_after)
+    api.post(f"/api/v1/interviews/{data['id']}/finish/")
+    page = Client()
+    page.cookies = api.cookies
+    html = page.get(reverse("interview", args=[data["id"]])).content.decode()
+    verdicts = re.findall(r'<td data-label="Time management">([^<]+)</td>', html)
+    phases = len(data["phases"])
+    assert verdicts == ["Within budget", "Not completed: counts 0"] + ["Not reached: counts 0"] * (phases - 2)
+    taken = re.findall(r'<td class="num" data-label="Taken">([\d,]+) s</td>', html)
+    last_answer = interview.started_at + timedelta(seconds=5 * len(requirements))
+    until_deadline = round((interview.deadline - last_answer).total_seconds())
+    assert taken[1] == str(min(finish_after, until_deadline)) and taken[2:] == ["0"] * (phases - 2)
+
+
 def test_the_phase_budgets_read_in_whole_minutes(client, db):
     html = client.get(reverse("interviews")).content.decode()
     assert '<td class="num" data-label="Minutes">5</td>' in html and ".0</td>" not in html
