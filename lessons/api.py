@@ -536,6 +536,14 @@ class HintView(PracticeView):
         return Response(hints_data(hints, item.hints))
 
 
+def waiting_for_follow_up(request: Request, deep_dive: DeepDive) -> set[int]:
+    """Return the deep dives of ``deep_dive``'s tree whose reveal waits for a follow-up, as its page says
+    (LessonData.waiting_for_follow_up, on the lesson's content and the learner's state)."""
+    lesson = next(lesson for lesson in visible_lessons(request.user) if lesson.pk == deep_dive.section.lesson_id)
+    data = load_lesson_data(django_request(request), lesson, only="deep_dive", deep_dive=deep_dive.pk)
+    return data.waiting_for_follow_up()
+
+
 class RevealView(PracticeView):
     def post(self, request: Request, pk: int) -> Response:
         item = get_object_or_404(visible_items(request, self.kind), pk=pk)
@@ -544,7 +552,7 @@ class RevealView(PracticeView):
         if state.first is None:
             message = services.ANSWER_BEFORE_REVEAL
             return Response({"detail": message, "errors": {"answer": [message]}}, status=409)
-        if self.kind == "deep_dive" and services.follow_up_waiting(learner, item):
+        if self.kind == "deep_dive" and pk in waiting_for_follow_up(request, item):
             message = services.FOLLOW_UP_FIRST
             return Response({"detail": message, "errors": {"follow_up": [message]}}, status=409)
         services.reveal(learner, {f"{self.kind}_id": pk})

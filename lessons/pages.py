@@ -30,6 +30,7 @@ from lessons.models import (
     Lesson,
     LessonProgress,
     OpenQuestion,
+    Outcome,
     ReviewCard,
     Section,
     Step,
@@ -103,6 +104,11 @@ class ItemState:
         return sorted({a.pk: a for a in found}.values(), key=lambda a: a.pk)
 
     @property
+    def chose_best(self) -> bool:
+        """Whether the first or the latest answer was right (a deep dive: its best approach was chosen)."""
+        return any(answer.outcome == Outcome.CORRECT for answer in (self.first, self.latest) if answer)
+
+    @property
     def retries(self) -> int:
         return max(self.count - 1, 0)
 
@@ -170,7 +176,7 @@ class DeepDiveView(StateView):
     kind: str = "deep_dive"
     hints: Hints | None = None
     identity: str | None = None  # whose order the choices are shuffled in (services.choice_order)
-    follow_up_waiting: bool = False  # a follow-up its answer opened is unanswered (LessonData.follow_up_waiting)
+    follow_up_waiting: bool = False  # a follow-up its answer opened is unanswered (LessonData.waiting_for_follow_up)
     # The page's URL makers (deep_dive_url, reveal_url): a link is made when the template reads it,
     # so a page of one part of a long layer makes the links of the deep dives it shows only.
     makers: tuple[Callable[..., str], Callable[..., str]] | None = None
@@ -563,16 +569,18 @@ class LessonData:
     def state(self, kind: str, pk: int) -> ItemState:
         return self.states.get((kind, pk)) or ItemState()
 
-    def follow_up_waiting(self, pk: int) -> bool:
-        """Whether an answer to deep dive ``pk`` opened a follow-up not answered yet: until it is, the deep dive's
-        other approaches stay hidden (they would give the follow-up's answer away). No query: read off the states
-        (services.follow_up_waiting asks the database the same for the API)."""
+    def waiting_for_follow_up(self) -> set[int]:
+        """Return the deep dives whose other approaches wait for a follow-up: an answer opened it, it is unanswered,
+        and the learner has not chosen the best approach here (shown, it would often give the follow-up's answer
+        away). Read off the states: no query. The page and both reveal endpoints (the page's, the API's) ask this."""
+        waiting = set()
         for choice in self.choices:
-            if choice.deep_dive_id == pk and choice.follow_up_id:
+            parent = choice.deep_dive_id
+            if choice.follow_up_id and parent not in waiting:
                 follow_up = self.state("deep_dive", choice.follow_up_id)
-                if follow_up.reached and not follow_up.first:
-                    return True
-        return False
+                if follow_up.reached and not follow_up.first and not self.state("deep_dive", parent).chose_best:
+                    waiting.add(parent)
+        return waiting
 
     def shown_under(self, deep_dive: DeepDive) -> DeepDive:
         """Return the top-level deep dive ``deep_dive`` is drawn under (lessons.links.drawn_under): its page is
@@ -805,12 +813,13 @@ def build_lesson_page(
     step_url = url_maker("walkthrough-step", lesson.slug, variables=2)  # (walkthrough key, step order)
     deep_dives: dict[int, DeepDiveView] = {}
     targets: dict[int, DeepDive] = {}
+    waiting = data.waiting_for_follow_up()
     for choice in choices:
         dd = choice.deep_dive
         if dd.pk not in deep_dives:
             state = by_item["deep_dive", dd.pk]
             view = DeepDiveView(dd, [], state, False, True, identity=identity, makers=(deep_dive_url, reveal_url),
-                                follow_up_waiting=data.follow_up_waiting(dd.pk))  # fmt: skip
+                                follow_up_waiting=dd.pk in waiting)  # fmt: skip
             if dd.hints_html:
                 view.hints = Hints.of(dd.hints_html, state, dd.points, hint_url("deep_dive", dd.pk))
             deep_dives[dd.pk] = view

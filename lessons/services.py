@@ -182,20 +182,6 @@ def follow_up_reached(learner: Learner | None, deep_dive: DeepDive) -> bool:
     return not (found := list(leading[:1])) or found[0]
 
 
-def follow_up_waiting(learner: Learner | None, deep_dive: DeepDive) -> bool:
-    """Return whether an answer to ``deep_dive`` opened a follow-up ``learner`` has not answered (one query): its
-    other approaches stay hidden until then. A page reads the same from its states (LessonData.follow_up_waiting)."""
-    if learner is None:
-        return False
-    follow_ups = Choice.objects.filter(deep_dive=deep_dive, follow_up__isnull=False).values("follow_up")
-    answered = Answer.objects.filter(learner=learner, deep_dive=OuterRef("deep_dive"))
-    return (
-        ItemPractice.objects.filter(learner=learner, reached=True, deep_dive__in=follow_ups)
-        .filter(~Exists(answered))
-        .exists()
-    )
-
-
 @dataclass(frozen=True)
 class Expected:
     value: float

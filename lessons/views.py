@@ -449,7 +449,7 @@ def reveal(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponse:
     if not data.state(kind, pk).first:
         message = services.ANSWER_BEFORE_REVEAL
         return answer_error(request, lesson, message, practice_errors(kind, item), status=409)
-    if kind == "deep_dive" and data.follow_up_waiting(pk):
+    if kind == "deep_dive" and pk in data.waiting_for_follow_up():
         return answer_error(request, lesson, services.FOLLOW_UP_FIRST, practice_errors(kind, item), status=409)
     services.reveal(services.current_learner(request, create=True), {f"{kind}_id": pk})
     data = reload(request, lesson, kind, pk)
@@ -525,6 +525,9 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
     Bad input is a 422 fragment (htmx swaps it) or a 400 page, unless ``status`` says otherwise.
     """
     errors = {**errors, "message": message, "typed": request.POST.get("value", "")[:200]}  # a number, kept as typed
+    if "step" in errors and positions is None:  # the walkthrough shows the step the message is about
+        step = next((s for s in lesson_content(lesson).steps if s.pk == errors["step"]), None)
+        positions = {step.walkthrough.key: step.order} if step else None
     page = build_lesson_page(request, lesson, positions)
     if "dd" in errors:
         partial, view = "deep_dive", page.deep_dives[errors["dd"]]

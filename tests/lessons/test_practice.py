@@ -397,3 +397,30 @@ def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, le
     parent = html.split('id="dd-fix-it" aria-labelledby')[0]
     assert "Compare the other approaches" in parent and "Holds up." in parent  # the parent's, earned by its retry
     assert api.post(f"/api/v1/deep-dives/{dd.pk}/reveal/").status_code == 200
+
+
+def test_a_best_answer_that_opens_a_follow_up_shows_every_approach_at_once(client, lesson):
+    """The wait is for a learner who has not seen the best approach: most follow-ups open from the best choice, and
+    a best answer showed "Try again" and no approaches while its follow-up waited (review's finding)."""
+    dd = deep_dive()
+    follow_up = make_deep_dive(dd.section, key="go-deeper", order=2)
+    best = dd.choices.get(verdict="best")
+    best.follow_up = follow_up
+    best.save()
+    pick(client, "best")
+    html = page(client, lesson)
+    parent = html.split('id="dd-go-deeper" aria-labelledby')[0]
+    assert "How? (go-deeper)" in html and "Compare the other approaches" in parent and "Meh." in parent
+    assert "once you have answered the follow-up" not in html
+    assert client.post(reverse("reveal", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX).status_code == 200
+
+
+def test_a_refused_reveal_on_a_later_step_is_said_on_that_step(client, lesson):
+    """A reveal asked for before answering step 2 came back as the walkthrough at step 1, without the message (the
+    step's error line is drawn on its own step), and since the announcer no longer repeats errors, nothing was said."""
+    step = Step.objects.get(title="Preamble size")
+    response = client.post(reverse("reveal", args=[lesson.slug, "step", step.pk]), **HTMX)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "Answer first: your own answer comes before the reveal." in html
+    assert "Step 2 of" in html and 'role="alert"' in html
