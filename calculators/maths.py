@@ -84,6 +84,7 @@ __all__ = [
     "shed",
     "simulate_token_bucket",
     "spec_decode",
+    "spec_decode_accepted_share",
     "spec_decode_at_batch",
     "spec_decode_compute_bound",
     "spec_decode_on_roofline",
@@ -894,6 +895,24 @@ def spec_decode(acceptance: float, draft_tokens: int, draft_cost: float) -> Spec
     return SpecDecodeResult(float(expected), float(expected / (draft_tokens * draft_cost + 1.0)))
 
 
+def spec_decode_accepted_share(acceptance: float, draft_tokens: int) -> float:
+    """Return the share of drafted tokens the target accepts: (E - 1) / g, the rate engines log.
+
+    vLLM logs its acceptance rate as accepted / drafted tokens. With each drafted
+    token accepted with probability a independently of the others, a round of one
+    chain stops at the first rejection and keeps E - 1 of its g drafts on
+    average, so the logged share is (E - 1) / g: below a for g > 1, because the
+    drafts after a rejection are paid for and never counted as accepted.
+    a = 0.8, g = 4: 2.3616 / 4 = 0.5904. With no drafts (g = 0) nothing is
+    accepted and the share is 0.
+    """
+    _require(0.0 <= acceptance <= 1.0, "The acceptance rate is a fraction in [0, 1].", "acceptance")
+    _require(draft_tokens >= 0, "The draft length cannot be negative.", "draft_tokens")
+    if draft_tokens == 0:
+        return 0.0
+    return float((_expected_tokens(acceptance, draft_tokens) - 1.0) / draft_tokens)
+
+
 def spec_decode_speedups(acceptance: float, draft_cost: float, max_draft: int) -> np.ndarray:
     """Return the Theorem 3.8 speedup for draft lengths 0..max_draft (index = length)."""
     _require(0.0 <= acceptance <= 1.0, "The acceptance rate is a fraction in [0, 1].", "acceptance")
@@ -932,6 +951,7 @@ def spec_decode_compute_bound(acceptance: float, draft_tokens: int, draft_cost: 
 
 class SpecDecodeRooflineResult(NamedTuple):
     expected_tokens: float
+    accepted_share: float
     verify_steps: float
     speedup: float
 
@@ -967,7 +987,10 @@ def spec_decode_on_roofline(
     verify_ms = max(plain.weights_ms + plain.kv_ms, (draft_tokens + 1) * plain.compute_ms)
     verify_steps = verify_ms / plain.step_ms
     return SpecDecodeRooflineResult(
-        float(expected), float(verify_steps), float(expected / (draft_tokens * draft_cost + verify_steps))
+        float(expected),
+        spec_decode_accepted_share(acceptance, draft_tokens),
+        float(verify_steps),
+        float(expected / (draft_tokens * draft_cost + verify_steps)),
     )
 
 

@@ -97,6 +97,11 @@ def derive(i: Mapping[str, Any], o: Mapping[str, Any]) -> list[DerivationStep]:
     return [
         step("Expected tokens per target pass (Leviathan et al., eq. 1)", expected, o["expected_tokens"], "tokens"),
         step(
+            "Share of drafted tokens accepted, as vLLM logs it (not α)",
+            f"({number(o['expected_tokens'], 4)} − 1) ÷ {gamma}",
+            o["accepted_share"],
+        ),
+        step(
             f"Verification pass at batch {number(i['batch'])}, in plain target steps",
             f"max({number(plain.weights_ms + plain.kv_ms, 4)} ms of reads, ({gamma} + 1) × "
             f"{number(plain.compute_ms, 4)} ms of arithmetic) ÷ {number(plain.step_ms, 4)} ms",
@@ -338,6 +343,11 @@ CALCULATOR = Calculator(
     ),
     outputs=(
         Output(name="expected_tokens", unit="tokens", label="Expected tokens per target pass"),
+        Output(
+            name="accepted_share",
+            unit="fraction",
+            label="Share of drafted tokens accepted (the acceptance rate vLLM logs)",
+        ),
         Output(name="verify_steps", unit="target steps", label="Verification pass, in plain target steps"),
         Output(name="speedup", unit="×", label="Speedup"),
     ),

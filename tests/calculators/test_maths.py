@@ -466,6 +466,13 @@ def test_spec_decode_near_full_acceptance_keeps_precision():
     assert maths.spec_decode(1 - 1e-12, 4, 0).expected_tokens == pytest.approx(5, rel=1e-9)
 
 
+def test_logged_acceptance_is_accepted_over_drafted_not_alpha():
+    # vLLM logs accepted / drafted tokens: E - 1 of g drafts per round, 2.3616 / 4 at a = 0.8, g = 4.
+    assert maths.spec_decode_accepted_share(0.8, 4) == pytest.approx(2.3616 / 4, rel=1e-9)
+    assert maths.spec_decode_accepted_share(0.8, 1) == pytest.approx(0.8)
+    assert maths.spec_decode_accepted_share(1.0, 4) == 1.0 and maths.spec_decode_accepted_share(0.0, 4) == 0.0
+
+
 def test_compute_bound_speedup_counts_the_draft_steps_once():
     # Review fix: a round is g + 1 verified tokens (g + 1 plain steps) plus g draft steps at c each:
     # 3.3616 / (5 + 0.2) = 0.6465, not F11's 3.3616 / (5 x 1.2) = 0.56, which priced the drafts g + 1 times.

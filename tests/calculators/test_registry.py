@@ -130,7 +130,7 @@ CONTRACT = {
             ("mean_context", 2048),
             ("compute_efficiency", 1.0),
         ],
-        ["expected_tokens", "verify_steps", "speedup"],
+        ["expected_tokens", "accepted_share", "verify_steps", "speedup"],
     ),
     "decode-step": (
         [
