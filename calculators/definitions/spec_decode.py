@@ -186,6 +186,11 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
 def notes() -> tuple[str, ...]:
     """Return the notes, a Markdown paragraph each, every figure computed from the maths."""
     compute_bound = maths.spec_decode_compute_bound(ACCEPTANCE, DRAFT_TOKENS, DRAFT_COST)
+    theorem = maths.spec_decode(ACCEPTANCE, DRAFT_TOKENS, DRAFT_COST)
+    # The course notes' slip: E / ((g + 1)(1 + g c)), the theorem's speedup divided by g + 1 once more.
+    source_bound = theorem.speedup / (DRAFT_TOKENS + 1)
+    round_steps = DRAFT_TOKENS + 1 + DRAFT_TOKENS * DRAFT_COST
+    source_round_steps = (DRAFT_TOKENS + 1) * (1 + DRAFT_TOKENS * DRAFT_COST)
     low, high = VLLM_LOW_LOAD, VLLM_HIGH_LOAD_SLOWDOWN
     tiny = maths.spec_decode(ACCEPTANCE, DRAFT_TOKENS, C_TINY).speedup
     big = maths.spec_decode(ACCEPTANCE, DRAFT_TOKENS, C_8B).speedup
@@ -229,6 +234,15 @@ def notes() -> tuple[str, ...]:
         + f" at low load on Llama-3-70B with {VLLM_GPUS} × H100, but {number(high[0])}× and {number(high[1])}× "
         "slowdowns at high load. When verification is wholly compute-bound a round costs γ + 1 + γc plain "
         f"steps, so the speedup falls to E ÷ (γ + 1 + γc) = {number(compute_bound, 2)}× at the defaults.",
+        "**Where the course notes' figure slips.** The course notes' compute-bound bound is "
+        f"E ÷ ((γ + 1)(1 + γc)) = {number(theorem.expected_tokens, 5)} ÷ {number(source_round_steps)} = "
+        f"{number(source_bound, 2)}× at α = {number(ACCEPTANCE)}, γ = {DRAFT_TOKENS}, c = {number(DRAFT_COST)}. "
+        "That multiplies the draft steps by γ + 1 as well as the check: only verification handles γ + 1 "
+        "tokens per sequence, while each of the γ draft steps still handles one and costs c of a plain step. "
+        f"A round costs γ + 1 + γc = {number(round_steps)} plain steps, not {number(source_round_steps)}, so "
+        f"the bound is **{number(compute_bound, 3)}×**, the limit this calculator reaches at very large batch "
+        "when the contexts are short enough for the arithmetic to outweigh the KV reads. Both say the same "
+        "thing: wholly compute-bound, speculation is a slowdown.",
         "**Crossing the ridge is not yet a slowdown.** On the decode-step roofline (70B, TP "
         f"{decode_step.TP}, H100) the {verified}-token check at batch {LARGE_BATCH} computes for "
         f"{number(verify_ms, 3)} ms against a plain step of {number(plain.step_ms, 3)} ms: it costs more than "

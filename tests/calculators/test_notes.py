@@ -103,6 +103,17 @@ def test_notes_quote_the_maths_figures():
     assert f"{kv.copy_bytes:,} B" in notes and f"{kv.copies_per_cache} whole copies" in notes
 
 
+def test_spec_decode_notes_correct_the_course_notes_compute_bound():
+    # F11's bound E / ((g + 1)(1 + g c)) = 3.3616 / 6 = 0.56x at a = 0.8, g = 4, c = 0.05 prices the
+    # draft steps g + 1 times; a round is g + 1 + g c = 5.2 plain steps, so 3.3616 / 5.2 = 0.646x.
+    expected = maths.spec_decode(0.8, 4, 0.05).expected_tokens
+    (slip,) = [note for note in CALCULATORS["spec-decode"].notes if "course notes' figure slips" in note]
+    assert f"{expected:.4f} ÷ 6 = {expected / 6:.2f}×" in slip
+    assert "γ + 1 + γc = 5.2 plain steps, not 6" in slip
+    assert maths.spec_decode_compute_bound(0.8, 4, 0.05) == pytest.approx(expected / 5.2)
+    assert f"**{expected / 5.2:.3f}×**" in slip
+
+
 def test_shed_notes_have_no_figures():
     assert not any(re.search(r"\d{2}", note.replace("429", "")) for note in CALCULATORS["shed"].notes)
 

@@ -591,8 +591,11 @@ def test_fleet_notes_show_the_sensitivity_not_one_headline(client):
 def test_spec_decode_notes_price_verification_on_the_roofline_not_as_g_plus_1_steps():
     # Review fix: E / (g + 1 + g c) = 0.65x in the compute-bound limit (not 0.56x), and at batch 128
     # with 2,048-token contexts the roofline still gives 2.18x: crossing the ridge is not yet a slowdown.
-    notes = " ".join(get_calculator("spec-decode").notes)
-    assert "E ÷ (γ + 1 + γc) = 0.65×" in notes and "(γ + 1)(1 + γc)" not in notes
+    # The course notes' (g + 1)(1 + g c) is named only in the paragraph that says where it slips.
+    notes = get_calculator("spec-decode").notes
+    teaching = " ".join(note for note in notes if "course notes' figure slips" not in note)
+    assert "E ÷ (γ + 1 + γc) = 0.65×" in teaching and "(γ + 1)(1 + γc)" not in teaching
+    notes = " ".join(notes)
     assert "2.18× at batch 128" in notes and "context length" in notes
 
 
