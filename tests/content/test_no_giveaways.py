@@ -130,6 +130,8 @@ VERDICTS_LEFT_TO_THE_QUESTION = [
     ("tensor-parallelism", "serve-405b", ["TP8 inside each node", "FP8 weights on one node"]),
     # One node for 405B: the answer is FP8, and serve-405b's feedback once announced "whether you need two nodes".
     ("tensor-parallelism", "fp8-405b", ["FP8", "two nodes at all"]),
+    # Shortening the 128-sequence step: the section body once named the answer ("the lever is an FP8 KV cache").
+    ("shrinking-the-bytes", "next-lever", ["the lever is an FP8"]),
     ("load-balancing", "work-the-example", ["24.09 points"]),
     # Routing: the 40 -> 50 resize and its cold prefills, what losing a replica moves, the 1/N caveat a weak
     # choice rests on, and "very small values risk churn" (the weak choice of pick-epsilon).
