@@ -199,7 +199,10 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
         converted = float((value * given).to(target).magnitude)
     except pint.errors.DimensionalityError:
         asked = asked_phrase(unit) if unit.strip() == "%" else f"{kind(target.dimensionality)} in {unit}"
-        raise EntryError(f"“{typed}” is {kind(given.dimensionality)}, but this question asks for {asked}.") from None
+        what = (
+            f"in {written}" if counted_things(given) else kind(given.dimensionality)
+        )  # "in tokens", not "a plain number"
+        raise EntryError(f"“{typed}” is {what}, but this question asks for {asked}.") from None
     except pint.errors.PintError:  # a unit with an offset or on a log scale (degC, dB): none is an answer here
         raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit.strip()}.") from None
     given_things = counted_things(given)  # "3 billion" counts whatever the question counts

@@ -69,6 +69,7 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
         ),
         ("50 requests", "%", "“50 requests” is in requests, but this question asks for a percentage, such as 5 or 5%."),
         ("2 tokens", "×", "“2 tokens” is in tokens, but this question asks for a plain number."),
+        ("123 tokens", "$", "“123 tokens” is in tokens, but this question asks for an amount of money in $."),
         ("5 replicas", "GPUs", "“5 replicas” is in replicas, but this question asks for GPUs."),
         ("123 GPUs", "requests/GPU", "“123 GPUs” is in GPUs, but this question asks for requests/GPU."),
         ("5 octave", "ms", "“octave” is not a unit this lab knows"),
