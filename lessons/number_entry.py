@@ -34,6 +34,8 @@ COUNTED = {
     "replica": ("replicas",),
     "opening": ("openings",),
 }
+# Shares of a whole, which pint also takes for plain numbers: never an answer to a question counting things.
+SHARES = ("percent", "permille", "ppm")
 _DEFINITIONS = (
     "USD = [currency] = dollar = dollars",
     *(" = ".join((name, "1", *aliases)) for name, aliases in COUNTED.items()),
@@ -120,9 +122,11 @@ def parse_unit(text: str) -> pint.Quantity | None:
     return quantity if isinstance(quantity, pint.Quantity) else registry().Quantity(quantity)
 
 
-def kind(dimensionality) -> str:
-    """Return what a dimension is in words: "a size", "a time", ..."""
-    key = str(dimensionality).replace(" ", "").replace("dimensionless", "")
+def kind(quantity: pint.Quantity) -> str:
+    """Return what a quantity measures, in words: "a size", "a time", "a share" (50%), "a plain number", ..."""
+    if any(name in SHARES for name, _ in quantity.unit_items()):
+        return "a share"
+    key = str(quantity.dimensionality).replace(" ", "").replace("dimensionless", "")
     return _KINDS.get(key, "a quantity of another kind")
 
 
@@ -183,8 +187,9 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
             if unit.strip()
             else "Write the number alone: the answer is a plain number."
         )
+    target_kind = kind(registry().Quantity(1, target))
     lowercase_b = _LOWERCASE_B.fullmatch(written)
-    if lowercase_b and kind(target.dimensionality) in ("a size", "a bandwidth"):  # pint reads "kb" as kilobarns
+    if lowercase_b and target_kind in ("a size", "a bandwidth"):  # pint reads "kb" as kilobarns
         bytes_unit = f"{byte_prefix(lowercase_b['prefix'])}B{lowercase_b['per'] or ''}"
         raise EntryError(f"“{typed}”: a lowercase b is not a byte. Write B for bytes, as in {bytes_unit}.")
     if written == "1":
@@ -198,10 +203,8 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
     try:
         converted = float((value * given).to(target).magnitude)
     except pint.errors.DimensionalityError:
-        asked = asked_phrase(unit) if unit.strip() == "%" else f"{kind(target.dimensionality)} in {unit}"
-        what = (
-            f"in {written}" if counted_things(given) else kind(given.dimensionality)
-        )  # "in tokens", not "a plain number"
+        asked = asked_phrase(unit) if unit.strip() == "%" else f"{target_kind} in {unit}"
+        what = f"in {written}" if counted_things(given) else kind(given)  # "in tokens", not "a plain number"
         raise EntryError(f"“{typed}” is {what}, but this question asks for {asked}.") from None
     except pint.errors.PintError:  # a unit with an offset or on a log scale (degC, dB): none is an answer here
         raise EntryError(f"“{written}” is not a unit this lab knows. Write the number in {unit.strip()}.") from None
@@ -210,6 +213,8 @@ def convert(value: float, written: str, unit: str, typed: str) -> float:
     # What the typed unit counts must be what the question counts, or part of it ("123 requests" for requests/GPU).
     if not given_things.items() <= asked_things.items():
         raise EntryError(f"“{typed}” is in {written}, but this question asks for {asked_phrase(unit)}.")
+    if asked_things and kind(given) == "a share":  # "50%" for a question counting requests was 0.5 requests
+        raise EntryError(f"“{typed}” is a share, but this question asks for {asked_phrase(unit)}.")
     return converted
 
 

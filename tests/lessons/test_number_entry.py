@@ -67,6 +67,11 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
             "requests/s",
             "“9,000 tokens/min” is in tokens/min, but this question asks for requests/s.",
         ),
+        # A share is a plain number to pint as well: "50%" for a count was read as 0.5 requests.
+        ("50%", "requests", "“50%” is a share, but this question asks for requests."),
+        ("5 percent", "GPUs", "“5 percent” is a share, but this question asks for GPUs."),
+        ("3 ppm", "requests", "“3 ppm” is a share, but this question asks for requests."),
+        ("5%", "MB", "“5%” is a share, but this question asks for a size in MB."),
         ("50 requests", "%", "“50 requests” is in requests, but this question asks for a percentage, such as 5 or 5%."),
         ("2 tokens", "×", "“2 tokens” is in tokens, but this question asks for a plain number."),
         ("123 tokens", "$", "“123 tokens” is in tokens, but this question asks for an amount of money in $."),
