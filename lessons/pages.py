@@ -240,7 +240,29 @@ class WalkthroughView:
 
     @property
     def next_url(self) -> str | None:
-        return self.step_url(self.next_order) if self.next_order is not None else None
+        """Step on, once this step is answered if it asks for a number (see ``reachable``)."""
+        if self.next_order is None or self.current >= self.reachable:
+            return None
+        return self.step_url(self.next_order)
+
+    @cached_property
+    def reachable(self) -> int:
+        """The last step the learner may open: the first step that asks for a number and is not answered yet.
+
+        A later step's body starts from the earlier steps' answers (so one slip does not carry through), so it
+        opens once they are answered, right or not.
+        """
+        return next((sv.number for sv in self.steps if sv.step.calculator and not sv.answered), self.total)
+
+    def open_at(self, number: int) -> None:
+        """Show step ``number`` (a position) if it is reachable, else the step that must be answered before it
+        (a step's own page; an action on a step shows that step)."""
+        self.current = min(number, self.reachable)
+        if number > self.current:
+            self.notice = (
+                f"Step {number} opens once you have answered step {self.current}: the steps after it start from its "
+                "answer."
+            )
 
     @property
     def first_url(self) -> str:

@@ -128,6 +128,7 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     layer, section_key = (section.layer, section.key) if section else (None, None)
     page = build_lesson_page(request, lesson, {key: number}, data=data, layer=layer, section=section_key)
     view = page.walkthroughs[walkthrough.pk]
+    view.open_at(view.current)
     missing = request.GET.get("missing", "")  # sent here from a step it lacks (missing_step): said in the walkthrough
     if missing.isascii() and missing.isdigit() and len(missing) < 6 and int(missing) not in orders:
         view.notice = f"{missing_step_message(walkthrough, orders, int(missing))} Here is its first step."

@@ -289,6 +289,9 @@ def test_a_hinted_answer_that_earned_points_says_what_the_hint_cost(client, less
 def test_the_unit_line_offers_conversion_only_for_a_physical_unit(client, lesson):
     html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1])).content.decode()
     assert '<span class="unit" id="wt-size-value-unit">in requests</span>' in html
+    client.post(
+        reverse("answer-step", args=[lesson.slug, Step.objects.get(title="Requests per replica").pk]), {"value": "1"}
+    )
     html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2])).content.decode()
     assert '<span class="unit" id="wt-size-value-unit">in MB (other units are converted)</span>' in html
     assert "a number with another unit" not in html

@@ -193,6 +193,46 @@ def test_walkthrough_step_navigation_full_page_and_fragment(client, lesson):
     assert "Step 2 of 2: Router" in fragment  # announced
 
 
+def answer_first_step(client, lesson, value="1"):
+    """Answer step 1 of the sample's envelope walkthrough (“Size it”), which opens its step 2."""
+    step = Step.objects.get(walkthrough__key="size", title="Requests per replica")
+    return client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": value}, **HTMX)
+
+
+def test_a_step_that_asks_for_a_number_opens_the_next_step_once_answered(client, lesson):
+    """Step 2's body gives step 1's answer (so a slip does not carry through): Next before answering step 1 read it
+    off. Step 1 offers no Next until it is answered, right or wrong; then Next leads on."""
+    first = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]), **HTMX).content.decode()
+    second_url = reverse("walkthrough-step", args=[lesson.slug, "size", 2])
+    assert second_url not in first
+    assert "Step 2 opens once you have answered this one, right or wrong." in first
+    answered = answer_first_step(client, lesson, value="1").content.decode()  # wrong
+    assert f'href="{second_url}#wt-size"' in answered and "opens once you have answered" not in answered
+    assert "Step 2 of 2" in client.get(second_url, **HTMX).content.decode()
+
+
+@pytest.mark.parametrize("headers", [{}, HTMX])
+def test_a_later_step_asked_for_before_its_earlier_steps_are_answered_shows_the_step_to_answer(client, lesson, headers):
+    """A typed or bookmarked address of step 2 shows step 1, saying why, and never step 2's body."""
+    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]), **headers).content.decode()
+    walkthrough = html[html.index('id="wt-size"') :]
+    assert re.search(
+        r'<p class="message" role="status">Step 2 opens once you have answered step 1: the steps after it start '
+        r"from its answer.</p>\s*<p class=\"step-count\">Step 1 of 2</p>",
+        walkthrough,
+    )
+    assert "Preamble size" not in walkthrough
+    answer_first_step(client, lesson)
+    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]), **headers).content.decode()
+    assert "Step 2 of 2" in html and "opens once you have answered" not in html
+
+
+def test_a_build_up_walkthrough_steps_on_freely(client, lesson):
+    """Steps that ask for nothing are read in turn: Next is there from the start."""
+    first = client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 1])).content.decode()
+    assert f'href="{reverse("walkthrough-step", args=[lesson.slug, "build", 2])}#wt-build"' in first
+
+
 @pytest.mark.parametrize("number", [3, 0, 9])
 def test_a_step_the_walkthrough_lacks_shows_its_first_step_and_says_why(client, lesson, number):
     """/build/3/ of a two-step walkthrough (a saved place or a bookmark from before steps were removed) is not
@@ -271,7 +311,11 @@ def test_walkthrough_urls_follow_step_order_not_position(client, lesson):
     Step.objects.filter(title="Preamble size").update(order=5)
     first = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 0])).content.decode()
     assert "Step 1 of 2" in first
-    assert "/walkthroughs/size/5/" in first  # the Next link
+    assert "/walkthroughs/size/5/" not in first  # no Next link before step 1 is answered
+    first_step = Step.objects.get(title="Requests per replica")
+    response = client.post(reverse("answer-step", args=[lesson.slug, first_step.pk]), {"value": "1"})
+    assert response["Location"].endswith("/walkthroughs/size/0/#wt-size")
+    assert "/walkthroughs/size/5/" in client.get(response["Location"]).content.decode()  # the Next link
     step = Step.objects.get(title="Preamble size")
     response = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
     assert response["Location"].endswith("/walkthroughs/size/5/#wt-size")
@@ -377,9 +421,10 @@ def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(c
     assert refused.status_code == 422
     assert "“393 ms” is a time, but this question asks for a size in MB." in refused.content.decode()
     assert not Answer.objects.exists()
+    answer_first_step(client, lesson)  # which opens step 2's page, where the answer below lands
     response = client.post(url, {"value": "375 MiB"})
     assert response.status_code == 303
-    assert Answer.objects.get().value == pytest.approx(393.216)
+    assert Answer.objects.get(step=step).value == pytest.approx(393.216)
     page = client.get(response["Location"]).content.decode()
     assert "You answered <strong>393.216 MB</strong>" in page  # 375 MiB in the question's unit, digits kept
     assert "Correct" in page
@@ -924,6 +969,7 @@ def test_every_link_on_a_lesson_page_is_the_routes_own(client, lesson):
         reverse("calculators:detail", args=["kv-cache"]),
     ):
         assert f'"{url}' in html, url
+    answer_first_step(client, lesson)
     fragment = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]), **HTMX).content.decode()
     assert f'action="{reverse("answer-step", args=[lesson.slug, step.pk])}"' in fragment
     assert f'href="{reverse("walkthrough-step", args=[lesson.slug, "size", 1])}#wt-size"' in fragment
