@@ -414,9 +414,13 @@ class DeepDiveAnswerView(AnswerView):
         )
         if choice is None:
             return Response({"errors": {"choice": ["That is not one of this deep dive's choices."]}}, status=400)
-        if not services.follow_up_reached(services.current_learner(django_request(request)), deep_dive):
+        learner = services.current_learner(django_request(request))
+        if not services.follow_up_reached(learner, deep_dive):
             message = services.FOLLOW_UP_NOT_REACHED
             return Response({"detail": message, "errors": {"deep_dive": [message]}}, status=409)
+        if learner is not None and deep_dive.pk in waiting_for_follow_up(request, deep_dive):  # as the page's answer
+            message = services.FOLLOW_UP_FIRST
+            return Response({"detail": message, "errors": {"follow_up": [message]}}, status=409)
         learner = services.current_learner(django_request(request), create=True)
         hints = services.hints_to_pay(learner, {"deep_dive_id": deep_dive.pk})
         with transaction.atomic():  # the answer and the follow-up it opens, or neither

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import retarget
 
 from calculators.formatting import number, plural
 from interview.ratelimit import limit_per_visitor
@@ -197,6 +198,9 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     # A follow-up is open once an answer reached it (read with the learner's state); the others are open to all.
     if pk in data.follow_up_ids and not (state.reached or state.count):
         return answer_error(request, lesson, services.FOLLOW_UP_NOT_REACHED, {"dd": deep_dive.pk}, status=409)
+    # A retry here would show its verdict and feedback, which may give the open follow-up's answer away.
+    if pk in data.waiting_for_follow_up():
+        return answer_error(request, lesson, services.FOLLOW_UP_FIRST, {"dd": deep_dive.pk}, status=409)
     learner = services.current_learner(request, create=True)
     picked = form.cleaned_data["choice"]
     with transaction.atomic():  # one commit for the answer and the position
@@ -291,8 +295,12 @@ def answered(request, data, item, partial: str, pk: int, answer, url: str | None
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
     context = {"page": page, "lesson": data.lesson, "view": views[partial][pk], "url": url, "opens_follow_up": opened}
-    if partial == "deep_dive":  # a follow-up's outline entry is its top parent's, every page lists that one
-        context["outline_view"] = page.deep_dives[data.shown_under(item).pk]
+    if partial == "deep_dive" and item.pk in data.follow_up_ids:
+        # A follow-up is drawn inside its top parent, whose part may change with this answer (its other approaches
+        # wait for the follow-up): the whole top parent is sent, and swapped in for the follow-up's target.
+        top = page.deep_dives[data.shown_under(item).pk]
+        context["view"] = context["outline_view"] = top
+        return retarget(fragment(request, partial, context, answer), f"#{top.deep_dive.anchor}")
     return fragment(request, partial, context, answer)
 
 

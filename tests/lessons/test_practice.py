@@ -379,7 +379,7 @@ def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, le
     html = page(client, lesson)
     assert "How? (fix-it)" in html  # the follow-up is shown, under its parent
     assert f'action="{reveal}"' not in html and "Compare the other approaches" not in html
-    assert "Every approach is shown once you have answered the follow-up your answer opened" in html
+    assert "Answer the follow-up your answer opened first: another try here, or every approach shown" in html
     refused = client.post(reveal, **HTMX)
     assert refused.status_code == 409 and "Answer the follow-up your answer opened first" in refused.content.decode()
     assert not ItemPractice.objects.filter(deep_dive=dd, revealed=True).exists()
@@ -387,19 +387,53 @@ def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, le
     api.cookies = client.cookies
     refused = api.post(f"/api/v1/deep-dives/{dd.pk}/reveal/")
     assert refused.status_code == 409 and refused.json()["errors"]["follow_up"] == [services.FOLLOW_UP_FIRST]
-    pick(client, "acceptable")  # a second try earns the reveal, which still waits
-    html = page(client, lesson)
+    # A retry would show its own verdict and feedback (the best's gave the follow-up's answer): it waits too.
     parent = html.split('id="dd-fix-it" aria-labelledby')[0]  # the page down to the follow-up's article
-    assert "Meh." in parent and "Holds up." not in parent
+    assert f'action="{reverse("answer-deep-dive", args=[lesson.slug, dd.pk])}"' not in parent
+    refused = pick(client, "best", **HTMX)
+    assert refused.status_code == 409 and "Answer the follow-up your answer opened first" in refused.content.decode()
+    assert "Holds up." not in refused.content.decode().split('id="dd-fix-it" aria-labelledby')[0]
+    best = dd.choices.get(verdict="best").pk
+    refused = api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": best}, format="json")
+    assert refused.status_code == 409 and refused.json()["errors"]["follow_up"] == [services.FOLLOW_UP_FIRST]
+    assert Answer.objects.filter(deep_dive=dd).count() == 1
     dive = api.get(f"/api/v1/lessons/{lesson.slug}/").json()["sections"][0]["items"][0]
-    assert dive["all_shown"] is False and {c.get("verdict") for c in dive["choices"]} == {None, "acceptable"}
+    assert dive["all_shown"] is False and {c.get("verdict") for c in dive["choices"]} == {None, "weak"}
 
     answer = reverse("answer-deep-dive", args=[lesson.slug, follow_up.pk])
     client.post(answer, {"choice": follow_up.choices.get(verdict="best").pk})
     html = page(client, lesson)
     parent = html.split('id="dd-fix-it" aria-labelledby')[0]
-    assert "Compare the other approaches" in parent and "Holds up." in parent  # the parent's, earned by its retry
+    assert f'action="{reveal}"' in parent and "Answer the follow-up your answer opened first" not in parent
+    assert pick(client, "acceptable", **HTMX).status_code == 200  # a retry, which earns the reveal
+    html = page(client, lesson)
+    parent = html.split('id="dd-fix-it" aria-labelledby')[0]
+    assert "Compare the other approaches" in parent and "Holds up." in parent
     assert api.post(f"/api/v1/deep-dives/{dd.pk}/reveal/").status_code == 200
+
+
+def test_answering_the_follow_up_updates_its_parent_at_once(client, lesson):
+    """After the follow-up's answer the parent still said "Answer the follow-up … first" until a reload: the answer
+    now sends the top parent (with the follow-up inside) and swaps it in for the follow-up; the follow-up's own
+    feedback takes focus and is announced."""
+    dd = deep_dive()
+    follow_up = make_deep_dive(dd.section, key="fix-it", order=2)
+    weak = dd.choices.get(verdict="weak")
+    weak.follow_up = follow_up
+    weak.save()
+    pick(client, "weak")
+    answer = reverse("answer-deep-dive", args=[lesson.slug, follow_up.pk])
+    response = client.post(answer, {"choice": follow_up.choices.get(verdict="best").pk}, **HTMX)
+    assert response["HX-Retarget"] == f"#{dd.anchor}"
+    html = response.content.decode()
+    assert html.lstrip().startswith(f'<article class="item deep-dive" id="{dd.anchor}"')
+    parent = html.split(f'id="{follow_up.anchor}" aria-labelledby')[0]
+    assert "Answer the follow-up your answer opened first" not in parent
+    assert 'action="' + reverse("reveal", args=[lesson.slug, "deep_dive", dd.pk]) + '"' in parent
+    assert parent.count("data-focus") == 0
+    follow = html.split(f'id="{follow_up.anchor}" aria-labelledby')[1]
+    assert f'id="{follow_up.anchor}-feedback"' in follow and follow.count("data-focus") == 1
+    assert html.count('id="announcer"') == 1 and 'id="announcer"' in follow
 
 
 def test_a_best_answer_that_opens_a_follow_up_shows_every_approach_at_once(client, lesson):
