@@ -68,3 +68,22 @@ def test_queries_do_not_grow_with_the_lesson_or_the_history(generated_lessons):
     assert prepare.count_queries(keen, "GET", small_url) == small_lesson
     assert prepare.count_queries(keen, "GET", "/results/") == prepare.count_queries(newcomer, "GET", "/results/")
     assert prepare.count_queries(Client(), "GET", large_url) == prepare.count_queries(Client(), "GET", small_url)
+
+
+def test_every_answer_the_answer_target_sends_is_answered_200_round_after_round(content):
+    """wrk repeats the answer target's requests: a learner's pick of an approach that opens a follow-up, and is not
+    the best, makes its deep dive take no other try until that follow-up is answered (409), which the target never
+    answers, so those picks are left out (prepare.steady_pick) and every request, sent again and again, is a 200."""
+    answerers = [prepare.sign_in(f"answerer-{n}") for n in range(3)]
+    forms = prepare.lesson_forms(answerers[0], prepare.CASE_STUDY, walkthroughs=False)
+    for client in answerers:
+        prepare.answer_half(client, forms)
+    target = prepare.answer_target(forms, answerers)
+    leading = Choice.objects.filter(follow_up__isnull=False, deep_dive__section__lesson__slug="llm-serving-platform")
+    assert leading.exclude(verdict="best").exists()  # the case study has such approaches: the test means something
+    for _ in range(2):
+        for client, form, body in target:
+            response = client.post(
+                form.action, body, content_type="application/x-www-form-urlencoded", HTTP_HX_REQUEST="true"
+            )
+            assert response.status_code == 200, (form.action, body, response.content[:300])
