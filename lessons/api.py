@@ -83,8 +83,15 @@ class AnswerResultSerializer(serializers.Serializer):
     points = serializers.IntegerField()
     max_points = serializers.IntegerField()
     is_first = serializers.BooleanField(help_text="Only the first answer per item scores; retries are recorded.")
-    feedback = serializers.CharField()
+    feedback = serializers.CharField(
+        help_text="Empty while the follow-up this answer opened waits (follow_up_waiting): it comes after that answer."
+    )
     follow_up = serializers.DictField(allow_null=True, required=False)
+    follow_up_waiting = serializers.BooleanField(
+        required=False,
+        help_text="Deep dives: the follow-up this answer opened must be answered before this deep dive's feedback, "
+        "another try or a reveal (409).",
+    )
     value = serializers.FloatField(required=False)
     expected = serializers.FloatField(
         required=False, help_text="Numbers: only once right, after a second try, or after a reveal."
@@ -177,6 +184,12 @@ def text(row, name: str) -> dict:
     return {name: md(getattr(row, name)), f"{name}_html": getattr(row, f"{name}_html")}
 
 
+def feedback(choice: Choice, waiting: bool) -> dict:
+    """Return a choice's feedback (``text``), empty while the follow-up the learner's answer opened waits (``waiting``:
+    LessonData.waiting_for_follow_up): the interviewer follows up first, and the feedback would give its answer away."""
+    return {"feedback": "", "feedback_html": ""} if waiting else text(choice, "feedback")
+
+
 def answer_payload(answer) -> dict:
     return {
         "outcome": answer.outcome,
@@ -221,8 +234,9 @@ def deep_dive_data(view: DeepDiveView) -> dict:
         "follow_ups": [deep_dive_data(f) for f in view.follow_up_views],
     }
     if view.answered:
-        # After an answer: the chosen approach's verdict and feedback; every choice's once the
-        # reveal is earned (a best answer, a second try, or a reveal asked for).
+        # After an answer: the chosen approach's verdict and feedback (its feedback once the follow-up it opened is
+        # answered, as the page shows it); every choice's once the reveal is earned (a best answer, a second try,
+        # or a reveal asked for).
         shown = view.shown_choice
         data["choices"] = [
             {
@@ -230,13 +244,14 @@ def deep_dive_data(view: DeepDiveView) -> dict:
                 **text(c, "text"),
                 "verdict": c.verdict,
                 "points": c.points,
-                **text(c, "feedback"),
+                **feedback(c, view.follow_up_waiting),
                 "follow_up": c.follow_up_id,
             }
             if view.reveal_all or c == shown
             else {"id": c.pk, **text(c, "text")}
             for c in view.choices
         ]
+        data["follow_up_waiting"] = view.follow_up_waiting
         data["answers"] = answers_data(view.state, "choice_id")
         data["tries"] = view.state.count
     return data
@@ -426,11 +441,14 @@ class DeepDiveAnswerView(AnswerView):
         with transaction.atomic():  # the answer and the follow-up it opens, or neither
             answer = services.answer_deep_dive(learner, deep_dive, choice, hints=hints)
         follow_up = choice.follow_up
+        # An approach that is not the best and opens a follow-up: its feedback waits for the follow-up, as on the page.
+        waiting = follow_up is not None and deep_dive.pk in waiting_for_follow_up(request, deep_dive)
         return Response(
             {
                 **answer_payload(answer),
                 "verdict": choice.verdict,
-                **text(choice, "feedback"),
+                **feedback(choice, waiting),
+                "follow_up_waiting": waiting,
                 "follow_up": {"id": follow_up.pk, "key": follow_up.key, "prompt": md(follow_up.prompt)}
                 if follow_up
                 else None,

@@ -37,7 +37,9 @@ FOLLOW_UP_NOT_REACHED = (
     "Answer the question it follows first: this follow-up opens from one of that question's approaches."
 )
 ANSWER_BEFORE_REVEAL = "Answer first: your own answer comes before the reveal."
-FOLLOW_UP_FIRST = "Answer the follow-up your answer opened first: the other approaches would give its answer away."
+FOLLOW_UP_FIRST = (
+    "Answer the follow-up your answer opened first: another try, or every approach shown, would give its answer away."
+)
 WRITE_BEFORE_CHECKLIST = "Write your answer first: the checklist comes after."
 VERDICT_OUTCOME = {"best": Outcome.CORRECT, "acceptable": Outcome.PARTIAL, "weak": Outcome.INCORRECT}
 

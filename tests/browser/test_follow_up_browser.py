@@ -27,9 +27,10 @@ def test_the_deep_dive_waits_for_its_follow_up_and_opens_when_it_is_answered(
     parent = page.locator("#dd-kv-heads")
     parent.get_by_role("button", name=re.compile(re.escape(button_text(weak)))).click()
     expect(page.locator(f"#dd-{follow_up.key}")).to_be_visible()
-    note = parent.locator("p.meta", has_text="Answer the follow-up your answer opened first")
+    note = parent.locator("p.meta", has_text="The interviewer follows up first.")
     expect(note).to_be_visible()
-    # The parent's approaches are not offered again, nor revealed, while the follow-up waits.
+    # The parent's approaches are not offered again, nor revealed, nor its feedback shown, while the follow-up waits.
+    expect(parent.locator("#dd-kv-heads-feedback .prose")).to_have_count(0)
     expect(parent.locator("> form button[name=choice]")).to_have_count(0)
     expect(parent.get_by_role("button", name="Show all approaches")).to_have_count(0)
     violations = axe_violations(page)
@@ -43,6 +44,7 @@ def test_the_deep_dive_waits_for_its_follow_up_and_opens_when_it_is_answered(
     expect(page.locator("#announcer")).to_contain_text("Correct")
     # Without a reload, the parent takes a try again and offers every approach.
     expect(note).to_have_count(0)
+    expect(parent.locator("#dd-kv-heads-feedback .prose")).to_be_visible()  # its feedback, now
     expect(parent.get_by_role("button", name="Show all approaches")).to_be_visible()
     expect(parent.locator("> form button[name=choice]")).to_have_count(
         Choice.objects.filter(deep_dive=weak.deep_dive).count()

@@ -54,7 +54,7 @@ def test_answer_a_deep_dive_then_its_feedback_appears(api, lesson):
     body = response.json()
     assert body == {"outcome": "correct", "points": 10, "max_points": 10, "is_first": True, "hints_taken": 0,
                     "verdict": "best", "feedback": "Holds up.", "feedback_html": "<p>Holds up.</p>",
-                    "follow_up": None}  # fmt: skip
+                    "follow_up": None, "follow_up_waiting": False}  # fmt: skip
     detail = api.get("/api/v1/lessons/sample/").json()
     dive = detail["sections"][0]["items"][0]
     assert {c["verdict"] for c in dive["choices"]} == {"best", "weak", "acceptable"}

@@ -375,11 +375,15 @@ def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, le
     weak.save()
     reveal = reverse("reveal", args=[lesson.slug, "deep_dive", dd.pk])
 
-    pick(client, "weak")  # opens the follow-up
+    answered = pick(client, "weak", **HTMX).content.decode()  # opens the follow-up
     html = page(client, lesson)
     assert "How? (fix-it)" in html  # the follow-up is shown, under its parent
     assert f'action="{reveal}"' not in html and "Compare the other approaches" not in html
-    assert "Answer the follow-up your answer opened first: another try here, or every approach shown" in html
+    # The weak approach's own feedback explains the mistake the follow-up asks about: it waits too.
+    for shown in (answered, html):
+        parent = shown.split('id="dd-fix-it" aria-labelledby')[0]
+        assert "The interviewer follows up first." in parent and "Wastes 60-80%." not in parent
+        assert "You chose:</strong> Reserve max length" in parent
     refused = client.post(reveal, **HTMX)
     assert refused.status_code == 409 and "Answer the follow-up your answer opened first" in refused.content.decode()
     assert not ItemPractice.objects.filter(deep_dive=dd, revealed=True).exists()
@@ -399,12 +403,21 @@ def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, le
     assert Answer.objects.filter(deep_dive=dd).count() == 1
     dive = api.get(f"/api/v1/lessons/{lesson.slug}/").json()["sections"][0]["items"][0]
     assert dive["all_shown"] is False and {c.get("verdict") for c in dive["choices"]} == {None, "weak"}
+    chosen = next(c for c in dive["choices"] if c.get("verdict") == "weak")
+    assert dive["follow_up_waiting"] is True and chosen["feedback"] == "" and chosen["feedback_html"] == ""
+    other = APIClient()  # another learner, through the API alone: the answer's reply holds the feedback back too
+    reply = other.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": weak.pk}, format="json").json()
+    assert reply["follow_up_waiting"] is True and reply["feedback"] == "" and reply["follow_up"]["key"] == "fix-it"
 
     answer = reverse("answer-deep-dive", args=[lesson.slug, follow_up.pk])
     client.post(answer, {"choice": follow_up.choices.get(verdict="best").pk})
     html = page(client, lesson)
     parent = html.split('id="dd-fix-it" aria-labelledby')[0]
-    assert f'action="{reveal}"' in parent and "Answer the follow-up your answer opened first" not in parent
+    assert f'action="{reveal}"' in parent and "The interviewer follows up first." not in parent
+    assert "Wastes 60-80%." in parent  # the weak approach's feedback, now that the follow-up is answered
+    dive = api.get(f"/api/v1/lessons/{lesson.slug}/").json()["sections"][0]["items"][0]
+    assert dive["follow_up_waiting"] is False
+    assert next(c for c in dive["choices"] if c.get("verdict") == "weak")["feedback"] == "Wastes 60-80%."
     assert pick(client, "acceptable", **HTMX).status_code == 200  # a retry, which earns the reveal
     html = page(client, lesson)
     parent = html.split('id="dd-fix-it" aria-labelledby')[0]
@@ -428,7 +441,7 @@ def test_answering_the_follow_up_updates_its_parent_at_once(client, lesson):
     html = response.content.decode()
     assert html.lstrip().startswith(f'<article class="item deep-dive" id="{dd.anchor}"')
     parent = html.split(f'id="{follow_up.anchor}" aria-labelledby')[0]
-    assert "Answer the follow-up your answer opened first" not in parent
+    assert "The interviewer follows up first." not in parent and "Wastes 60-80%." in parent
     assert 'action="' + reverse("reveal", args=[lesson.slug, "deep_dive", dd.pk]) + '"' in parent
     assert parent.count("data-focus") == 0
     follow = html.split(f'id="{follow_up.anchor}" aria-labelledby')[1]
