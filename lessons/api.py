@@ -184,6 +184,11 @@ def text(row, name: str) -> dict:
     return {name: md(getattr(row, name)), f"{name}_html": getattr(row, f"{name}_html")}
 
 
+def conflict(field: str, message: str) -> Response:
+    """Return a 409: the request is well formed, but the learner's state does not allow it yet (``field`` names why)."""
+    return Response({"detail": message, "errors": {field: [message]}}, status=409)
+
+
 def feedback(choice: Choice, waiting: bool) -> dict:
     """Return a choice's feedback (``text``), empty while the follow-up the learner's answer opened waits (``waiting``:
     LessonData.waiting_for_follow_up): the interviewer follows up first, and the feedback would give its answer away."""
@@ -262,10 +267,14 @@ def walkthrough_data(view: WalkthroughView) -> dict:
     steps = []
     for sv in view.steps:
         step = sv.step
+        if sv.number > view.reachable:  # not open yet: its body starts from answers still to give (as on the page)
+            steps.append({"id": step.pk, "number": sv.number, "title": step.title, "locked": True})
+            continue
         item = {
             "id": step.pk,
             "number": sv.number,
             "title": step.title,
+            "locked": False,
             **text(step, "body"),
             "components": step.components,
             "connections": step.connections,
@@ -416,9 +425,7 @@ class DeepDiveAnswerView(AnswerView):
         responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
-        deep_dive = get_object_or_404(
-            DeepDive.objects.filter(section__lesson__in=Lesson.objects.visible_to(request.user)), pk=pk
-        )
+        deep_dive = get_object_or_404(visible_items(request, "deep_dive"), pk=pk)
         serializer = ChoiceAnswerSerializer(data=request.data)
         if not serializer.is_valid():
             return first_errors(serializer)
@@ -431,18 +438,16 @@ class DeepDiveAnswerView(AnswerView):
             return Response({"errors": {"choice": ["That is not one of this deep dive's choices."]}}, status=400)
         learner = services.current_learner(django_request(request))
         if not services.follow_up_reached(learner, deep_dive):
-            message = services.FOLLOW_UP_NOT_REACHED
-            return Response({"detail": message, "errors": {"deep_dive": [message]}}, status=409)
-        if learner is not None and deep_dive.pk in waiting_for_follow_up(request, deep_dive):  # as the page's answer
-            message = services.FOLLOW_UP_FIRST
-            return Response({"detail": message, "errors": {"follow_up": [message]}}, status=409)
-        learner = services.current_learner(django_request(request), create=True)
+            return conflict("deep_dive", services.FOLLOW_UP_NOT_REACHED)
+        if learner is not None and follow_up_waits(request, deep_dive):  # another try waits, as on the page
+            return conflict("follow_up", services.FOLLOW_UP_FIRST)
+        learner = learner or services.current_learner(django_request(request), create=True)
         hints = services.hints_to_pay(learner, {"deep_dive_id": deep_dive.pk})
         with transaction.atomic():  # the answer and the follow-up it opens, or neither
             answer = services.answer_deep_dive(learner, deep_dive, choice, hints=hints)
         follow_up = choice.follow_up
         # An approach that is not the best and opens a follow-up: its feedback waits for the follow-up, as on the page.
-        waiting = follow_up is not None and deep_dive.pk in waiting_for_follow_up(request, deep_dive)
+        waiting = follow_up is not None and follow_up_waits(request, deep_dive)
         return Response(
             {
                 **answer_payload(answer),
@@ -523,7 +528,9 @@ def visible_items(request: Request, kind: str):
     """Return the deep dives, numeric steps or challenges of the lessons the request may see."""
     visible = Lesson.objects.visible_to(request.user)
     if kind == "deep_dive":
-        return DeepDive.objects.filter(section__lesson__in=visible)
+        return DeepDive.objects.filter(section__lesson__in=visible).select_related(
+            "section"
+        )  # its lesson: follow_up_waits
     if kind == "step":
         return Step.objects.filter(walkthrough__section__lesson__in=visible).exclude(calculator="")
     return Challenge.objects.filter(section__lesson__in=visible)
@@ -550,20 +557,19 @@ class HintView(PracticeView):
     def post(self, request: Request, pk: int) -> Response:
         item = get_object_or_404(visible_items(request, self.kind), pk=pk)
         if not item.hints:
-            message = "This question has no hints."
-            return Response({"detail": message, "errors": {"hints": [message]}}, status=409)
+            return conflict("hints", "This question has no hints.")
         learner = services.current_learner(django_request(request), create=True)
         services.take_hint(learner, {f"{self.kind}_id": pk}, len(item.hints))
         hints = Hints.of(item.hints_html, item_state(learner, self.kind, pk), item.points, "")
         return Response(hints_data(hints, item.hints))
 
 
-def waiting_for_follow_up(request: Request, deep_dive: DeepDive) -> set[int]:
-    """Return the deep dives of ``deep_dive``'s tree whose reveal waits for a follow-up, as its page says
-    (LessonData.waiting_for_follow_up, on the lesson's content and the learner's state)."""
+def follow_up_waits(request: Request, deep_dive: DeepDive) -> bool:
+    """Return whether ``deep_dive`` waits for a follow-up the learner's answer opened (its feedback, another try and
+    a reveal), as its page says: LessonData.waiting_for_follow_up, on the lesson's content and the learner's state."""
     lesson = next(lesson for lesson in visible_lessons(request.user) if lesson.pk == deep_dive.section.lesson_id)
     data = load_lesson_data(django_request(request), lesson, only="deep_dive", deep_dive=deep_dive.pk)
-    return data.waiting_for_follow_up()
+    return deep_dive.pk in data.waiting_for_follow_up()
 
 
 class RevealView(PracticeView):
@@ -572,11 +578,9 @@ class RevealView(PracticeView):
         learner = services.current_learner(django_request(request))
         state = item_state(learner, self.kind, pk)
         if state.first is None:
-            message = services.ANSWER_BEFORE_REVEAL
-            return Response({"detail": message, "errors": {"answer": [message]}}, status=409)
-        if self.kind == "deep_dive" and pk in waiting_for_follow_up(request, item):
-            message = services.FOLLOW_UP_FIRST
-            return Response({"detail": message, "errors": {"follow_up": [message]}}, status=409)
+            return conflict("answer", services.ANSWER_BEFORE_REVEAL)
+        if self.kind == "deep_dive" and follow_up_waits(request, item):
+            return conflict("follow_up", services.FOLLOW_UP_FIRST)
         services.reveal(learner, {f"{self.kind}_id": pk})
         if self.kind == "deep_dive":
             choices = item.choices.all()
@@ -679,8 +683,7 @@ class OpenQuestionAnswerView(AnswerView):
             return Response({"errors": {"points": ["Tick only this question's checklist points."]}}, status=400)
         state = data.state("open_question", pk)
         if not state.draft:
-            message = services.WRITE_BEFORE_CHECKLIST
-            return Response({"detail": message, "errors": {"text": [message]}}, status=409)
+            return conflict("text", services.WRITE_BEFORE_CHECKLIST)
         learner = services.current_learner(django_request(request), create=True)
         ticked = [p for p in checklist if p.pk in set(chosen)]
         with transaction.atomic():

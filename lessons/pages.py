@@ -247,22 +247,23 @@ class WalkthroughView:
 
     @cached_property
     def reachable(self) -> int:
-        """The last step the learner may open: the first step that asks for a number and is not answered yet.
+        """The last step the learner may open: up to the first step that asks for a number and is not answered yet
+        (a later step's body starts from the earlier answers, so one slip does not carry through, and would give
+        them away), or the furthest step they have answered (they have read it)."""
+        gate = next((sv.number for sv in self.steps if sv.step.calculator and not sv.answered), self.total)
+        return max([gate, *(sv.number for sv in self.steps if sv.answered)])
 
-        A later step's body starts from the earlier steps' answers (so one slip does not carry through), so it
-        opens once they are answered, right or not.
-        """
-        return next((sv.number for sv in self.steps if sv.step.calculator and not sv.answered), self.total)
-
-    def open_at(self, number: int) -> None:
-        """Show step ``number`` (a position) if it is reachable, else the step that must be answered before it
-        (a step's own page; an action on a step shows that step)."""
+    def open_at(self, number: int) -> bool:
+        """Show step ``number`` (a position) if it is open (``reachable``), else the step to answer first, saying why;
+        return whether it was open. A step's own page asks this; an action on a step shows that step."""
         self.current = min(number, self.reachable)
         if number > self.current:
-            self.notice = (
-                f"Step {number} opens once you have answered step {self.current}: the steps after it start from its "
-                "answer."
-            )
+            self.notice = self.not_open_notice(number)
+        return number == self.current
+
+    def not_open_notice(self, number: int) -> str:
+        """Return what the walkthrough says when step ``number`` (a position) was asked for before it opened."""
+        return f"Step {number} opens once the steps before it are answered: here is step {self.current}, the first to answer."
 
     @property
     def first_url(self) -> str:
@@ -592,9 +593,10 @@ class LessonData:
         return self.states.get((kind, pk)) or ItemState()
 
     def waiting_for_follow_up(self) -> set[int]:
-        """Return the deep dives whose other approaches wait for a follow-up: an answer opened it, it is unanswered,
-        and the learner has not chosen the best approach here (shown, it would often give the follow-up's answer
-        away). Read off the states: no query. The page and both reveal endpoints (the page's, the API's) ask this."""
+        """Return the deep dives that wait for a follow-up: an answer opened it, it is unanswered, and the learner has
+        not chosen the best approach here. Until then the chosen approach's feedback, another try and every approach
+        wait (each would often give the follow-up's answer away). Read off the states: no query. The page, its answer
+        and reveal endpoints and the API's (api.follow_up_waits) ask this."""
         waiting = set()
         for choice in self.choices:
             parent = choice.deep_dive_id

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import retarget
+from django_htmx.http import push_url, retarget
 
 from calculators.formatting import number, plural
 from interview.ratelimit import limit_per_visitor
@@ -129,20 +129,32 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     layer, section_key = (section.layer, section.key) if section else (None, None)
     page = build_lesson_page(request, lesson, {key: number}, data=data, layer=layer, section=section_key)
     view = page.walkthroughs[walkthrough.pk]
-    view.open_at(view.current)
-    missing = request.GET.get("missing", "")  # sent here from a step it lacks (missing_step): said in the walkthrough
-    if missing.isascii() and missing.isdigit() and len(missing) < 6 and int(missing) not in orders:
-        view.notice = f"{missing_step_message(walkthrough, orders, int(missing))} Here is its first step."
+    anchor = view.walkthrough.anchor
+    fragment = request.htmx and not request.htmx.history_restore_request  # a restore (Back) needs the whole page
+    if not view.open_at(view.current) and not fragment:  # not open yet: the step to answer, at its own address
+        return redirect(f"{view.step_url(view.current_order)}?opens={number}#{anchor}")
+    opens = query_number(request, "opens")  # sent here from a step not open yet (above): said in the walkthrough
+    asked = next((sv.number for sv in view.steps if sv.step.order == opens), None)
+    if asked is not None and asked > view.reachable:
+        view.notice = view.not_open_notice(asked)
+    missing = query_number(request, "missing")  # sent here from a step it lacks (missing_step): said likewise
+    if missing is not None and missing not in orders:
+        view.notice = f"{missing_step_message(walkthrough, orders, missing)} Here is its first step."
+    shown = f"{view.step_url(view.current_order)}#{anchor}"
     learner = services.current_learner(request)
     if learner is not None:
-        services.remember_position(
-            learner, lesson.pk, view.walkthrough.anchor, f"{request.path}#{view.walkthrough.anchor}"
-        )
+        services.remember_position(learner, lesson.pk, anchor, shown)
     context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors()}
-    # A history restore (Back after a cache miss) also carries HX-Request and needs the whole page.
-    if request.htmx and not request.htmx.history_restore_request:
-        return render(request, "lessons/_walkthrough.html", {**context, "as_fragment": True, "moved": True})
+    if fragment:  # Next on a page from before: the step shown goes in the address bar, not the one asked for
+        response = render(request, "lessons/_walkthrough.html", {**context, "as_fragment": True, "moved": True})
+        return push_url(response, shown) if view.current_order != number else response
     return render(request, "lessons/lesson.html", context)
+
+
+def query_number(request: HttpRequest, name: str) -> int | None:
+    """Return the query's ``name`` as a small whole number (a step's order), or None when it is not one."""
+    value = request.GET.get(name, "")
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 6 else None
 
 
 def missing_step(request: HttpRequest, lesson: Lesson, walkthrough, orders: list[int], number: int) -> HttpResponse:

@@ -10,6 +10,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from interview.accounts.tokens import create_token
+from lessons import content_cache
 from lessons.models import Answer, Challenge, DeepDive, Step
 from lessons.services import FOLLOW_UP_NOT_REACHED
 from tests.lessons.factories import make_lesson
@@ -36,6 +37,25 @@ def test_lesson_list_and_detail(api, lesson):
     assert detail["layers"] == [{"number": 2, "label": "Core", "minutes": 4}]
     kinds = [item["type"] for item in detail["sections"][0]["items"]]
     assert kinds == ["deep_dive", "walkthrough", "walkthrough", "challenge"]
+
+
+def test_a_step_not_open_yet_gives_its_title_only(api, lesson):
+    """The page shows a walkthrough's step 2 once step 1 is answered (its body starts from step 1's answer); the API
+    gave every step's body at once. A step not open yet is its id, number and title, locked, until then."""
+    Step.objects.filter(title="Preamble size").update(body="Each replica holds 110 requests (step 1).")
+    content_cache.new_generation()
+
+    def size_steps():
+        items = api.get("/api/v1/lessons/sample/").json()["sections"][0]["items"]
+        return next(item for item in items if item.get("title") == "Size it")["steps"]
+
+    second = size_steps()[1]
+    assert second == {"id": second["id"], "number": 2, "title": "Preamble size", "locked": True}
+    assert size_steps()[0]["locked"] is False
+    first = Step.objects.get(title="Requests per replica")
+    api.post(f"/api/v1/steps/{first.pk}/answer/", {"value": 1}, format="json")  # wrong: it opens step 2 all the same
+    second = size_steps()[1]
+    assert second["locked"] is False and second["body"] == "Each replica holds 110 requests (step 1)."
 
 
 def test_detail_reveals_no_verdict_feedback_or_expected_answer_before_answering(api, lesson):

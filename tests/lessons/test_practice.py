@@ -394,8 +394,11 @@ def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, le
     # A retry would show its own verdict and feedback (the best's gave the follow-up's answer): it waits too.
     parent = html.split('id="dd-fix-it" aria-labelledby')[0]  # the page down to the follow-up's article
     assert f'action="{reverse("answer-deep-dive", args=[lesson.slug, dd.pk])}"' not in parent
-    refused = pick(client, "best", **HTMX)
-    assert refused.status_code == 409 and "Answer the follow-up your answer opened first" in refused.content.decode()
+    refused = pick(client, "best", **HTMX)  # from a page loaded before the follow-up opened
+    assert refused.status_code == 409
+    # Said once and focused (the button clicked is swapped out): not the note saying the same beside it.
+    assert f'role="alert" tabindex="-1" data-focus>{services.FOLLOW_UP_FIRST}</p>' in refused.content.decode()
+    assert "The interviewer follows up first." not in refused.content.decode()
     assert "Holds up." not in refused.content.decode().split('id="dd-fix-it" aria-labelledby')[0]
     best = dd.choices.get(verdict="best").pk
     refused = api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": best}, format="json")

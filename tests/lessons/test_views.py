@@ -211,20 +211,66 @@ def test_a_step_that_asks_for_a_number_opens_the_next_step_once_answered(client,
     assert "Step 2 of 2" in client.get(second_url, **HTMX).content.decode()
 
 
-@pytest.mark.parametrize("headers", [{}, HTMX])
-def test_a_later_step_asked_for_before_its_earlier_steps_are_answered_shows_the_step_to_answer(client, lesson, headers):
-    """A typed or bookmarked address of step 2 shows step 1, saying why, and never step 2's body."""
-    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]), **headers).content.decode()
+def test_a_later_step_asked_for_before_its_earlier_steps_are_answered_shows_the_step_to_answer(client, lesson):
+    """A typed or bookmarked address of step 2 sends the browser to step 1's own address, at the walkthrough (a page
+    at its top hid why), which says why; step 2's body is never shown. Resume keeps the step shown."""
+    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]))
+    assert response.status_code == 302
+    assert response["Location"] == "/lessons/sample/walkthroughs/size/1/?opens=2#wt-size"
+    html = client.get(response["Location"]).content.decode()  # the browser follows it
     walkthrough = html[html.index('id="wt-size"') :]
     assert re.search(
-        r'<p class="message" role="status">Step 2 opens once you have answered step 1: the steps after it start '
-        r"from its answer.</p>\s*<p class=\"step-count\">Step 1 of 2</p>",
+        r'<p class="message" role="status">Step 2 opens once the steps before it are answered: here is step 1, the '
+        r'first to answer.</p>\s*<p class="step-count">Step 1 of 2</p>',
         walkthrough,
     )
     assert "Preamble size" not in walkthrough
     answer_first_step(client, lesson)
-    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]), **headers).content.decode()
-    assert "Step 2 of 2" in html and "opens once you have answered" not in html
+    html = client.get("/lessons/sample/walkthroughs/size/1/?opens=2").content.decode()
+    assert "Step 1 of 2" in html and "opens once the steps before it" not in html  # open now: nothing to say
+    html = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2])).content.decode()
+    assert "Step 2 of 2" in html and "opens once" not in html
+
+
+def test_next_on_a_page_from_before_shows_the_step_to_answer_at_its_own_address(client, lesson):
+    """Next from a page loaded before the learner's answers were reset (another tab): the fragment is step 1, saying
+    why, and the address bar and the saved place say step 1, not the step 2 asked for."""
+    answer_first_step(client, lesson)  # a learner now, with a place
+    Answer.objects.all().delete()  # as a reset in another tab does
+    url = reverse("walkthrough-step", args=[lesson.slug, "size", 2])
+    response = client.get(url, **HTMX)
+    html = response.content.decode()
+    assert "Step 1 of 2" in html and "Step 2 opens once the steps before it are answered" in html
+    assert response["HX-Push-Url"] == "/lessons/sample/walkthroughs/size/1/#wt-size"
+    resume = re.search(r'id="lesson-resume" href="([^"]+)"', client.get(lesson.get_absolute_url()).content.decode())
+    assert resume[1] == "/lessons/sample/walkthroughs/size/1/#wt-size"
+
+
+def test_a_step_already_answered_stays_open_whatever_came_before(client, lesson):
+    """A learner who answered step 2 before step 1 (before this rule, or through the API) has read it: it stays open,
+    and a plain form post's answer lands on it with its verdict (it showed step 1, the verdict out of sight)."""
+    step = Step.objects.get(title="Preamble size")
+    response = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
+    assert response.status_code == 303 and response["Location"].endswith("/walkthroughs/size/2/#wt-size")
+    html = client.get(response["Location"]).content.decode()
+    assert "Step 2 of 2" in html and "You answered <strong>393.2 MB</strong>" in html
+
+
+def test_the_step_the_note_names_is_the_one_to_answer(client, db):
+    """Three numeric steps: on step 1 the note is about step 2; on step 2, shown after a hint taken there (an action
+    on a step shows it), it names step 1, the step still to answer, not 'this one'."""
+    lesson = make_lesson(slug="three", steps=3)
+    first = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]), **HTMX).content.decode()
+    assert "Step 2 opens once you have answered this one, right or wrong." in first
+    second = Step.objects.get(walkthrough__section__lesson=lesson, walkthrough__key="size", order=2)
+    second.hints = ["Multiply the bytes per token by the tokens."]
+    second.save()
+    shown = client.post(reverse("take-hint", args=[lesson.slug, "step", second.pk]), **HTMX).content.decode()
+    assert "Step 2 of 3" in shown and "Step 3 opens once you have answered step 1, right or wrong." in shown
+    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 3]))
+    assert response["Location"] == f"/lessons/{lesson.slug}/walkthroughs/size/1/?opens=3#wt-size"
+    html = client.get(response["Location"]).content.decode()
+    assert "Step 3 opens once the steps before it are answered: here is step 1, the first to answer." in html
 
 
 def test_a_build_up_walkthrough_steps_on_freely(client, lesson):
