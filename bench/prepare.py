@@ -90,15 +90,15 @@ def answer_everything(client, urls: list[str]) -> list[Form]:
     """Answer every item reachable from the lessons once, follow-ups included; return their forms in order."""
     answered: dict[str, Form] = {}
     for url in urls:
-        walkthroughs = True
-        for _ in range(4):  # a follow-up appears on the lesson page once its parent is answered
-            new = [form for form in lesson_forms(client, url, walkthroughs) if form.action not in answered]
+        # Answers open more: a follow-up appears once its parent is answered, a walkthrough's next step once the step
+        # before it that asks for a number is (its Next link), so the pages are read again until nothing is new.
+        for _ in range(12):
+            new = [form for form in lesson_forms(client, url) if form.action not in answered]
             for form in new:
                 answer(client, form)
                 answered[form.action] = form
             if not new:
                 break
-            walkthroughs = False
     return list(answered.values())
 
 
@@ -128,7 +128,8 @@ def steady_pick(form: Form, pick: int) -> int:
 
     An approach that is not the best and opens a follow-up makes its deep dive wait for that follow-up: no other try
     (409) until it is answered. The answer target retries the case study's forms over and over, without the
-    follow-ups, so its learners never pick those approaches (the model is read through ``apps``, as below).
+    follow-ups, so its learners never pick those approaches (the model is read through ``apps``, as in
+    ``grow_history``).
     """
     from django.apps import apps
 

@@ -9,7 +9,7 @@ from django.test import Client
 
 from bench import prepare, scale
 from lessons.content.validate import giveaway_warnings
-from lessons.models import Choice, DeepDive
+from lessons.models import Choice, DeepDive, Step
 
 
 @pytest.fixture
@@ -87,3 +87,20 @@ def test_every_answer_the_answer_target_sends_is_answered_200_round_after_round(
                 form.action, body, content_type="application/x-www-form-urlencoded", HTTP_HX_REQUEST="true"
             )
             assert response.status_code == 200, (form.action, body, response.content[:300])
+
+
+def test_the_learner_who_answers_everything_answers_every_step_and_follow_up(content):
+    """A walkthrough's next step opens once the step before it is answered: reading the pages once found step 1 of
+    each walkthrough only (1 of the 4 steps of the speculative-decoding envelope), and the full history shrank."""
+    client = prepare.sign_in("keen")
+    prepare.answer_everything(client, [prepare.CASE_STUDY, "/lessons/speculative-decoding/"])
+    lessons = ("llm-serving-platform", "speculative-decoding")
+    numeric = Step.objects.filter(walkthrough__section__lesson__slug__in=lessons).exclude(calculator="")
+    answers = apps.get_model("lessons", "Answer").objects
+    assert set(answers.filter(step__isnull=False).values_list("step", flat=True)) == set(
+        numeric.values_list("pk", flat=True)
+    )
+    reached = Choice.objects.filter(deep_dive__section__lesson__slug__in=lessons, follow_up__isnull=False,
+                                    pk__in=answers.values("choice"))  # fmt: skip
+    assert reached.exists()
+    assert set(reached.values_list("follow_up", flat=True)) <= set(answers.values_list("deep_dive", flat=True))
