@@ -401,7 +401,8 @@ def announcement(answer, opened: str = "") -> str:
         elif taken:  # the answer earned nothing, so the hints took nothing off
             hints += "."
         said = f"{answer.get_outcome_display()}: {answer.points} of {answer.max_points} points.{hints} {answer.message}"
-    return f"{said.rstrip(' .')}. {opened}" if opened else said
+    said = f"{said.rstrip(' .')}."  # a verdict alone ("Best") ends a sentence too, as a number's feedback does
+    return f"{said} {opened}" if opened else said
 
 
 PRACTICE_KINDS = ("deep_dive", "step", "challenge")  # the items with hints and reveals
