@@ -23,6 +23,16 @@ def pick(client, verdict, **extra):
     return client.post(url, {"choice": dd.choices.get(verdict=verdict).pk}, **extra)
 
 
+def with_follow_up(verdict: str, key: str) -> tuple[DeepDive, DeepDive]:
+    """Return the sample deep dive, its choice of ``verdict`` now leading to a new follow-up ``key``, and that follow-up."""
+    dd = deep_dive()
+    follow_up = make_deep_dive(dd.section, key=key, order=2)
+    leading = dd.choices.get(verdict=verdict)
+    leading.follow_up = follow_up
+    leading.save()  # a save, as the admin's: a new content generation
+    return dd, follow_up
+
+
 def page(client, lesson) -> str:
     return client.get(lesson.get_absolute_url()).content.decode()
 
@@ -365,14 +375,11 @@ def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, le
     opened ("Two GPUs…" opens "how do you fix that?", whose best answer is the parent's best): one click gave the
     follow-up's answer away (newcomer's finding). The reveal, on request or earned by a second try, waits until
     the follow-up is answered; the page says so; the reveal endpoints refuse it (409), the page's and the API's."""
-    dd = deep_dive()
-    follow_up = make_deep_dive(dd.section, key="fix-it", order=2)
+    dd, follow_up = with_follow_up("weak", "fix-it")
     for choice in follow_up.choices.all():  # its own feedback, told apart from the parent's
         choice.feedback = f"Follow-up: {choice.feedback}"
         choice.save()
     weak = dd.choices.get(verdict="weak")
-    weak.follow_up = follow_up
-    weak.save()
     reveal = reverse("reveal", args=[lesson.slug, "deep_dive", dd.pk])
 
     answered = pick(client, "weak", **HTMX).content.decode()  # opens the follow-up
@@ -432,11 +439,7 @@ def test_answering_the_follow_up_updates_its_parent_at_once(client, lesson):
     """After the follow-up's answer the parent still said "Answer the follow-up … first" until a reload: the answer
     now sends the top parent (with the follow-up inside) and swaps it in for the follow-up; the follow-up's own
     feedback takes focus and is announced."""
-    dd = deep_dive()
-    follow_up = make_deep_dive(dd.section, key="fix-it", order=2)
-    weak = dd.choices.get(verdict="weak")
-    weak.follow_up = follow_up
-    weak.save()
+    dd, follow_up = with_follow_up("weak", "fix-it")
     pick(client, "weak")
     answer = reverse("answer-deep-dive", args=[lesson.slug, follow_up.pk])
     response = client.post(answer, {"choice": follow_up.choices.get(verdict="best").pk}, **HTMX)
@@ -455,11 +458,7 @@ def test_answering_the_follow_up_updates_its_parent_at_once(client, lesson):
 def test_a_best_answer_that_opens_a_follow_up_shows_every_approach_at_once(client, lesson):
     """The wait is for a learner who has not seen the best approach: most follow-ups open from the best choice, and
     a best answer showed "Try again" and no approaches while its follow-up waited (review's finding)."""
-    dd = deep_dive()
-    follow_up = make_deep_dive(dd.section, key="go-deeper", order=2)
-    best = dd.choices.get(verdict="best")
-    best.follow_up = follow_up
-    best.save()
+    dd, _follow_up = with_follow_up("best", "go-deeper")
     pick(client, "best")
     html = page(client, lesson)
     parent = html.split('id="dd-go-deeper" aria-labelledby')[0]
