@@ -784,6 +784,13 @@ class ReviewCard(AboutItem):
         help_text="Hints the review page or API showed since the card was last graded (a hinted recall is Hard).",
     )
     latest_answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    recall_outcome = models.CharField(
+        max_length=12,
+        choices=Outcome.choices,
+        blank=True,
+        help_text="The outcome of a review-session answer given since the latest answer on a lesson page (blank when "
+        "none): it is the learner's latest try, so a right recall makes a miss 'right on a retry'.",
+    )
     # The item's scoring answer, so a page reads a learner's state from the cards alone (one query).
     first_answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 

@@ -120,9 +120,13 @@ class ItemState:
 
     @property
     def right_on_retry(self) -> bool:
-        """Whether a missed item's latest answer is right: its first answer still scores, and the outline and
-        the results say the item was got right since (Miss.right_on_retry)."""
-        return scoring.right_on_retry(self.first and self.first.outcome, self.latest and self.latest.outcome)
+        """Whether a missed item's latest try is right (a retry here, or a recall on the review page since): its
+        first answer still scores, and the outline and the results say the item was got right since
+        (Miss.right_on_retry)."""
+        recalled = self.card.recall_outcome if self.card else ""
+        return scoring.right_on_retry(
+            self.first and self.first.outcome, recalled or (self.latest and self.latest.outcome)
+        )
 
 
 @dataclass(frozen=True)

@@ -83,8 +83,9 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
     schedule = review.Schedule()
     if lookup is not None:
         cards = ReviewCard.objects.filter(**lookup).order_by()
-        # A miss got right since is said beside it: the latest answer's outcome, joined only for the list of misses.
-        latest = {"latest_outcome": F("latest_answer__outcome")} if with_misses else {}
+        # A miss got right since is said beside it: the latest try's outcome (a review recall since the latest
+        # answer, else that answer's), read only for the list of misses.
+        latest = {"latest_outcome": F("latest_answer__outcome"), "recalled": F("recall_outcome")} if with_misses else {}
         cards = cards.values(
             *ITEM_ID_FIELDS,
             "due",
@@ -126,6 +127,6 @@ def misses_among(rows: list[dict], lessons: list[Lesson], catalog: dict) -> list
     missed = (row for row in rows if is_miss(row["outcome"]))
     return [
         Miss(link.kind, link.item_id, truncate_words(link.title, 16), link.url, link.lesson, row["outcome"],
-             row["points"], row["max_points"], link.follow_up, right_on_retry(row["outcome"], row["latest_outcome"]))
+             row["points"], row["max_points"], link.follow_up, right_on_retry(row["outcome"], row["recalled"] or row["latest_outcome"]))
         for row, link in item_links(missed, lessons, catalog)
     ]  # fmt: skip

@@ -94,7 +94,7 @@ def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | Non
     now = now or timezone.now()
     fields = answer.item_fields
     row = card if card is not None else ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first()
-    values = {"latest_answer": answer}
+    values = {"latest_answer": answer, "recall_outcome": ""}  # this answer is the latest try now
     if answer.is_first or row is None or row.due <= now:
         state = Card.from_dict(row.card) if row else Card(due=now)
         state, _log = SCHEDULER.review_card(state, RATING[answer.outcome], review_datetime=now)
@@ -126,7 +126,8 @@ def record_review(card: ReviewCard, outcome: str, hints: int = 0, now: datetime 
     now = now or timezone.now()
     state, _log = SCHEDULER.review_card(Card.from_dict(card.card), review_rating(outcome, hints), review_datetime=now)
     card.card, card.due, card.last_outcome, card.hints_shown = state.to_dict(), state.due, outcome, 0
-    card.save(update_fields=["card", "due", "last_outcome", "hints_shown"])
+    card.recall_outcome = outcome  # the latest try (pages.ItemState.latest_outcome), until the next answer
+    card.save(update_fields=["card", "due", "last_outcome", "hints_shown", "recall_outcome"])
     return card
 
 

@@ -86,7 +86,8 @@ def is_miss(first_outcome: str | None) -> bool:
 
 
 def right_on_retry(first_outcome: str | None, latest_outcome: str | None) -> bool:
-    """Return whether a miss was got right since: its latest answer is right (the first still scores)."""
+    """Return whether a miss was got right since: its latest try (``latest_outcome``: a retry or a review recall)
+    is right (the first answer still scores)."""
     return is_miss(first_outcome) and latest_outcome == "correct"
 
 

@@ -781,3 +781,23 @@ def test_a_prompt_with_an_ampersand_reads_as_written_in_review(client, lesson, s
     html = client.get(response["Location"]).content.decode()
     assert "Prefill &amp; decode on one card" in html  # escaped once, as any text on a page
     assert "&amp;amp;" not in html
+
+
+def test_a_right_recall_in_review_makes_a_miss_right_on_a_retry_until_a_later_answer(client, lesson, stopped_clock):
+    """A miss recalled right on the review page still said "missed" in the outline and the results: only a retry on
+    the lesson page counted. The latest try is the latest, wherever it was given; the first answer still scores."""
+    answer(client, lesson, "dd-1", "weak")
+    stopped_clock.shift(timedelta(minutes=11))
+    dd = DeepDive.objects.get(key="dd-1")
+    best = dd.choices.get(verdict="best")
+    client.post(reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": best.pk})
+    results = client.get(reverse("results")).content.decode()
+    assert "Missed, 0 of 10 points · right on a retry" in results
+    outline = client.get(lesson.get_absolute_url()).content.decode()
+    assert '<span class="mark mark-retried" id="mark-dd-dd-1">' in outline
+    assert client.get("/api/v1/results/").json()["misses"][0]["right_on_retry"] is True
+    assert "0 of 10 points" in outline  # the score stands
+    answer(client, lesson, "dd-1", "weak")  # a wrong retry on the lesson page after it: the latest try again
+    results = client.get(reverse("results")).content.decode()
+    assert "Missed, 0 of 10 points" in results and "right on a retry" not in results
+    assert '<span class="mark mark-missed" id="mark-dd-dd-1">' in client.get(lesson.get_absolute_url()).content.decode()
