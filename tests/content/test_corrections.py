@@ -561,8 +561,9 @@ def test_the_tp4_moment_states_what_tp8_buys_and_does_not_give_the_answer_away(c
     assert max(len(c.text) for c in choices) > len(best.text)
     assert "NVLink" not in best.text
     text = _rendered(best.feedback_html)
-    # Roofline at batch 64: 13.65 ms at TP4, 6.83 ms at TP8; TP8 holds 351 against two TP4 replicas' 123 each.
-    assert "13.65" in text and "6.83" in text and "351" in text and "123" in text
+    # Roofline at batch 64: 13.65 ms at TP4, 6.83 ms at TP8; TP8's 471.6 GB of KV beats two TP4 replicas' 165.8 GB
+    # each. Not 123 requests: the moment comes before the walkthrough step that asks for that number.
+    assert "13.65" in text and "6.83" in text and "471.6 GB" in text and "123" not in text
     assert "450 GB/s each way" in text and "a little speed" not in text
     platform = " ".join(_lesson_texts("llm-serving-platform.yaml"))
     assert "900 GB/s per H100" not in platform
@@ -823,3 +824,16 @@ def test_small_blocks_are_priced_per_engine_not_ruled_out(content):
     assert "SGLang" in feedback and "paged-attention kernels lose efficiency" in feedback
     assert "at most 15 tokens left to save" in feedback
     assert _choices("kv-allocation", "block-size").get(text__startswith="Go smaller").verdict == "weak"
+
+
+def test_the_gpus_per_replica_moment_comes_before_the_design_that_answers_it(content):
+    """The case study asked "how do you serve it?" (best: four GPUs) below a walkthrough that sizes "one 70B replica on
+    four GPUs" and a design drawn with "4 × H100" (newcomer's finding): the moment now opens the sizing, and nothing
+    a learner reads before it names a replica's GPUs."""
+    from tests.content.test_no_giveaways import reading_order
+
+    order = reading_order("llm-serving-platform")
+    before = next(index for index, (where, _row, _text) in enumerate(order) if where == "DeepDive tensor-parallel")
+    read = " ".join(text for _where, _row, text in order[:before]).lower()
+    assert "four gpus" not in read and "4 × h100" not in read
+    assert "four gpus" in " ".join(text for _where, _row, text in order[before:]).lower()  # the design says so, after
