@@ -267,7 +267,7 @@ def walkthrough_data(view: WalkthroughView) -> dict:
     steps = []
     for sv in view.steps:
         step = sv.step
-        if sv.number > view.reachable:  # not open yet: its body starts from answers still to give (as on the page)
+        if not view.is_open(sv.number):  # not open yet: its body starts from answers still to give (as on the page)
             steps.append({"id": step.pk, "number": sv.number, "title": step.title, "locked": True})
             continue
         item = {

@@ -244,26 +244,32 @@ class WalkthroughView:
 
     @property
     def next_url(self) -> str | None:
-        """Step on, once this step is answered if it asks for a number (see ``reachable``)."""
-        if self.next_order is None or self.current >= self.reachable:
+        """Step on, once this step is answered if it asks for a number (see ``is_open``)."""
+        if self.next_order is None or not self.is_open(self.current + 1):
             return None
         return self.step_url(self.next_order)
 
     @cached_property
     def reachable(self) -> int:
-        """The last step the learner may open: up to the first step that asks for a number and is not answered yet
-        (a later step's body starts from the earlier answers, so one slip does not carry through, and would give
-        them away), or the furthest step they have answered (they have read it)."""
-        gate = next((sv.number for sv in self.steps if sv.step.calculator and not sv.answered), self.total)
-        return max([gate, *(sv.number for sv in self.steps if sv.answered)])
+        """The first step that asks for a number and is not answered yet (the last when none): the steps up to it
+        are open. A later step's body starts from the earlier answers (so one slip does not carry through), and
+        would give them away."""
+        return next((sv.number for sv in self.steps if sv.step.calculator and not sv.answered), self.total)
+
+    def is_open(self, number: int) -> bool:
+        """Return whether step ``number`` (a position) may be shown: up to ``reachable``, or answered already (the
+        learner has read it: an answer from before this rule, or through the API)."""
+        return number <= self.reachable or self.steps[number - 1].answered
 
     def open_at(self, number: int) -> bool:
-        """Show step ``number`` (a position) if it is open (``reachable``), else the step to answer first, saying why;
+        """Show step ``number`` (a position) if it is open (``is_open``), else the step to answer first, saying why;
         return whether it was open. A step's own page asks this; an action on a step shows that step."""
-        self.current = min(number, self.reachable)
-        if number > self.current:
-            self.notice = self.not_open_notice(number)
-        return number == self.current
+        if self.is_open(number):
+            self.current = number
+            return True
+        self.current = self.reachable
+        self.notice = self.not_open_notice(number)
+        return False
 
     def not_open_notice(self, number: int) -> str:
         """Return what the walkthrough says when step ``number`` (a position) was asked for before it opened."""

@@ -126,7 +126,7 @@ def record_review(card: ReviewCard, outcome: str, hints: int = 0, now: datetime 
     now = now or timezone.now()
     state, _log = SCHEDULER.review_card(Card.from_dict(card.card), review_rating(outcome, hints), review_datetime=now)
     card.card, card.due, card.last_outcome, card.hints_shown = state.to_dict(), state.due, outcome, 0
-    card.recall_outcome = outcome  # the latest try (pages.ItemState.latest_outcome), until the next answer
+    card.recall_outcome = outcome  # the latest try (pages.ItemState.right_on_retry), until the next answer
     card.save(update_fields=["card", "due", "last_outcome", "hints_shown", "recall_outcome"])
     return card
 
@@ -233,9 +233,14 @@ def merge_cards(source_id: int, target_id: int) -> None:
         if kept is None:
             ReviewCard.objects.filter(pk=card.pk).update(learner_id=target_id)
             continue
-        # The account's card keeps its schedule and latest answer (graded on the account's numbers).
-        latest = kept.latest_answer_id or card.latest_answer_id
-        ReviewCard.objects.filter(pk=kept.pk).update(reviews=kept.reviews + card.reviews, latest_answer_id=latest)
+        # The account's card keeps its schedule and latest answer (graded on the account's numbers), and the
+        # review recall given since that answer: both from the card that supplies the latest answer.
+        source = kept if kept.latest_answer_id else card
+        ReviewCard.objects.filter(pk=kept.pk).update(
+            reviews=kept.reviews + card.reviews,
+            latest_answer_id=source.latest_answer_id,
+            recall_outcome=source.recall_outcome,
+        )
         card.delete()
     for kind in ReviewCard.ITEM_KINDS:
         first = Answer.objects.filter(

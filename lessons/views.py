@@ -135,7 +135,7 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
         return redirect(f"{view.step_url(view.current_order)}?opens={number}#{anchor}")
     opens = query_number(request, "opens")  # sent here from a step not open yet (above): said in the walkthrough
     asked = next((sv.number for sv in view.steps if sv.step.order == opens), None)
-    if asked is not None and asked > view.reachable:
+    if asked is not None and not view.is_open(asked):
         view.notice = view.not_open_notice(asked)
     missing = query_number(request, "missing")  # sent here from a step it lacks (missing_step): said likewise
     if missing is not None and missing not in orders:

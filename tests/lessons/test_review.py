@@ -801,3 +801,19 @@ def test_a_right_recall_in_review_makes_a_miss_right_on_a_retry_until_a_later_an
     results = client.get(reverse("results")).content.decode()
     assert "Missed, 0 of 10 points" in results and "right on a retry" not in results
     assert '<span class="mark mark-missed" id="mark-dd-dd-1">' in client.get(lesson.get_absolute_url()).content.decode()
+
+
+def test_a_merged_card_keeps_the_recall_of_the_card_whose_latest_answer_it_keeps(client, lesson, stopped_clock):
+    """Signing in merges the visitor's cards into the account's: where the account's card has no latest answer and
+    takes the visitor's, the visitor's recall since that answer comes with it (it kept its own, blank)."""
+    from lessons.review import merge_cards
+
+    answer(client, lesson, "dd-1", "weak")
+    visitor = ReviewCard.objects.get()
+    ReviewCard.objects.filter(pk=visitor.pk).update(recall_outcome="correct")  # a right recall on the review page
+    account = Learner.objects.create(session_key="the-account")
+    ReviewCard.objects.create(learner=account, deep_dive=visitor.deep_dive, card=visitor.card, due=visitor.due,
+                              last_outcome="incorrect")  # fmt: skip
+    merge_cards(visitor.learner_id, account.pk)
+    kept = ReviewCard.objects.get(learner=account)
+    assert (kept.latest_answer_id, kept.recall_outcome) == (visitor.latest_answer_id, "correct")

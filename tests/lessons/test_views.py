@@ -256,6 +256,25 @@ def test_a_step_already_answered_stays_open_whatever_came_before(client, lesson)
     assert "Step 2 of 2" in html and "You answered <strong>393.2 MB</strong>" in html
 
 
+def test_an_answered_step_opens_itself_only(client, db):
+    """Step 3 answered before step 1 (through the API) stays open, but step 2, between them, does not: the furthest
+    answered step opened every step before it (code review's finding)."""
+    from rest_framework.test import APIClient
+
+    lesson = make_lesson(slug="three", steps=3)
+    third = Step.objects.get(walkthrough__section__lesson=lesson, walkthrough__key="size", order=3)
+    api = APIClient()
+    client.get(lesson.get_absolute_url())  # a session, which the API shares
+    api.cookies = client.cookies
+    assert api.post(f"/api/v1/steps/{third.pk}/answer/", {"value": 1}, format="json").status_code == 200
+    response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]))
+    assert response["Location"] == f"/lessons/{lesson.slug}/walkthroughs/size/1/?opens=2#wt-size"
+    assert "Step 3 of 3" in client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 3])).content.decode()
+    items = api.get(f"/api/v1/lessons/{lesson.slug}/").json()["sections"][0]["items"]
+    steps = next(item for item in items if item.get("title") == "Size it")["steps"]
+    assert [step["locked"] for step in steps] == [False, True, False]
+
+
 def test_the_step_the_note_names_is_the_one_to_answer(client, db):
     """Three numeric steps: on step 1 the note is about step 2; on step 2, shown after a hint taken there (an action
     on a step shows it), it names step 1, the step still to answer, not 'this one'."""
