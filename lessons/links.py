@@ -81,6 +81,7 @@ class GradedItem(NamedTuple):
     topic: TopicRef
     points: int
     leading: tuple[int, ...] = ()  # the choices leading to a follow-up: it counts once reached
+    parents: tuple[int, ...] = ()  # a follow-up: the deep dives whose choices lead to it
 
 
 def drawn_under(pk: int, parent_of: Mapping[int, int]) -> int:
@@ -118,12 +119,14 @@ def read_item_catalog() -> dict[tuple[str, int], GradedItem]:
 
     topic_fields = ("topic", "topic__order", "topic__name")
     leading: dict[int, list[int]] = defaultdict(list)
+    parents: dict[int, set[int]] = defaultdict(set)
     parent_of: dict[int, int] = {}  # a follow-up: its parent, the last in page order (as build_lesson_page draws it)
     links = Choice.objects.filter(follow_up__isnull=False).order_by(
         "deep_dive__section__order", "deep_dive__order", "deep_dive_id", "order"
     )
     for choice, deep_dive, follow_up in links.values_list("pk", "deep_dive_id", "follow_up_id"):
         leading[follow_up].append(choice)
+        parents[follow_up].add(deep_dive)
         parent_of[follow_up] = deep_dive
     catalog = {}
     placed = ("pk", "key", "points", "section__lesson_id", "section__layer", "section__key", *topic_fields)
@@ -139,6 +142,7 @@ def read_item_catalog() -> dict[tuple[str, int], GradedItem]:
                 row["section__lesson_id"], plain_text(row[title]) if title.endswith("_html") else row[title],
                 f"{page_query(page['section__layer'], page['section__key'])}#{model.anchor_for(row['key'])}", topic(row), row["points"],
                 tuple(sorted(leading[pk])) if kind == "deep_dive" else (),
+                tuple(sorted(parents[pk])) if kind == "deep_dive" else (),
             )  # fmt: skip
     steps = Step.objects.exclude(calculator="").order_by()
     walkthrough_topic = ("walkthrough__topic", "walkthrough__topic__order", "walkthrough__topic__name")

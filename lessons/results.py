@@ -96,10 +96,14 @@ def compute_results(request: HttpRequest, lessons: list[Lesson], *, with_misses:
             **latest,
         )
         cards = list(cards)
-        schedule = review.schedule_of(cards, catalog, timezone.now())
         rows = [row for row in cards if row["first_id"] is not None]
         rows.sort(key=lambda row: row["first_id"])  # oldest first answer first
     first_points = {item_key_of(row): (row["points"], row["max_points"]) for row in rows}
+    if lookup is not None:
+        # Deep dives whose follow-up is reached and unanswered wait, as the review queue leaves them out.
+        waiting = review.waiting_parents(reached - first_points.keys(), catalog)
+        due_cards = (row for row in cards if item_key_of(row) not in waiting) if waiting else cards
+        schedule = review.schedule_of(due_cards, catalog, timezone.now())
     scores = {lesson.pk: Score() for lesson in lessons}
     topics: dict[TopicRef, TopicScore] = {}
     for key, item in catalog.items():

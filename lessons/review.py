@@ -18,13 +18,13 @@ from functools import reduce
 from operator import or_
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
 from interview.dates import gap_text
 from lessons.links import generation_of, item_catalog, item_links
-from lessons.models import ITEM_ID_FIELDS, Answer, Lesson, Outcome, ReviewCard, item_key_of
+from lessons.models import ITEM_ID_FIELDS, Answer, Choice, ItemPractice, Lesson, Outcome, ReviewCard, item_key_of
 
 SCHEDULER = Scheduler(
     learning_steps=(timedelta(minutes=10), timedelta(hours=4)),
@@ -149,13 +149,37 @@ class DueItem:
 
 
 def reviewable_in(lessons) -> Q:
-    """Return the condition that a card's item belongs to one of ``lessons`` and is still graded.
+    """Return the condition that a card's item belongs to one of ``lessons``, is still graded, and may be asked.
 
-    A step an author turned into prose (no calculator) asks nothing to review; its card stays.
+    A step an author turned into prose (no calculator) asks nothing to review; its card stays. A deep dive
+    waits while a follow-up its answer opened is unanswered (``follow_up_pending``).
     """
     ids = [lesson.pk for lesson in lessons]
     in_lessons = reduce(or_, (Q(**{f"{path}__in": ids}) for path in ReviewCard.LESSON_PATHS.values()))
-    return in_lessons & ~Q(step__calculator="")
+    return in_lessons & ~Q(step__calculator="") & ~Q(follow_up_pending())
+
+
+def follow_up_pending() -> Exists:
+    """Return whether a card's deep dive has a follow-up its learner reached and has not answered yet.
+
+    Asked again in review, the deep dive would show its verdicts and feedback, which the lesson page holds back
+    until that follow-up is answered (pages.LessonData.waiting_for_follow_up): it joins the queue once it is.
+    """
+    answered = ReviewCard.objects.filter(
+        learner=OuterRef("learner"), deep_dive=OuterRef("deep_dive"), first_answer__isnull=False
+    )
+    leading_here = Choice.objects.filter(deep_dive=OuterRef(OuterRef("deep_dive"))).values("follow_up")
+    return Exists(
+        ItemPractice.objects.filter(learner=OuterRef("learner"), reached=True, deep_dive__in=leading_here).exclude(
+            Exists(answered)
+        )
+    )
+
+
+def waiting_parents(pending: Iterable[tuple[str, int]], catalog: dict) -> set[tuple[str, int]]:
+    """Return the item keys of the deep dives that lead to the ``pending`` follow-ups (reached, not answered):
+    the rule of ``follow_up_pending`` read off what the results page has already read (no query)."""
+    return {("deep_dive", parent) for key in pending if key in catalog for parent in catalog[key].parents}
 
 
 def due_items(lookup: dict, lessons: list[Lesson], now: datetime | None = None) -> list[DueItem]:

@@ -817,3 +817,26 @@ def test_a_merged_card_keeps_the_recall_of_the_card_whose_latest_answer_it_keeps
     merge_cards(visitor.learner_id, account.pk)
     kept = ReviewCard.objects.get(learner=account)
     assert (kept.latest_answer_id, kept.recall_outcome) == (visitor.latest_answer_id, "correct")
+
+
+def test_a_deep_dive_waiting_for_its_follow_up_is_not_asked_in_review(client, lesson, stopped_clock):
+    """A weak answer that opened a follow-up came back in review ten minutes later and showed its feedback and the
+    best approach's, which the lesson page holds back until the follow-up is answered (code review's finding). It
+    joins the queue, and the counts, once the follow-up is answered."""
+    dd = DeepDive.objects.get(key="dd-1")
+    follow_up = make_deep_dive(dd.section, key="fix-it", order=5)
+    weak = dd.choices.get(verdict="weak")
+    weak.follow_up = follow_up
+    weak.save()
+    answer(client, lesson, "dd-1", "weak")  # opens the follow-up, left unanswered
+    stopped_clock.shift(timedelta(minutes=11))
+    review_page = client.get(reverse("review")).content.decode()
+    assert "Wastes 60-80%." not in review_page and "Holds up." not in review_page
+    assert "Nothing is due right now" in review_page
+    assert client.get("/api/v1/review/").json() == []
+    refused = client.post(reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": weak.pk})
+    assert refused.status_code in (400, 404, 409) and ReviewCard.objects.get(deep_dive=dd).reviews == 1
+    assert "Nothing is due for review right now." in client.get(reverse("results")).content.decode()
+    answer(client, lesson, "fix-it", "best")  # the follow-up answered: the deep dive may be asked again
+    assert [row["id"] for row in client.get("/api/v1/review/").json()] == [dd.pk]
+    assert "How? (dd-1)" in client.get(reverse("review")).content.decode()
