@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from django.db import transaction
 from django.http import Http404, HttpRequest
@@ -233,7 +234,10 @@ def deep_dive_data(view: DeepDiveView) -> dict:
         "points": dd.points,
         "is_follow_up": view.is_follow_up,
         "choices": [{"id": c.pk, **text(c, "text")} for c in view.choices],
-        "hints": hints_data(view.hints, dd.hints),
+        # While a follow-up waits the hints wait too (every hint is shown once answered), as on the page.
+        "hints": hints_data(
+            replace(view.hints, shown=0) if view.follow_up_waiting and view.hints else view.hints, dd.hints
+        ),  # fmt: skip
         "all_shown": view.reveal_all,
         "answers": [],
         "follow_ups": [deep_dive_data(f) for f in view.follow_up_views],
@@ -507,7 +511,11 @@ class NumberAnswerView(AnswerView):
 class StepAnswerView(NumberAnswerView):
     def items(self, request: Request):
         visible = Lesson.objects.visible_to(request.user)
-        return Step.objects.filter(walkthrough__section__lesson__in=visible).exclude(calculator="")
+        return (
+            Step.objects.filter(walkthrough__section__lesson__in=visible)
+            .exclude(calculator="")
+            .select_related("walkthrough__section")
+        )  # its lesson: step_opens
 
 
 @extend_schema_view(
@@ -532,7 +540,11 @@ def visible_items(request: Request, kind: str):
             "section"
         )  # its lesson: follow_up_waits
     if kind == "step":
-        return Step.objects.filter(walkthrough__section__lesson__in=visible).exclude(calculator="")
+        return (
+            Step.objects.filter(walkthrough__section__lesson__in=visible)
+            .exclude(calculator="")
+            .select_related("walkthrough__section")
+        )  # its lesson: step_opens
     return Challenge.objects.filter(section__lesson__in=visible)
 
 
@@ -558,6 +570,10 @@ class HintView(PracticeView):
         item = get_object_or_404(visible_items(request, self.kind), pk=pk)
         if not item.hints:
             return conflict("hints", "This question has no hints.")
+        if self.kind == "deep_dive" and follow_up_waits(request, item):  # as the page's hint endpoint
+            return conflict("follow_up", services.FOLLOW_UP_FIRST)
+        if self.kind == "step" and not step_opens(request, item):
+            return conflict("step", services.STEP_NOT_OPEN)
         learner = services.current_learner(django_request(request), create=True)
         services.take_hint(learner, {f"{self.kind}_id": pk}, len(item.hints))
         hints = Hints.of(item.hints_html, item_state(learner, self.kind, pk), item.points, "")
@@ -570,6 +586,13 @@ def follow_up_waits(request: Request, deep_dive: DeepDive) -> bool:
     lesson = next(lesson for lesson in visible_lessons(request.user) if lesson.pk == deep_dive.section.lesson_id)
     data = load_lesson_data(django_request(request), lesson, only="deep_dive", deep_dive=deep_dive.pk)
     return deep_dive.pk in data.waiting_for_follow_up()
+
+
+def step_opens(request: Request, step: Step) -> bool:
+    """Return whether ``step`` is open to the learner, as its walkthrough's page says (LessonData.step_is_open)."""
+    lesson_id = step.walkthrough.section.lesson_id
+    lesson = next(lesson for lesson in visible_lessons(request.user) if lesson.pk == lesson_id)
+    return load_lesson_data(django_request(request), lesson, only="walkthrough", step=step.pk).step_is_open(step.pk)
 
 
 class RevealView(PracticeView):

@@ -224,6 +224,21 @@ class StepView(StateView):
         return expected_for(self.step).steps if self.show_working else []
 
 
+def step_gate(asked: list[tuple[bool, bool]]) -> int:
+    """Return the first step (a position) that asks for a number and is not answered yet, the last when none.
+
+    ``asked``: each step's (asks for a number, answered). The steps up to it are open: a later step's body starts
+    from the earlier answers (so one slip does not carry through), and would give them away.
+    """
+    return next((number for number, (asks, answered) in enumerate(asked, 1) if asks and not answered), len(asked))
+
+
+def step_open(asked: list[tuple[bool, bool]], number: int) -> bool:
+    """Return whether step ``number`` may be shown: up to the gate (``step_gate``), or answered already (the learner
+    has read it: an answer from before this rule, or through the API). Pages and both hint endpoints ask this."""
+    return number <= step_gate(asked) or asked[number - 1][1]
+
+
 def show_working(state: ItemState) -> bool:
     """Whether the reveal is earned: the other approaches, or a number's answer and worked arithmetic."""
     return reveal_earned(state.latest.outcome if state.latest else None, state.count, state.revealed)
@@ -250,16 +265,18 @@ class WalkthroughView:
         return self.step_url(self.next_order)
 
     @cached_property
+    def asked(self) -> list[tuple[bool, bool]]:
+        """Each step's (asks for a number, answered), in order: what ``step_gate`` and ``step_open`` read."""
+        return [(bool(sv.step.calculator), sv.answered) for sv in self.steps]
+
+    @property
     def reachable(self) -> int:
-        """The first step that asks for a number and is not answered yet (the last when none): the steps up to it
-        are open. A later step's body starts from the earlier answers (so one slip does not carry through), and
-        would give them away."""
-        return next((sv.number for sv in self.steps if sv.step.calculator and not sv.answered), self.total)
+        """The first step that asks for a number and is not answered yet (the last when none), see ``step_gate``."""
+        return step_gate(self.asked)
 
     def is_open(self, number: int) -> bool:
-        """Return whether step ``number`` (a position) may be shown: up to ``reachable``, or answered already (the
-        learner has read it: an answer from before this rule, or through the API)."""
-        return number <= self.reachable or self.steps[number - 1].answered
+        """Return whether step ``number`` (a position) may be shown (``step_open``)."""
+        return step_open(self.asked, number)
 
     def open_at(self, number: int) -> bool:
         """Show step ``number`` (a position) if it is open (``is_open``), else the step to answer first, saying why;
@@ -615,6 +632,13 @@ class LessonData:
                 if follow_up.reached and not follow_up.first and not self.state("deep_dive", parent).chose_best:
                     waiting.add(parent)
         return waiting
+
+    def step_is_open(self, pk: int) -> bool:
+        """Return whether the step ``pk`` may be shown to this learner, as its walkthrough's page says (``step_open``)."""
+        step = next(s for s in self.steps if s.pk == pk)
+        siblings = sorted((s for s in self.steps if s.walkthrough_id == step.walkthrough_id), key=lambda s: s.order)
+        asked = [(bool(s.calculator), bool(self.state("step", s.pk).answers)) for s in siblings]
+        return step_open(asked, siblings.index(step) + 1)
 
     def shown_under(self, deep_dive: DeepDive) -> DeepDive:
         """Return the top-level deep dive ``deep_dive`` is drawn under (lessons.links.drawn_under): its page is

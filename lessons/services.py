@@ -41,6 +41,7 @@ FOLLOW_UP_FIRST = (
     "Answer the follow-up your answer opened first: another try, or every approach shown, would give its answer away."
 )
 WRITE_BEFORE_CHECKLIST = "Write your answer first: the checklist comes after."
+STEP_NOT_OPEN = "Answer the steps before this one first: its text and hints start from their answers."
 VERDICT_OUTCOME = {"best": Outcome.CORRECT, "acceptable": Outcome.PARTIAL, "weak": Outcome.INCORRECT}
 
 

@@ -452,6 +452,10 @@ def take_hint(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpRespon
     data, item = practice_item(request, lesson, kind, pk)
     if not item.hints:
         return answer_error(request, lesson, "This question has no hints.", practice_errors(kind, item), status=409)
+    # A hint waits as the item does: a deep dive's for its follow-up, a step's for the steps before it.
+    if (kind == "deep_dive" and pk in data.waiting_for_follow_up()) or (kind == "step" and not data.step_is_open(pk)):
+        message = services.FOLLOW_UP_FIRST if kind == "deep_dive" else services.STEP_NOT_OPEN
+        return answer_error(request, lesson, message, practice_errors(kind, item), status=409)
     learner = services.current_learner(request, create=True)
     state = data.state(kind, pk)
     services.take_hint(learner, {f"{kind}_id": pk}, len(item.hints))

@@ -33,6 +33,12 @@ def with_follow_up(verdict: str, key: str) -> tuple[DeepDive, DeepDive]:
     return dd, follow_up
 
 
+def open_step_two(client, lesson):
+    """Answer step 1 of the sample's envelope walkthrough, which opens step 2 ("Preamble size") and its hints."""
+    step = Step.objects.get(title="Requests per replica")
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"}, **HTMX)
+
+
 def page(client, lesson) -> str:
     return client.get(lesson.get_absolute_url()).content.decode()
 
@@ -195,6 +201,7 @@ def test_an_open_question_counts_in_the_lesson_and_the_results(client, lesson, q
 
 
 def test_a_hint_on_an_envelope_step_swaps_in_the_walkthrough_at_that_step(client, lesson):
+    open_step_two(client, lesson)
     step = Step.objects.get(title="Preamble size")
     step.hints = ["Multiply the bytes per token by the tokens."]
     step.save()
@@ -247,6 +254,7 @@ def test_a_hint_swapped_in_is_the_one_place_focus_goes(client, lesson):
     html = client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX).content.decode()
     assert focus_targets(html) == [f'<div class="hint" tabindex="-1" data-focus id="{dd.anchor}-hint-new">']
     assert html.index("Think about fragmentation.") > html.index(f'id="{dd.anchor}-hint-new"')
+    open_step_two(client, lesson)
     step = Step.objects.get(title="Preamble size")
     step.hints = ["Multiply the bytes per token by the tokens."]
     step.save()
@@ -358,6 +366,7 @@ def test_a_numbers_retry_feedback_says_what_the_first_answers_hints_cost(client,
     """'Your score stays 8 of 10' after a retry says why it is not 10, as the first answer's feedback did."""
     from lessons import services
 
+    open_step_two(client, lesson)
     step = Step.objects.get(title="Preamble size")
     step.hints = ["Multiply the bytes per token by the tokens."]
     step.save()
@@ -366,7 +375,7 @@ def test_a_numbers_retry_feedback_says_what_the_first_answers_hints_cost(client,
     right = {"value": repr(services.expected_for(step).value)}
     assert "(1 hint taken before answering: −" in client.post(url, right, **HTMX).content.decode()
     html = client.post(url, right, **HTMX).content.decode()
-    points = Answer.objects.get(is_first=True).points
+    points = Answer.objects.get(is_first=True, step=step).points
     assert re.search(rf"Your score stays {points} of 10 <span class=\"meta\">\(1 hint taken before answering: −", html)
 
 
@@ -391,6 +400,12 @@ def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, le
         parent = shown.split('id="dd-fix-it" aria-labelledby')[0]
         assert "The interviewer follows up first." in parent and "Wastes 60-80%." not in parent
         assert "You chose:</strong> Reserve max length" in parent
+    # Its hints wait too: every hint is shown once answered, and they may point at the follow-up's answer.
+    dd.hints = ["Think about fragmentation."]
+    dd.save()
+    hint = reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk])
+    refused = client.post(hint, **HTMX)
+    assert refused.status_code == 409 and "Think about fragmentation." not in refused.content.decode()
     refused = client.post(reveal, **HTMX)
     assert refused.status_code == 409 and "Answer the follow-up your answer opened first" in refused.content.decode()
     assert not ItemPractice.objects.filter(deep_dive=dd, revealed=True).exists()
@@ -415,6 +430,8 @@ def test_the_other_approaches_wait_for_the_follow_up_an_answer_opened(client, le
     assert dive["all_shown"] is False and {c.get("verdict") for c in dive["choices"]} == {None, "weak"}
     chosen = next(c for c in dive["choices"] if c.get("verdict") == "weak")
     assert dive["follow_up_waiting"] is True and chosen["feedback"] == "" and chosen["feedback_html"] == ""
+    assert dive["hints"]["hints"] == [] and dive["hints"]["total"] == 1
+    assert api.post(f"/api/v1/deep-dives/{dd.pk}/hint/").status_code == 409
     other = APIClient()  # another learner, through the API alone: the answer's reply holds the feedback back too
     reply = other.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": weak.pk}, format="json").json()
     assert reply["follow_up_waiting"] is True and reply["feedback"] == "" and reply["follow_up"]["key"] == "fix-it"

@@ -276,20 +276,35 @@ def test_an_answered_step_opens_itself_only(client, db):
 
 
 def test_the_step_the_note_names_is_the_one_to_answer(client, db):
-    """Three numeric steps: on step 1 the note is about step 2; on step 2, shown after a hint taken there (an action
-    on a step shows it), it names step 1, the step still to answer, not 'this one'."""
+    """Three numeric steps: on step 1 the note is about step 2; on step 2, shown after an answer there (an action on
+    a step shows it), it names step 1, the step still to answer, not 'this one'."""
     lesson = make_lesson(slug="three", steps=3)
     first = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]), **HTMX).content.decode()
     assert "Step 2 opens once you have answered this one, right or wrong." in first
     second = Step.objects.get(walkthrough__section__lesson=lesson, walkthrough__key="size", order=2)
-    second.hints = ["Multiply the bytes per token by the tokens."]
-    second.save()
-    shown = client.post(reverse("take-hint", args=[lesson.slug, "step", second.pk]), **HTMX).content.decode()
+    shown = client.post(reverse("answer-step", args=[lesson.slug, second.pk]), {"value": "1"}, **HTMX).content.decode()
     assert "Step 2 of 3" in shown and "Step 3 opens once you have answered step 1, right or wrong." in shown
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 3]))
     assert response["Location"] == f"/lessons/{lesson.slug}/walkthroughs/size/1/?opens=3#wt-size"
     html = client.get(response["Location"]).content.decode()
     assert "Step 3 opens once the steps before it are answered: here is step 1, the first to answer." in html
+
+
+def test_a_hint_waits_as_its_step_does(client, api, db):
+    """A step's hints start from the earlier steps' answers ("60% of its 123 requests"): the page's and the API's
+    hint endpoints gave them for a step not open yet (code review's finding). Refused (409) until it opens."""
+    lesson = make_lesson(slug="three", steps=3)
+    second = Step.objects.get(walkthrough__section__lesson=lesson, walkthrough__key="size", order=2)
+    second.hints = ["Step 1 gave 110 requests."]
+    second.save()
+    refused = client.post(reverse("take-hint", args=[lesson.slug, "step", second.pk]), **HTMX)
+    assert refused.status_code == 409 and "Answer the steps before this one first" in refused.content.decode()
+    api.cookies = client.cookies
+    refused = api.post(f"/api/v1/steps/{second.pk}/hint/")
+    assert refused.status_code == 409 and "Step 1 gave" not in refused.content.decode()
+    first = Step.objects.get(walkthrough__section__lesson=lesson, walkthrough__key="size", order=1)
+    client.post(reverse("answer-step", args=[lesson.slug, first.pk]), {"value": "1"})
+    assert api.post(f"/api/v1/steps/{second.pk}/hint/").json()["hints"] == ["Step 1 gave 110 requests."]
 
 
 def test_a_build_up_walkthrough_steps_on_freely(client, lesson):
