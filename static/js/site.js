@@ -22,6 +22,16 @@
       }
     }
   });
+  // A notice the page opens on (a walkthrough step asked for too early, or one it lacks) takes focus, so a screen
+  // reader says why the page is not the step asked for (a role="status" already there when the page loads is not
+  // announced).
+  // Once loaded: the browser's move to the address's #fragment comes after this script and takes focus back.
+  window.addEventListener("load", function () {
+    var notice = document.querySelector("[data-focus-on-load]");
+    if (notice) {
+      notice.focus({ preventScroll: false });
+    }
+  });
   // An interview's clock (data-countdown: seconds left when the server rendered it) counts down each second;
   // the server's poll swaps in a fresh one every few seconds, which corrects any drift and says "Time is up".
   function tickClocks() {

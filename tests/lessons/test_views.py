@@ -220,7 +220,7 @@ def test_a_later_step_asked_for_before_its_earlier_steps_are_answered_shows_the_
     html = client.get(response["Location"]).content.decode()  # the browser follows it
     walkthrough = html[html.index('id="wt-size"') :]
     assert re.search(
-        r'<p class="message message-info" role="status">Step 2 opens once the steps before it are answered: here is step 1, the '
+        r'<p class="message message-info" role="status" tabindex="-1" data-focus-on-load>Step 2 opens once the steps before it are answered: here is step 1, the '
         r'first to answer.</p>\s*<p class="step-count">Step 1 of 2</p>',
         walkthrough,
     )
@@ -324,7 +324,8 @@ def test_a_step_the_walkthrough_lacks_shows_its_first_step_and_says_why(client, 
     page = client.get(response["Location"]).content.decode()  # the browser follows it
     walkthrough = page[page.index('id="wt-build"') :]
     notice = re.search(
-        r'<p class="message message-info" role="status">(.*?)</p>\s*<p class="step-count">Step 1 of 2</p>', walkthrough
+        r'<p class="message message-info" role="status" tabindex="-1" data-focus-on-load>(.*?)</p>\s*<p class="step-count">Step 1 of 2</p>',
+        walkthrough,
     )
     assert (
         notice
