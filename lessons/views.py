@@ -303,6 +303,7 @@ def answered(request, data, item, partial: str, pk: int, answer, url: str | None
     if not request.htmx:
         return HttpResponseRedirect(url, status=303)
     opened = opens_follow_up(data, answer)  # read before the answer is recorded in the learner's state
+    waited = data.waiting_for_follow_up() if partial == "deep_dive" else set()
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)
     views = {"deep_dive": page.deep_dives, "challenge": page.challenges, "open_question": page.open_questions}
@@ -312,6 +313,10 @@ def answered(request, data, item, partial: str, pk: int, answer, url: str | None
         # wait for the follow-up): the whole top parent is sent, and swapped in for the follow-up's target.
         top = page.deep_dives[data.shown_under(item).pk]
         context["view"] = context["outline_view"] = top
+        if waited - data.waiting_for_follow_up():  # said after the answer's own verdict: focus stays on it
+            context["also_say"] = (
+                "The question it follows now shows the feedback on your answer there and takes another try."
+            )
         return retarget(fragment(request, partial, context, answer), f"#{top.deep_dive.anchor}")
     return fragment(request, partial, context, answer)
 
@@ -329,9 +334,10 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
     # An answer that opened a follow-up grows the lesson's total, and the percentage answered drops: said once, in
     # the feedback and the announcement, with the new total (not on a later page load, nor on other answers).
     opened = opened_note(score) if score is not None and context.get("opens_follow_up") else ""
+    said = announcement(answer, opened) if answer else announce
     context = {
         **context,
-        "announce": announcement(answer, opened) if answer else announce,
+        "announce": f"{said} {context['also_say']}" if context.get("also_say") else said,
         "announce_for": item_id,
         "opened": opened,
         "errors": item_errors(),

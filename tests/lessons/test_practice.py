@@ -470,6 +470,11 @@ def test_answering_the_follow_up_updates_its_parent_at_once(client, lesson):
     follow = html.split(f'id="{follow_up.anchor}" aria-labelledby')[1]
     assert f'id="{follow_up.anchor}-feedback"' in follow and follow.count("data-focus") == 1
     assert html.count('id="announcer"') == 1 and 'id="announcer"' in follow
+    # The parent changed out of sight of a screen reader whose focus is on the follow-up: the announcement says so.
+    freed = "The question it follows now shows the feedback on your answer there and takes another try."
+    assert re.search(rf'id="announcer" hx-swap-oob="innerHTML">Correct: 10 of 10 points\. Best\. {freed}</div>', html)
+    retry = client.post(answer, {"choice": follow_up.choices.get(verdict="weak").pk}, **HTMX).content.decode()
+    assert freed not in retry  # said once, when it happened
 
 
 def test_a_best_answer_that_opens_a_follow_up_shows_every_approach_at_once(client, lesson):
