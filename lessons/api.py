@@ -481,11 +481,10 @@ def number_result(answer, item, working: bool) -> dict:
 class NumberAnswerView(AnswerView):
     """Answer a graded number: an envelope step or a challenge."""
 
-    def items(self, request: Request):
-        raise NotImplementedError
+    kind = ""  # "step" or "challenge": visible_items reads the ones the request may answer
 
     def post(self, request: Request, pk: int) -> Response:
-        item = get_object_or_404(self.items(request), pk=pk)
+        item = get_object_or_404(visible_items(request, self.kind), pk=pk)
         serializer = NumberAnswerSerializer(data=request.data, context={"unit": item.unit})
         if not serializer.is_valid():
             return first_errors(serializer)
@@ -509,13 +508,7 @@ class NumberAnswerView(AnswerView):
     )
 )
 class StepAnswerView(NumberAnswerView):
-    def items(self, request: Request):
-        visible = Lesson.objects.visible_to(request.user)
-        return (
-            Step.objects.filter(walkthrough__section__lesson__in=visible)
-            .exclude(calculator="")
-            .select_related("walkthrough__section")
-        )  # its lesson: step_opens
+    kind = "step"
 
 
 @extend_schema_view(
@@ -528,8 +521,7 @@ class StepAnswerView(NumberAnswerView):
     )
 )
 class ChallengeAnswerView(NumberAnswerView):
-    def items(self, request: Request):
-        return Challenge.objects.filter(section__lesson__in=Lesson.objects.visible_to(request.user))
+    kind = "challenge"
 
 
 def visible_items(request: Request, kind: str):

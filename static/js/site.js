@@ -23,9 +23,8 @@
     }
   });
   // A notice the page opens on (a walkthrough step asked for too early, or one it lacks) takes focus, so a screen
-  // reader says why the page is not the step asked for (a role="status" already there when the page loads is not
-  // announced).
-  // Once loaded: the browser's move to the address's #fragment comes after this script and takes focus back.
+  // reader says why the page is not the step asked for (a role="status" already there on load is not announced).
+  // On "load": the browser's move to the address's #fragment comes after this script and would take focus back.
   window.addEventListener("load", function () {
     var notice = document.querySelector("[data-focus-on-load]");
     if (notice) {
