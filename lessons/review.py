@@ -70,11 +70,12 @@ class Returns:
 
     @property
     def text(self) -> str:
-        """Return the schedule in two sentences, for the results and review pages."""
+        """Return the schedule in three sentences, for the results and review pages."""
         return (
             f"After a first answer, a miss comes back in {self.miss}, a partly right one in {self.partial}, a right "
             f"one in {self.right}. Right every time after that, it comes back after {', then '.join(self.recalls)}, "
-            f"and so on; a miss brings it back in {self.relapse} again, and the gaps then grow from a shorter start."
+            f"and so on; a miss brings it back in {self.relapse} again, and the gaps then grow from a shorter start. "
+            "A question whose answer opened a follow-up waits until you have answered the follow-up."
         )
 
 

@@ -833,6 +833,7 @@ def test_a_deep_dive_waiting_for_its_follow_up_is_not_asked_in_review(client, le
     review_page = client.get(reverse("review")).content.decode()
     assert "Wastes 60-80%." not in review_page and "Holds up." not in review_page
     assert "Nothing is due right now" in review_page
+    assert "A question whose answer opened a follow-up waits until you have answered the follow-up." in review_page
     assert client.get("/api/v1/review/").json() == []
     refused = client.post(reverse("review-answer"), {"kind": "deep_dive", "id": dd.pk, "choice": weak.pk})
     assert refused.status_code in (400, 404, 409) and ReviewCard.objects.get(deep_dive=dd).reviews == 1
