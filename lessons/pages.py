@@ -1019,7 +1019,12 @@ def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, i
     ``items`` maps item kinds (AboutItem.ITEM_KINDS) to the ids wanted. Every answer updates
     its item's review card in the same transaction: the card names the first answer (it
     scores), the latest and the count of tries. Hints, reveals and drafts come from ItemPractice.
+
+    The practice rows are read first. An answer stored by another request between the two reads (a double
+    click) then shows in the cards with whatever it wrote to the practice rows left unseen, never the other way
+    round: a follow-up reached with the answer that reached it unseen made its parent look held (409).
     """
+    practice = list(ItemPractice.objects.filter(ItemPractice.items_q(items), **lookup).order_by())
     cards = (
         ReviewCard.objects.filter(ReviewCard.items_q(items), **lookup, first_answer__isnull=False)
         .select_related("first_answer", "latest_answer")
@@ -1034,8 +1039,8 @@ def load_answers(lookup: dict, items: dict[str, list[int]]) -> dict[tuple[str, i
         )
         for card in cards
     }
-    for practice in ItemPractice.objects.filter(ItemPractice.items_q(items), **lookup).order_by():
-        states.setdefault(practice.item_key, ItemState()).practice = practice
+    for row in practice:
+        states.setdefault(row.item_key, ItemState()).practice = row
     return states
 
 

@@ -498,3 +498,38 @@ def test_a_refused_reveal_on_a_later_step_is_said_on_that_step(client, lesson):
     html = response.content.decode()
     assert "Answer first: your own answer comes before the reveal." in html
     assert "Step 2 of" in html and 'role="alert"' in html
+
+
+def test_an_answer_landing_between_the_two_reads_of_a_learners_state_does_not_hold_the_deep_dive(client, lesson):
+    """A double click on the best approach (it opens a follow-up) sent two answers: the second read the learner's
+    cards before the first committed and the practice rows after (a follow-up reached, the best answer not seen),
+    took the deep dive for one waiting on its follow-up, and answered 409 "Answer the follow-up first" (`make
+    bench` on PostgreSQL saw one). The practice rows are read first: an answer landing between the reads then
+    shows in the cards, never a follow-up reached without the answer that reached it."""
+    from django.db import connection
+
+    dd, _follow_up = with_follow_up("best", "why-it-holds")
+    learner_client = client
+    learner_client.get(lesson.get_absolute_url())
+    assert pick(learner_client, "weak", **HTMX).status_code == 200  # the learner, as its first answer
+    learner = Answer.objects.get().learner
+    best = dd.choices.get(verdict="best")
+    landed = []
+
+    def other_tab_lands(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        reads_state = sql.lstrip().startswith("SELECT") and (
+            "lessons_reviewcard" in sql or "lessons_itempractice" in sql
+        )
+        if reads_state and not landed:  # after the first of the two reads: the other tab's answer commits
+            landed.append(True)
+            services.answer_deep_dive(learner, dd, best, answered_before=True)
+        return result
+
+    with connection.execute_wrapper(other_tab_lands):
+        response = pick(learner_client, "best", **HTMX)
+    assert landed
+    assert response.status_code == 200, response.content.decode()[:300]
+    html = page(learner_client, lesson)
+    assert "Answer the follow-up your answer opened first" not in html
+    assert Answer.objects.filter(deep_dive=dd).count() == 3
