@@ -178,7 +178,7 @@ def test_results_and_review_link_a_missed_follow_up_in_another_section_to_its_pa
     client.post(answer_url(dd), pick(dd, "weak"))
     client.post(answer_url(follow), pick(follow, "weak"))
     where = "/lessons/sample/?layer=2&section=core#dd-dd-far"
-    misses = client.get("/results/").content.decode().split("Missed first answers")[1]
+    misses = client.get("/results/").content.decode().split("First answers missed or partly right")[1]
     links = [html.unescape(href) for href in re.findall(r'<a href="([^"]+)">', misses)]
     assert where in links
     # Said to be a follow-up (its question reads as the next push on another), its parent not.
@@ -243,7 +243,7 @@ def test_a_deep_dive_whose_first_answer_missed_is_marked_missed(client, lesson):
     client.post(answer_url(dd), pick(dd, "acceptable"), **HTMX)  # a retry still not right changes nothing
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert outline_mark(page, "dd-dd-1") == ("missed", "answered · missed")
-    misses = client.get(reverse("results")).content.decode().split("Missed first answers")[1]
+    misses = client.get(reverse("results")).content.decode().split("First answers missed or partly right")[1]
     assert "#dd-dd-1" in misses
 
 
@@ -277,7 +277,9 @@ def test_a_partly_right_first_answer_is_missed_too_as_results_list_it(client, le
     dd = DeepDive.objects.get(key="dd-1")
     sent = client.post(answer_url(dd), pick(dd, "acceptable"), **HTMX).content.decode()
     assert outline_mark(sent_entry(sent, "dd-dd-1"), "dd-dd-1") == ("missed", "answered · missed")
-    assert "#dd-dd-1" in client.get(reverse("results")).content.decode().split("Missed first answers")[1]
+    assert (
+        "#dd-dd-1" in client.get(reverse("results")).content.decode().split("First answers missed or partly right")[1]
+    )
 
 
 def test_a_deep_dive_answered_right_first_is_marked_answered_not_missed(client, lesson):
@@ -359,7 +361,7 @@ def test_a_walkthrough_answered_right_first_time_is_marked_answered(client, less
 def results_misses(client) -> list[str]:
     """Return the rows of the results' missed first answers, as text."""
     page = client.get(reverse("results")).content.decode()
-    listed = page.split("<h2>Missed first answers</h2>", 1)[1].split("<h2>", 1)[0]
+    listed = page.split("<h2>First answers missed or partly right</h2>", 1)[1].split("<h2>", 1)[0]
     return [html.unescape(re.sub(r"<[^>]+>", "", row)) for row in re.findall(r"<li>(.*?)</li>", listed)]
 
 

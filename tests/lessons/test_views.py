@@ -591,12 +591,29 @@ def test_results_show_totals_lessons_topics_and_misses_with_retry_links(client, 
     assert "KV memory allocation" in html
     assert "Capacity planning" in html
     assert f'href="{lesson.get_absolute_url()}?layer=2&amp;section=core#dd-dd-1"' in html
-    misses = html.split("Missed first answers")[1].split("Start over")[0]
+    misses = html.split("First answers missed or partly right")[1].split("Start over")[0]
     assert (
         f'<a href="{lesson.get_absolute_url()}?layer=2&amp;section=core#dd-dd-1">How? (dd-1)</a> <span class="meta">· Lesson sample · Missed'
         in misses
     )
     assert client.get("/api/v1/results/").json()["misses"][0]["lesson"] == "sample"  # its slug
+
+
+def test_a_partly_right_first_answer_is_listed_under_a_heading_that_says_so(client, lesson):
+    """The list read "Missed first answers" above "Partly right, 5 of 10 points": a newcomer took that row for not
+    missed. The heading names both."""
+    dd = DeepDive.objects.get(key="dd-1")
+    client.post(answer_url(dd), {"choice": choice(lesson, "acceptable").pk})
+    html = client.get(reverse("results")).content.decode()
+    listed = html.split("<h2>First answers missed or partly right</h2>", 1)[1].split("<h2>", 1)[0]
+    assert 'How? (dd-1)</a> <span class="meta">· Lesson sample · Partly right, 5 of 10 points</span>' in listed
+
+
+def test_the_results_say_nothing_is_listed_before_any_answer_and_when_every_first_answer_was_right(client, lesson):
+    html = client.get(reverse("results")).content.decode()
+    assert "<p>None yet: nothing answered.</p>" in html
+    client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "best").pk})
+    assert "<p>None: every first answer was right.</p>" in client.get(reverse("results")).content.decode()
 
 
 def test_reset_needs_confirmation_then_deletes_own_answers_only(client, lesson, django_user_model):
