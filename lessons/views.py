@@ -300,9 +300,12 @@ def answered(request, data, item, partial: str, pk: int, answer, url: str | None
     ``url``: where the item is shown, when not its own URL (a follow-up: its top parent's page).
     """
     url = url or item.get_absolute_url()
-    if not request.htmx:
-        return HttpResponseRedirect(url, status=303)
     opened = opens_follow_up(data, answer)  # read before the answer is recorded in the learner's state
+    if not request.htmx:
+        if opened:  # said on the page the browser is sent to, once, as htmx's feedback says it (opened_note)
+            score = compute_results(request, [data.lesson], with_misses=False).score_for(data.lesson)
+            messages.info(request, opened_note(score))
+        return HttpResponseRedirect(url, status=303)
     waited = data.waiting_for_follow_up() if partial == "deep_dive" else set()
     data.record(answer)
     page = build_lesson_page(request, data.lesson, data=data)

@@ -445,3 +445,25 @@ def test_a_first_answer_that_opens_a_follow_up_says_so_too(client, lesson, follo
     assert OPENED in sent.split('id="dd-dd-1-feedback">', 1)[1].split("</div>", 1)[0]
     sent = html.unescape(client.post(answer_url(follow_up), pick(follow_up, "best"), **HTMX).content.decode())
     assert OPENED not in sent  # answering the follow-up opens nothing more
+
+
+def test_without_javascript_the_page_after_an_answer_that_opened_a_follow_up_says_the_total_counts_it(
+    client, lesson, follow_up
+):
+    """Without JavaScript the answer redirects to the page: the sentence htmx's feedback carries was never said there,
+    and the total grew without a word. The page the answer leads to says it once, in its status message."""
+    sign_up(client)
+    dd = DeepDive.objects.get(key="dd-1")
+    before = re.search(
+        r"0 of (\d+) answered · 0 of (\d+) points",
+        progress_words(client.get(lesson.get_absolute_url()).content.decode()),
+    )
+    answered = client.post(answer_url(dd), pick(dd, "weak"), follow=True)
+    page = html.unescape(answered.content.decode())
+    questions, points = int(before.group(1)) + 1, int(before.group(2)) + 10
+    said = f"{OPENED} ({questions} questions, {points} points)."
+    assert f'<li class="message message-info">{said}</li>' in page
+    assert progress_words(page) == f"1 of {questions} answered · 0 of {points} points"
+    assert said not in html.unescape(client.get(lesson.get_absolute_url()).content.decode())  # said once
+    answered = client.post(answer_url(follow_up), pick(follow_up, "best"), follow=True)  # opens nothing more
+    assert answered.status_code == 200 and OPENED not in html.unescape(answered.content.decode())
