@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from calculators.charts import WIDTH, Chart, DataTable, Plot, Svg, line_svg, nice_ticks
+from calculators.charts import LINE, WIDTH, Chart, DataTable, Plot, Svg, line_svg, nice_ticks, wrap
 from calculators.formatting import number, percent
 
 __all__ = ["POLICY_LABELS", "day_chart", "hit_rate_chart", "load_chart", "ttft_chart"]
@@ -49,13 +49,15 @@ def _legend(svg: Svg, entries: Sequence[tuple]) -> None:
     Names sit in a legend rather than at the lines' ends, where they covered the lines on a narrow screen.
     """
     top = svg.height - 4
-    for row, (label, line_cls, text_cls, marked) in enumerate(entries):
-        y = top + row * LEGEND_ROW + LEGEND_ROW / 2
+    for label, line_cls, text_cls, marked in entries:
+        y = top + LEGEND_ROW / 2
         svg.line(8, y, 38, y, f"chart-line {line_cls}")
         if marked:
             svg.circle(23, y, 3.5, f"chart-point {line_cls}")
-        svg.text(46, y + 5, label, text_cls)
-    svg.height = top + len(entries) * LEGEND_ROW + 4
+        lines = wrap(label, WIDTH - 4 - 46, bold=True)  # a long name takes two lines rather than run off the edge
+        svg.text(46, y + 5, lines, text_cls)
+        top += LEGEND_ROW + LINE * (len(lines) - 1)
+    svg.height = top + 4
 
 
 def hit_rate_chart(curves: Mapping[str, Sequence[tuple[int, float]]], current: int, replayed: int) -> Chart:
@@ -106,14 +108,14 @@ def load_chart(results: Mapping[str, Mapping[str, Any]]) -> Chart:
         "its own scale, from 0 to twice the fair share or its busiest replica, whichever is higher."
     )
     panel, gap, left, right = 62.0, 26.0, 8.0, WIDTH - 12.0
-    svg = Svg("sim-load", title, description, len(policies) * (panel + gap) + 8)
+    svg = Svg("sim-load", title, description, 0.0)
     width = (right - left) / replicas
-    for row, policy in enumerate(policies):
+    base = 8.0
+    for policy in policies:
         top = max(max(shares[policy]), 2 * fair) * 1.05
-        base = 8 + row * (panel + gap) + gap + panel
-        svg.text(
-            left, base - panel - 8, f"{POLICY_LABELS[policy]}: busiest {percent(max(shares[policy]), 3)}", "chart-label"
-        )
+        lines = wrap(f"{POLICY_LABELS[policy]}: busiest {percent(max(shares[policy]), 3)}", WIDTH - 4 - left)
+        base += gap + LINE * (len(lines) - 1) + panel  # a long name's label takes two lines
+        svg.text(left, base - panel - 8 - LINE * (len(lines) - 1), lines, "chart-label")
         for index, share in enumerate(shares[policy]):
             height = panel * share / top
             svg.rect(left + index * width + 0.5, base - height, max(width - 1, 0.8), height, "chart-bar-accent",
@@ -121,6 +123,7 @@ def load_chart(results: Mapping[str, Mapping[str, Any]]) -> Chart:
         y = base - panel * fair / top
         svg.line(left, y, right, y, "chart-marker")
         svg.line(left, base, right, base, "chart-axis")
+    svg.height = base + 8
     rows = tuple(
         (
             POLICY_LABELS[policy],

@@ -67,7 +67,7 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     svg.polyline([(plot.x(m), plot.y(d)) for m, d in zip(metrics, desired)], "chart-line")
     x = plot.x(target)
     svg.line(x, plot.top, x, plot.bottom, "chart-marker")
-    svg.text(x + 4, plot.top + 24, f"target {number(target)}", "chart-marker-label")
+    svg.text(x + 4, plot.top + 32, f"target {number(target)}", "chart-marker-label")
     svg.circle(plot.x(i["metric"]), plot.y(o["desired_replicas"]), 5, "chart-point chart-point-accent",
                f"Yours: {number(i['metric'])} → {number(o['desired_replicas'])} replicas")  # fmt: skip
     shown = sorted({0.5 * target, max(0.0, target * (1 - tolerance)), target, target * (1 + tolerance), 1.5 * target,

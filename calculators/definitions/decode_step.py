@@ -7,7 +7,7 @@ from typing import Any
 
 from calculators import maths
 from calculators.calculator import Calculator, DerivationStep, Output, Parameter, Preset, step
-from calculators.charts import Chart, DataTable, Plot, line_svg, nice_ticks
+from calculators.charts import LINE, Chart, DataTable, Plot, line_svg, nice_ticks
 from calculators.definitions.assumptions import (
     BF16_BYTES,
     H100_BF16_TFLOPS,
@@ -188,12 +188,16 @@ def chart(i: Mapping[str, Any], o: Mapping[str, Any]) -> Chart:
     svg.text(plot.left + 4, plot.top + 10, "ms per step", "chart-axis-label")
     svg.polyline([(plot.x(b), plot.y(m)) for b, m in zip(batches, memory)], "chart-line")
     svg.polyline([(plot.x(b), plot.y(c)) for b, c in zip(batches, compute)], "chart-line chart-line-muted")
-    svg.text(plot.right - 2, plot.y(memory[-1]) - 6, "memory reads", "chart-point-label", "end")
+    memory_y = plot.y(memory[-1]) - 6
+    svg.text(plot.right - 2, memory_y, "memory reads", "chart-point-label", "end")
     svg.text(plot.right - 2, plot.y(compute[-1]) + 14, "compute", "chart-point-label", "end")
     if o["ridge_batch"] <= x_ticks[-1]:
         x = plot.x(o["ridge_batch"])
         svg.line(x, plot.top, x, plot.bottom, "chart-marker")
-        svg.text(x + 4, plot.top + 24, f"ridge {number(o['ridge_batch'], 3)}", "chart-marker-label")
+        ridge_y = plot.top + 32  # below "ms per step"; below "memory reads" and its line when level with it
+        if abs(ridge_y - memory_y) < LINE + 2:
+            ridge_y = memory_y + LINE + 8
+        svg.text(x + 4, ridge_y, f"ridge {number(o['ridge_batch'], 3)}", "chart-marker-label")
     svg.circle(
         plot.x(i["batch"]),
         plot.y(o["step_ms"]),

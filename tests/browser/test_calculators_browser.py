@@ -143,3 +143,35 @@ def test_on_a_phone_a_chart_table_wider_than_its_box_shows_an_edge_to_scroll_to(
     with_hint = region.screenshot()
     region.evaluate("r => r.style.background = 'none'")
     assert region.screenshot() != with_hint
+
+
+# Each chart text's rendered size (its font-size in the chart's units, times the scale of the viewBox) and the
+# texts sticking out of the picture.
+_CHART_TEXT = """svg => {
+  const box = svg.getBoundingClientRect();
+  const scale = box.width / svg.viewBox.baseVal.width;
+  return [...svg.querySelectorAll('text')].map(t => {
+    const r = t.getBoundingClientRect();
+    const out = r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+    return {text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, out};
+  });
+}"""
+
+
+@pytest.mark.parametrize("width", [375, 360])
+def test_chart_text_reads_at_12_px_on_a_phone_and_stays_inside_the_chart(page, live_server, width):
+    """The viewBox (420 units) scales down to a phone's column, about 300 px: every chart text still renders at
+    12 px or more, and none runs past the picture's edges (it read at 8.7 px)."""
+    page.set_viewport_size({"width": width, "height": 800})
+    pages = ["decode-step", "queue-wait", "spec-decode", "kv-cache", "token-cost", "routing", "fleet", "replica"]
+    pages = [f"/calculators/{slug}/" for slug in pages] + ["/simulator/?replicas=8&requests=1500&arrival_rps=10"]
+    for path in pages:
+        page.goto(live_server.url + path)
+        charts = page.locator("svg.chart")
+        assert charts.count(), path
+        for chart in charts.all():
+            texts = chart.evaluate(_CHART_TEXT)
+            assert texts, path
+            small = [f"{t['text']}: {t['px']:.1f} px" for t in texts if t["px"] < 12]
+            assert small == [], path
+            assert [t["text"] for t in texts if t["out"]] == [], path

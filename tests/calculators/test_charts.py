@@ -170,7 +170,9 @@ def test_queue_wait_legend_stays_clear_of_the_curves(utilization):
     ns = "{http://www.w3.org/2000/svg}"
     texts = [t for t in root.iter(f"{ns}text") if (t.text or "").startswith(("solid: ", "dashed: "))]
     assert len(texts) == 2
-    left, right = float(texts[0].get("x")), float(texts[0].get("x")) + 6.5 * max(len(t.text) for t in texts)
+    width = 6.5 * max(len(t.text) for t in texts)
+    left = float(texts[0].get("x")) - (width if texts[0].get("text-anchor") == "end" else 0)  # right-aligned
+    right = left + width
     top, bottom = float(texts[0].get("y")) - 11, float(texts[1].get("y")) + 2
     points = []
     for line in root.iter(f"{ns}polyline"):
