@@ -434,6 +434,7 @@ class OutlineEntry:
     graded: int
     missed: int = 0  # first answers not fully right (of a walkthrough's graded steps, or the item's one)
     follow_ups: tuple[OutlineEntry, ...] = ()
+    partly: bool = False  # one question's first answer was partly right: "partly right", not "missed"
 
 
 def progress_of(view) -> tuple[int, int]:
@@ -492,7 +493,9 @@ def outline_entry(view, page_url: str) -> OutlineEntry:
     anchor = item_of(view).anchor
     missed = missed_of(view)
     mark = mark_of(answered, graded, bool(missed), right_on_retry_of(view))
-    return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark, answered, graded, missed, follow_ups)
+    first = graded_states(view)[0].first if graded == 1 else None
+    partly = first is not None and first.outcome == Outcome.PARTIAL  # as the results say it: "Partly right"
+    return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark, answered, graded, missed, follow_ups, partly)
 
 
 def prompt_start(prompt_html: str) -> str:

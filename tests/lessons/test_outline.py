@@ -247,6 +247,21 @@ def test_a_deep_dive_whose_first_answer_missed_is_marked_missed(client, lesson):
     assert "#dd-dd-1" in misses
 
 
+def test_a_first_answer_partly_right_is_marked_partly_right_as_the_results_say_it(client, lesson):
+    """A newcomer's finding: "Acceptable · 5 of 10 points" was marked "↻ answered · missed" in the outline while the
+    results said "Partly right, 5 of 10 points". The mark says partly right (amber, as a miss: not fully right)."""
+    sign_up(client)
+    dd = DeepDive.objects.get(key="dd-1")
+    sent = client.post(answer_url(dd), pick(dd, "acceptable"), **HTMX).content.decode()
+    partly = ("missed", "answered · partly&nbsp;right")
+    assert outline_mark(sent_entry(sent, "dd-dd-1"), "dd-dd-1") == partly
+    assert outline_mark(client.get(lesson.get_absolute_url()).content.decode(), "dd-dd-1") == partly
+    listed = client.get(reverse("results")).content.decode().split("First answers missed or partly right")[1]
+    assert "#dd-dd-1" in listed and "Partly right, 5 of 10 points" in listed  # listed, as a miss is
+    client.post(answer_url(dd), pick(dd, "best"), **HTMX)  # right on a retry, as any miss
+    assert outline_mark(client.get(lesson.get_absolute_url()).content.decode(), "dd-dd-1") == RETRIED
+
+
 RETRIED = ("retried", "answered · right&nbsp;on&nbsp;a&nbsp;retry")  # "right on a retry" kept on one line
 
 
@@ -269,16 +284,6 @@ def test_a_missed_deep_dive_retried_right_says_so_in_the_outline_and_a_wrong_ret
     assert outline_mark(client.get(lesson.get_absolute_url()).content.decode(), "dd-dd-1") == (
         "missed",
         "answered · missed",
-    )
-
-
-def test_a_partly_right_first_answer_is_missed_too_as_results_list_it(client, lesson):
-    sign_up(client)
-    dd = DeepDive.objects.get(key="dd-1")
-    sent = client.post(answer_url(dd), pick(dd, "acceptable"), **HTMX).content.decode()
-    assert outline_mark(sent_entry(sent, "dd-dd-1"), "dd-dd-1") == ("missed", "answered · missed")
-    assert (
-        "#dd-dd-1" in client.get(reverse("results")).content.decode().split("First answers missed or partly right")[1]
     )
 
 
