@@ -67,8 +67,8 @@ def grade(
         return Grade(
             "partial",
             0.5,
-            f"Right order of magnitude, but {direction}: within {partial_band:g}x of the answer. "
-            "Half credit; check each factor of your working.",
+            f"Close, but {direction}: outside the tolerance, within {partial_band:g}× of the answer. "
+            "Check each factor of your working.",
         )
     exponent = power_slip(expected, given)
     if exponent:
