@@ -149,7 +149,10 @@ def read_number(text: str, unit: str = "") -> float:
     written = match["unit"].strip()
     if match["dollar"]:
         if written not in ("", "USD"):
-            raise EntryError(f"“{text.strip()}” mixes a dollar sign with another unit.")
+            # "$1.14 per million": the question names what the amount is per; the amount alone is the answer.
+            raise EntryError(
+                f"“{text.strip()}” mixes a dollar sign with another unit: type the amount alone, such as ${value:g}."
+            )
         written = "USD"
     if written:
         value = convert(value, written, unit, text.strip())

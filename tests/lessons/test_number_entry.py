@@ -84,6 +84,12 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
         ("1e999", "ms", "Enter a finite number."),
         ("2**9999", "ms", "not a unit"),
         ("$5 MB", "$", "mixes a dollar sign"),
+        # A newcomer typed the question's own words: told what to type instead (it said the first half only).
+        (
+            "$1.14 per million",
+            "$",
+            "“$1.14 per million” mixes a dollar sign with another unit: type the amount alone, such as $1.14.",
+        ),
         ("393 /", "MB", "not a unit"),
         ("393 *", "MB", "not a unit"),
         ("1 MB/", "MB", "not a unit"),
