@@ -1234,8 +1234,20 @@ def test_one_attempt_draws_its_point_on_an_axis_of_one_attempt_and_says_to_take_
     chart = trend_chart(html, "requirements")
     ticks = re.findall(r'class="chart-tick" text-anchor="middle">([^<]*)</text>', chart)
     assert ticks == ["1"]  # no attempt 2 on the axis
-    assert '<line x1="229" y1="14" x2="229" y2="154" class="chart-grid"/>' in chart  # attempt 1 in the middle
-    assert re.search(r'<circle cx="229" cy="[\d.]+" r="4" class="chart-point"><title>Attempt 1: 0%</title>', chart)
+    # Attempt 1 in the middle of the x axis: its grid line and its point halfway between the axis's ends.
+    axis = r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="\2" class="chart-axis"/>'  # the horizontal one
+    left, _, right = map(float, re.search(axis, chart).groups())
+    grid = [
+        float(x)
+        for x, x2 in re.findall(
+            r'<line x1="([\d.]+)" y1="[\d.]+" x2="([\d.]+)" y2="[\d.]+" class="chart-grid"/>', chart
+        )
+        if x == x2
+    ]
+    point = float(
+        re.search(r'<circle cx="([\d.]+)" cy="[\d.]+" r="4" class="chart-point"><title>Attempt 1: 0%</title>', chart)[1]
+    )
+    assert grid == [pytest.approx((left + right) / 2, abs=0.1)] and point == pytest.approx((left + right) / 2, abs=0.1)
     assert 'class="chart-point-label" text-anchor="start">0%</text>' in chart  # the point says its value
     assert "Requirements: 0% in your one attempt so far." in chart
     finished_interviews(api, 1, stopped_clock)
