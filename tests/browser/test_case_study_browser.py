@@ -10,7 +10,7 @@ from lessons.services import expected_for
 from tests.browser.conftest import button_text, describe
 
 CASE = "/lessons/llm-serving-platform/"
-MOMENTS = ["kv-memory", "batching", "tensor-parallel", "speculative", "routing", "autoscaling"]
+MOMENTS = ["kv-memory", "batching", "speculative", "routing", "autoscaling"]  # layer 3's; tensor-parallel ends layer 2
 
 
 def best_choice(key: str) -> Choice:
@@ -26,6 +26,13 @@ def best_text(key: str) -> str:
 @pytest.mark.django_db(transaction=True)
 def test_newcomer_works_through_layer_3_and_sees_the_score(live_server, page, content, axe_violations, console_errors):
     page.goto(live_server.url + CASE)
+    # The call the numbers rest on ends layer 2: how many GPUs a 70B replica gets.
+    page.get_by_role("navigation", name="Lesson outline").get_by_role("link", name=re.compile("^Layer 2")).click()
+    expect(page.locator("#layer-2")).to_be_visible()
+    page.locator("#dd-tensor-parallel").get_by_role(
+        "button", name=re.compile(re.escape(best_text("tensor-parallel")))
+    ).click()
+    expect(page.locator("#dd-tensor-parallel-feedback")).to_contain_text("Best")
     page.get_by_role("navigation", name="Lesson outline").get_by_role("link", name="Layer 3 · Go deeper").click()
     expect(page.locator("#layer-3")).to_be_visible()
 
@@ -57,7 +64,7 @@ def test_newcomer_works_through_layer_3_and_sees_the_score(live_server, page, co
         assert grown > boxes
         boxes = grown
 
-    # Six interview moments, each answered with its best approach; a best answer that opens a
+    # Five interview moments, each answered with its best approach; a best answer that opens a
     # follow-up question counts it at once, so the newcomer answers that too.
     follow_ups = []
     for key in MOMENTS:
@@ -98,11 +105,11 @@ def test_newcomer_works_through_layer_3_and_sees_the_score(live_server, page, co
 
     page.get_by_role("link", name="Results", exact=True).click()
     row = page.locator("tr", has_text="Design an LLM serving platform")
-    answered = 11 + len(follow_ups)  # every item of layer 3 and the follow-ups its best answers opened
+    answered = 11 + len(follow_ups)  # layer 2's question, every item of layer 3, the follow-ups best answers opened
     expect(row).to_contain_text(f"{answered} / {answered}")
     expect(row).to_contain_text(f"{answered * 10} / {answered * 10}")
     for label in ("KV memory allocation", "Batching", "Tensor parallelism", "Speculative decoding", "Routing",
                   "Autoscaling"):  # fmt: skip
         expect(page.get_by_role("heading", name=label)).to_be_visible()
-    assert DeepDive.objects.filter(key__in=MOMENTS).count() == 6
+    assert DeepDive.objects.filter(key__in=[*MOMENTS, "tensor-parallel"]).count() == 6
     assert console_errors == []

@@ -68,3 +68,19 @@ def test_shrinking_the_bytes_tables_do_not_print_its_envelopes_answers(client, c
         forms = {f"{value:.2f} {ask['unit']}", f"{value:,.0f} {ask['unit']}"} if value > 10 else {f"{value:.2f}"}
         shown = sorted(form for form in forms if form in text)
         assert shown == [], f"{step['title']!r}: the lesson shows {shown} before the learner answers"
+
+
+def test_the_page_asking_how_many_gpus_a_replica_gets_does_not_say_it_elsewhere(client, content):
+    """The case study asked "How do you serve it?" (best: four GPUs with tensor parallelism) at the top of layer 3, on
+    the page whose walkthrough sized "one 70B replica on four GPUs" and whose design drew "4 × H100" right below
+    (newcomer's finding, twice). The question now ends layer 2: nothing else on its page names a replica's GPUs."""
+    from lessons.models import DeepDive
+
+    asked = DeepDive.objects.get(key="tensor-parallel", section__lesson__slug="llm-serving-platform")
+    body = client.get(asked.get_absolute_url().partition("#")[0]).content.decode()
+    start = body.index('<article class="item deep-dive" id="dd-tensor-parallel"')
+    rest = body[:start] + body[body.index("</article>", start) :]  # the page without the question and its choices
+    text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", rest))).lower()
+    assert "how many gpus one 70b replica gets" in text  # the page is the one asking
+    for told in ("four gpus", "four h100s", "4 × h100", "four-gpu", "4 gpus", "on four"):
+        assert told not in text, told
