@@ -61,6 +61,16 @@ def number(x: float | int | bool | None, sig: int = 3) -> str:
     return "0" if text in ("-0", "0") else text.replace("-", "−")
 
 
+def milliseconds(ms: float, sig: int = 4) -> str:
+    """Return a time measured in milliseconds as a person reads it: "35.2 ms", "5,210 ms", and from a minute
+    on, minutes: "9.89 min" (an overloaded pool's waits ran to "593,614 ms")."""
+    if ms is None or not math.isfinite(ms):
+        return number(ms)  # "—"
+    if abs(ms) >= 60_000:
+        return f"{number(ms / 60_000, 3)} min"
+    return f"{number(ms, sig)} ms"
+
+
 def percent(fraction: float, sig: int = 3) -> str:
     """Return a fraction as a percentage to at most one decimal: 0.456621 -> "45.7%", 0.66 -> "66%".
 
@@ -136,6 +146,8 @@ def value_text(value: float | int | bool | None, unit: str) -> str:
         return f"{money(value)} per 1M tokens"
     if unit == "×":
         return f"{number(value)}×"
+    if unit == "ms":
+        return milliseconds(value, 3)
     return amount(value, unit)  # the units content names too: "1 request", "$1.14", "12.5%"
 
 

@@ -17,7 +17,7 @@ from django.views.decorators.vary import vary_on_headers
 from calculators import maths
 from calculators.charts import Chart
 from calculators.errors import CalculatorInputError
-from calculators.formatting import input_text, money, number, percent
+from calculators.formatting import input_text, milliseconds, money, number, percent
 from calculators.forms import ParameterField, parameter_rows
 from calculators.simulation import PERCENTILES
 from calculators.simulator import AUTOSCALING, ROUTING, SWEEP_REQUESTS, Mode, routing_sweep, run_charge
@@ -33,10 +33,10 @@ ROUTING_ROWS = (
     ("busiest_share", "Busiest replica's share of requests", lambda v: percent(v, 3)),
     ("busiest_utilization", "Busiest replica's slots busy", lambda v: percent(v, 3)),
     ("mean_utilization", "All slots busy", lambda v: percent(v, 3)),
-    ("queue_wait_mean_ms", "Mean queue wait", lambda v: f"{number(v, 4)} ms"),
-    ("queue_wait_p99_ms", "p99 queue wait", lambda v: f"{number(v, 4)} ms"),
-    ("ttft_p50_ms", "TTFT p50", lambda v: f"{number(v, 4)} ms"),
-    ("ttft_p99_ms", "TTFT p99", lambda v: f"{number(v, 4)} ms"),
+    ("queue_wait_mean_ms", "Mean queue wait", milliseconds),
+    ("queue_wait_p99_ms", "p99 queue wait", milliseconds),
+    ("ttft_p50_ms", "TTFT p50", milliseconds),
+    ("ttft_p99_ms", "TTFT p99", milliseconds),
     ("prefill_tokens", "Prompt tokens prefilled", number),
     ("evictions", "Cache evictions", number),
 )

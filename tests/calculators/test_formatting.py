@@ -71,3 +71,14 @@ def test_a_calculators_values_and_a_lessons_amounts_are_written_alike():
     for value, unit in ((1, "requests"), (2, "requests"), (125, "$"), (12.5, "%"), (393.216, "MB"), (7, "")):
         assert value_text(value, unit) == amount(value, unit)
     assert (value_text(2924800, "USD"), value_text(0.117, "fraction")) == ("$2,924,800", "11.7%")
+
+
+def test_a_time_in_milliseconds_reads_in_minutes_from_a_minute_on():
+    """An overloaded pool's waits read "593,614 ms" in the simulator's table (newcomer's finding)."""
+    from calculators.formatting import milliseconds
+
+    assert milliseconds(35.24) == "35.24 ms"
+    assert milliseconds(59_999) == "59,999 ms"
+    assert milliseconds(60_000) == "1 min"
+    assert milliseconds(593_614) == "9.89 min"
+    assert milliseconds(None) == "—"

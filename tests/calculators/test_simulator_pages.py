@@ -158,3 +158,10 @@ def test_the_bounded_load_slack_is_labelled_as_the_number_it_takes(client):
     html = _routing(client).content.decode()
     assert "Bounded-load slack (ε)" in html
     assert "Bounded-load slack (fraction" not in html
+
+
+def test_an_overloaded_pools_waits_read_in_minutes(client):
+    """Two replicas at 9 requests a second (1.47× their slots) queue for over a minute: the table said "593,614 ms" (newcomer's finding)."""
+    html = _routing(client, {**SMALL, "replicas": "2", "arrival_rps": "9", "policies": "round_robin"}).content.decode()
+    (wait,) = _cell(html, "queue_wait_p99_ms")
+    assert wait.endswith(" min") and float(wait.removesuffix(" min").replace(",", "")) >= 1, wait
