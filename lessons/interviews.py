@@ -264,8 +264,15 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
             used.update(d.pk for d in group)
 
     # Estimate: the scenario's numbers first, and at least one challenge with freshly drawn inputs.
+    # At most one step of an example: a later step's setup states the earlier step's answer ("Each replica holds
+    # 123 requests (step 1)"), which would tell the learner whether that answer was right before the scorecard.
     number_rows = [(lesson_of(n), topic_of(n), n) for n in pool.numbers]
-    numbers = prefer_scenario(number_rows, PHASE_ITEMS["estimate"], rng, weight, scenario.pk)
+    numbers, examples = [], set()
+    for row in prefer_scenario(number_rows, len(number_rows), rng, weight, scenario.pk):
+        example = row[2].walkthrough_id if isinstance(row[2], Step) else None
+        if len(numbers) < PHASE_ITEMS["estimate"] and (example is None or example not in examples):
+            numbers.append(row)
+            examples.add(example)
     fresh = [row for row in number_rows if isinstance(row[2], Challenge) and row[2].ranges]
     if fresh and not any(row in fresh for row in numbers):
         numbers = numbers[: PHASE_ITEMS["estimate"] - 1] + weighted_sample(fresh, 1, rng, weight)
