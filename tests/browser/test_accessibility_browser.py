@@ -126,3 +126,16 @@ def test_the_reset_pages_checkbox_sits_beside_its_label(live_server, page, conte
     assert at["boxRight"] <= at["textLeft"], at
     violations = axe_violations(page)
     assert violations == [], describe(violations)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_current_pages_header_link_is_underlined_in_one_unbroken_line(live_server, page):
+    """The thick underline marking the current page's link broke around the letters that dip below it ("Sign up":
+    the g and the p), which read as a rendering fault (newcomer's finding). It sits below them, unbroken."""
+    page.goto(live_server.url + "/accounts/signup/")
+    current = page.locator('.nav-list a[aria-current="page"]')
+    expect(current).to_have_text("Sign up")
+    style = current.evaluate(
+        "a => [getComputedStyle(a).textDecorationSkipInk, getComputedStyle(a).textUnderlineOffset]"
+    )
+    assert style[0] == "none" and style[1] != "auto", style
