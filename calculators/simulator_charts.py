@@ -75,14 +75,14 @@ def hit_rate_chart(curves: Mapping[str, Sequence[tuple[int, float]]], current: i
         svg,
         list(range(len(sizes))),
         [0.0, 0.25, 0.5, 0.75, 1.0],
-        lambda t: str(sizes[int(t)]),
+        # Yours is named under its tick: written beside the marker, inside the plot, the word sat on the lines.
+        lambda t: f"{sizes[int(t)]} (yours)" if sizes[int(t)] == current else str(sizes[int(t)]),
         lambda t: percent(t),
         "Cache size per replica (preamble copies)",
         "Hit rate",
     )
     mark = plot.x(positions[current])
     svg.line(mark, plot.top, mark, plot.bottom, "chart-marker")
-    svg.text(mark + 4, plot.top + 10, "yours", "chart-marker-label")
     _legend(
         svg,
         [

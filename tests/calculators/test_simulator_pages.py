@@ -165,3 +165,12 @@ def test_an_overloaded_pools_waits_read_in_minutes(client):
     html = _routing(client, {**SMALL, "replicas": "2", "arrival_rps": "9", "policies": "round_robin"}).content.decode()
     (wait,) = _cell(html, "queue_wait_p99_ms")
     assert wait.endswith(" min") and float(wait.removesuffix(" min").replace(",", "")) >= 1, wait
+
+
+def test_the_hit_rate_chart_names_your_cache_size_under_its_tick_not_on_the_lines(client):
+    """ "yours" was written beside the marker at the top of the plot, where the best policies' lines run near 100%,
+    and sat on them (newcomer's finding). The tick of your cache size says it; the marker line stays."""
+    html = _routing(client, {**SMALL, "cache_copies": "4"}).content.decode()
+    chart = re.search(r'<svg[^>]*aria-labelledby="chart-sim-hits-title[^"]*".*?</svg>', html, re.S).group(0)
+    assert re.search(r'class="chart-tick" text-anchor="middle">4 \(yours\)</text>', chart)
+    assert 'class="chart-marker"' in chart and ">yours</text>" not in chart
