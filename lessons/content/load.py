@@ -212,14 +212,19 @@ def item_row(report: LoadReport, model, lesson: Lesson, section: Section, order:
     return upsert(report, model, {"section__lesson": lesson, "key": key}, values, create={"key": key})
 
 
-def match_rows(existing: list, texts: list[str], field: str) -> tuple[list, list]:
+def match_rows(
+    existing: list, texts: list[str], field: str, same_place: Callable[[object, int], bool] | None = None
+) -> tuple[list, list]:
     """Pair each text in the file with a row by its ``field``: the same text first, then the most similar.
 
     A choice (by its text), a walkthrough step (by its title) or a checklist point (by its text): inserting,
     removing or reordering them keeps every answer on the row it was given to, and a row whose wording was
-    edited keeps its answers. Returns the pairing (None: a new row) and the rows left over.
+    edited keeps its answers. A text reworded past recognition (under 0.6 alike) takes the row left over in its
+    place when ``same_place(row, index)`` says it is the same (a choice: the same verdict). Returns the pairing
+    (None: a new row) and the rows left over.
     """
     remaining = sorted(existing, key=lambda row: row.order)
+    places = list(remaining)
     matched: list = []
     for text in texts:
         row = next((r for r in remaining if getattr(r, field) == text), None)
@@ -240,6 +245,11 @@ def match_rows(existing: list, texts: list[str], field: str) -> tuple[list, list
         if ratio >= 0.6 and matched[index] is None and row in remaining:
             matched[index] = row
             remaining.remove(row)
+    for index, row in enumerate(matched):
+        place = places[index] if index < len(places) else None
+        if row is None and place in remaining and same_place is not None and same_place(place, index):
+            matched[index] = place
+            remaining.remove(place)
     return matched, remaining
 
 
@@ -253,17 +263,19 @@ def write_children(
     file: str,
     prune: bool,
     creation_order: Callable[[list], list] | None = None,
+    same_place: Callable[[object, int], bool] | None = None,
 ) -> list[tuple]:
     """Write one parent's rows in the file's order: a deep dive's choices, a walkthrough's steps, a checklist.
 
     ``rows`` are the parent's rows now, ``parent`` the field a new row takes (``{"deep_dive": row}``), ``wanted``
     the values of each row in the file, paired with the rows by ``field`` (match_rows). Rows left over are
     deleted (delete_missing: refused when learners answered them, unless ``prune``). ``creation_order``
-    reorders the (number, (values, row)) pairs before any is written (a choice's key must not rank it).
+    reorders the (number, (values, row)) pairs before any is written (a choice's key must not rank it);
+    ``same_place``: see match_rows.
     Returns (row, created) for each of ``wanted``, in its order.
     """
     rows.update(order=F("order") + ORDER_BUMP)
-    matched, leftover = match_rows(list(rows), [values[field] for values in wanted], field)
+    matched, leftover = match_rows(list(rows), [values[field] for values in wanted], field, same_place)
     delete_missing(report, rows.filter(pk__in=[row.pk for row in leftover]), file=file, prune=prune)
     numbered = list(enumerate(zip(wanted, matched, strict=True), start=1))
     written: dict[int, tuple] = {}
@@ -290,8 +302,10 @@ def write_deep_dive(report, lesson, section, order, fields, follow_ups, file: st
     )  # fmt: skip
     choices = [{k: choice[k] for k in ("text", "verdict", "feedback")} for choice in fields["choices"]]
     order = partial(Choice.creation_order, deep_dive_key=deep_dive.key)  # keys that do not rank them
+    # A choice reworded past recognition keeps its answers when it keeps its place and its verdict.
+    same_place = lambda row, index: row.verdict == choices[index]["verdict"]  # noqa: E731
     rows = write_children(report, Choice.objects.filter(deep_dive=deep_dive), {"deep_dive": deep_dive}, choices,
-                          "text", file=file, prune=prune, creation_order=order)  # fmt: skip
+                          "text", file=file, prune=prune, creation_order=order, same_place=same_place)  # fmt: skip
     for choice, (row, created) in zip(fields["choices"], rows, strict=True):
         follow_ups.append((row, choice["follow_up"], created))
     return deep_dive

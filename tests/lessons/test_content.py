@@ -341,6 +341,40 @@ def test_editing_one_choice_while_inserting_another_keeps_the_answer_on_it(conte
     assert answer.choice.text.endswith("(reworded)")
 
 
+def test_a_choice_reworded_past_recognition_keeps_its_answers_in_its_place_with_its_verdict(content_copy, db):
+    """A choice's wording changed by more than 0.6 alike (seven of a session's rewordings: "Nothing. A fleet sized for
+    peak always idles off-peak…" to "Leave it. The idle night hours are the headroom…") was taken for a removed
+    choice: loading was refused once learners had answered it (code review's finding). Kept in its place with its
+    verdict, it is the same choice; a different verdict there is a different one, refused as before."""
+    from lessons.models import Answer, Learner
+
+    load(content_copy)
+    dd = DeepDive.objects.get(key="kv-heads")
+    chosen = dd.choices.filter(verdict="weak").order_by("order").first()
+    place = list(dd.choices.order_by("order")).index(chosen)
+    answer = Answer.objects.create(
+        learner=Learner.objects.create(), deep_dive=dd, choice=chosen, outcome="incorrect", points=0, max_points=10
+    )
+
+    def reword(data):
+        data["sections"][0]["items"][0]["deep_dive"]["choices"][place]["text"] = "Entirely new words for the same idea."
+
+    edit(content_copy, SAMPLE, reword)
+    load(content_copy)
+    answer.refresh_from_db()
+    assert answer.choice_id == chosen.pk and answer.choice.text == "Entirely new words for the same idea."
+    assert dd.choices.count() == 4
+
+    def swap_verdict(data):
+        choices = data["sections"][0]["items"][0]["deep_dive"]["choices"]
+        best = next(c for c in choices if c["verdict"] == "best")
+        choices[place]["text"], choices[place]["verdict"], best["verdict"] = "Pick by GPU serial.", "best", "weak"
+
+    edit(content_copy, SAMPLE, swap_verdict)
+    with pytest.raises(CommandError, match="1 answer"):
+        load(content_copy)
+
+
 def test_dropping_an_answered_choice_is_refused_unless_pruning(content_copy, db):
     from lessons.models import Answer, Learner
 
