@@ -1034,7 +1034,7 @@ class GiveawayWarningsMixin:
     @admin.display(description="Give-aways")
     def give_aways(self, obj) -> str:
         if obj is None or obj.pk is None:
-            return "Checked once saved: whether a choice's length, not its content, points at the answer."
+            return "Checked once saved: whether a choice's length or wording, not its content, points at the answer."
         warnings = giveaway_warnings(lesson_to_data(self.lesson_of(obj)))
         if not warnings:
             return "None: no choice gives the answer away by its length or wording."

@@ -898,6 +898,12 @@ SAME_RANK_SHARE = 1 / 2  # of a lesson's deep dives: the best at any one other l
 SAME_RANK_FROM = 4  # deep dives a lesson needs before the rule applies (with fewer, a repeat is chance)
 LONG_CHOICE_FACTOR = 2.0  # x the median length of the other choices of the same deep dive
 RESTATED_WORDS = 6  # consecutive words a follow-up shares with its parent's best choice
+ABSOLUTE_CHOICES = 2  # a lesson's choices that are not the best and may use an absolute while no best one does
+# Absolute words, matched as whole words whatever their case: a test-wise learner rules such choices out.
+ABSOLUTE_WORDS = re.compile(
+    r"\b(always|never|everywhere|nowhere|every other|all by itself|on its own|nothing stops|perfectly|the only)\b",
+    re.IGNORECASE,
+)
 
 ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 NAMED_AT_MOST = 10  # deep dives a warning names; the rest are counted ("… and 190 more")
@@ -951,7 +957,7 @@ def _best(deep_dive: dict) -> dict | None:
 def giveaway_warnings(lesson_data: Any) -> list[str]:
     """Return a warning for each give-away in one lesson, as parsed from YAML (or built by the admin).
 
-    Four rules, each named in its message with the lesson and the deep dive:
+    Five rules, each named in its message with the lesson and the deep dive:
     - best is longest: the best choice is at least as long as every other choice in at most
       a third of the lesson's deep dives, follow-ups included;
     - same length rank: in a lesson of at least SAME_RANK_FROM deep dives, the best choice is
@@ -960,15 +966,25 @@ def giveaway_warnings(lesson_data: Any) -> list[str]:
     - long choice: no choice is more than LONG_CHOICE_FACTOR times the median length of the
       other choices of its deep dive (lengths in characters of the stripped text);
     - restated best: a follow-up's prompt, context and choices share no run of RESTATED_WORDS
-      consecutive words (lowercased, punctuation ignored) with its parent's best choice.
+      consecutive words (lowercased, punctuation ignored) with its parent's best choice;
+    - absolute words: while no best choice of the lesson uses an absolute word (ABSOLUTE_WORDS:
+      "always", "never", "the only", ...), at most ABSOLUTE_CHOICES of its other choices do.
     """
     lesson = f"Lesson '{lesson_data.get('slug', '?')}'" if isinstance(lesson_data, dict) else "Lesson '?'"
     deep_dives = _deep_dives(lesson_data)
     warnings = []
     best_longest = []
     by_rank: dict[int, list[str]] = {}  # length rank of the best choice (2 = second longest) -> deep dives
+    absolute_best = 0  # best choices using an absolute word
+    absolute_others: list[str] = []  # the deep dive of each other choice using one
     for deep_dive in deep_dives:
         key = deep_dive.get("key", "?")
+        for c in deep_dive["choices"]:
+            if ABSOLUTE_WORDS.search(_text(c.get("text"))):
+                if c.get("verdict") == "best":
+                    absolute_best += 1
+                else:
+                    absolute_others.append(key)
         lengths = [len(_text(c.get("text"))) for c in deep_dive["choices"]]
         best = _best(deep_dive)
         if best is not None:
@@ -1003,6 +1019,15 @@ def giveaway_warnings(lesson_data: Any) -> list[str]:
                     "and taking the next finds the answer: lengthen another choice, or trim the best one "
                     "(rule: same length rank)."
                 )
+    if len(absolute_others) > ABSOLUTE_CHOICES and not absolute_best:
+        keys = list(dict.fromkeys(absolute_others))
+        warnings.append(
+            f"{lesson}: {len(absolute_others)} choices that are not the best, in {len(keys)} deep "
+            f'{"dive" if len(keys) == 1 else "dives"} ({named(keys)}), use an absolute word ("always", "never", '
+            f'"the only", ...) and no best choice does; at most {ABSOLUTE_CHOICES} may, or ruling out absolutes '
+            "finds the answer: reword the choice so its reason, not an absolute, carries it; or let a best choice "
+            "state a true absolute (rule: absolute words)."
+        )
     by_key = {d.get("key"): d for d in deep_dives}
     for parent in deep_dives:
         best = _best(parent)

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from django.core.management import call_command
 
-from lessons.content.validate import giveaway_warnings
+from lessons.content.validate import ABSOLUTE_WORDS, giveaway_warnings
 from lessons.models import Choice
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
@@ -188,6 +188,49 @@ def test_a_follow_up_choice_restating_its_parents_best_choice_is_caught():
     )  # fmt: skip
     (warning,) = giveaway_warnings(lesson(parent, follow_up, balanced("third", 2)))
     assert "deep dive 'why': its choice 2 repeats \"shed the free tier first when\"" in warning
+
+
+def absolute(key, text="Route at random, always.", best="Route by the queue."):
+    """A deep dive whose weak choice ``text`` (by default) uses an absolute word; the best is the shortest."""
+    return deep_dive(key, [choice(best, "best"), choice(text), choice("Route by a hash key.")])
+
+
+def test_absolute_words_in_three_choices_that_are_not_the_best_are_caught():
+    """A learner who rules out every choice with an absolute word ("always", "never", "the only") should not
+    thereby keep the best one."""
+    three = lesson(absolute("a"), absolute("b", "NEVER route by the queue."), absolute("c", "It works on its own."))
+    (warning,) = giveaway_warnings(three)
+    assert warning == (
+        "Lesson 'made-up': 3 choices that are not the best, in 3 deep dives (a, b, c), use an absolute word "
+        '("always", "never", "the only", ...) and no best choice does; at most 2 may, or ruling out absolutes '
+        "finds the answer: reword the choice so its reason, not an absolute, carries it; or let a best choice "
+        "state a true absolute (rule: absolute words)."
+    )
+
+
+def test_two_absolute_choices_or_a_best_choice_using_one_pass():
+    assert giveaway_warnings(lesson(absolute("a"), absolute("b"), balanced("c"))) == []
+    # Whole words only: "nevertheless" and "alwayson" are not absolutes.
+    assert giveaway_warnings(lesson(absolute("a"), absolute("b"), absolute("c", "Nevertheless, at alwayson."))) == []
+    # A best choice stating a true absolute: absolutes no longer rule the best choice out.
+    assert giveaway_warnings(lesson(absolute("a"), absolute("b"), absolute("c", best="Never at random."))) == []
+
+
+def test_across_the_course_ruling_out_absolutes_gives_nothing_away():
+    """Best choices use an absolute word at least a third as often as the others do, or at most three of the
+    others use one in all: once 19 choices that were not the best used one and no best choice did."""
+    choices = [
+        c
+        for path in sorted((CONTENT / "lessons").glob("*.yaml"))
+        for section in yaml.safe_load(path.read_text(encoding="utf-8"))["sections"]
+        for item in section.get("items") or []
+        if "deep_dive" in item
+        for c in item["deep_dive"]["choices"]
+    ]
+    best = [bool(ABSOLUTE_WORDS.search(c["text"])) for c in choices if c["verdict"] == "best"]
+    others = [bool(ABSOLUTE_WORDS.search(c["text"])) for c in choices if c["verdict"] != "best"]
+    assert len(best) > 60
+    assert sum(others) <= 3 or sum(best) / len(best) >= sum(others) / len(others) / 3, (sum(best), sum(others))
 
 
 def test_malformed_data_gives_no_warnings_and_no_error():
