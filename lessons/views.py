@@ -82,6 +82,8 @@ def render_lesson(
         if moved is not None:
             return redirect(f"{lesson.get_absolute_url()}{page_query(moved.number, section)}")
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
+    if note := request.session.pop(OPENED_NOTE, None):  # an answer without htmx opened a follow-up (answered)
+        context["announce_for"], context["opened"] = note
     return render(request, "lessons/lesson.html", context, status=status)
 
 
@@ -302,9 +304,9 @@ def answered(request, data, item, partial: str, pk: int, answer, url: str | None
     url = url or item.get_absolute_url()
     opened = opens_follow_up(data, answer)  # read before the answer is recorded in the learner's state
     if not request.htmx:
-        if opened:  # said on the page the browser is sent to, once, as htmx's feedback says it (opened_note)
+        if opened:  # said in the item's feedback on the page the browser is sent to, once, as htmx's fragment does
             score = compute_results(request, [data.lesson], with_misses=False).score_for(data.lesson)
-            messages.info(request, opened_note(score))
+            request.session[OPENED_NOTE] = [pk, opened_note(score)]
         return HttpResponseRedirect(url, status=303)
     waited = data.waiting_for_follow_up() if partial == "deep_dive" else set()
     data.record(answer)
@@ -365,6 +367,9 @@ def fragment(request, partial: str, context: dict, answer=None, announce: str = 
         resume = {"url": context.get("url") or item.get_absolute_url(), "answered": True, "oob": True}
         response.write(render_to_string("lessons/_resume.html", resume, request))
     return response
+
+
+OPENED_NOTE = "opened_note"  # the session's (deep dive id, opened_note) for the page an answer without htmx leads to
 
 
 def leads_to_follow_up(answer) -> bool:

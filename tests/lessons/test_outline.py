@@ -456,7 +456,8 @@ def test_without_javascript_the_page_after_an_answer_that_opened_a_follow_up_say
     client, lesson, follow_up
 ):
     """Without JavaScript the answer redirects to the page: the sentence htmx's feedback carries was never said there,
-    and the total grew without a word. The page the answer leads to says it once, in its status message."""
+    and the total grew without a word. The page the answer leads to says it once, in the answered item's feedback
+    (a message atop the page was scrolled past, to the item's #anchor: code review's finding)."""
     sign_up(client)
     dd = DeepDive.objects.get(key="dd-1")
     before = re.search(
@@ -467,7 +468,8 @@ def test_without_javascript_the_page_after_an_answer_that_opened_a_follow_up_say
     page = html.unescape(answered.content.decode())
     questions, points = int(before.group(1)) + 1, int(before.group(2)) + 10
     said = f"{OPENED} ({questions} questions, {points} points)."
-    assert f'<li class="message message-info">{said}</li>' in page
+    feedback = page.split('id="dd-dd-1-feedback">', 1)[1].split("</div>", 1)[0]
+    assert f'<p class="opened-follow-up">{said}</p>' in feedback and page.count(said) == 1
     assert progress_words(page) == f"1 of {questions} answered · 0 of {points} points"
     assert said not in html.unescape(client.get(lesson.get_absolute_url()).content.decode())  # said once
     answered = client.post(answer_url(follow_up), pick(follow_up, "best"), follow=True)  # opens nothing more
