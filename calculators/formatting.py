@@ -61,12 +61,13 @@ def number(x: float | int | bool | None, sig: int = 3) -> str:
     return "0" if text in ("-0", "0") else text.replace("-", "−")
 
 
-def milliseconds(ms: float, sig: int = 4) -> str:
-    """Return a time measured in milliseconds as a person reads it: "35.2 ms", "5,210 ms", and from a minute
-    on, minutes: "9.89 min" (an overloaded pool's waits ran to "593,614 ms")."""
+def milliseconds(ms: float | None, sig: int = 4) -> str:
+    """Return a simulated time in milliseconds as a person reads it: "35.2 ms", "5,210 ms", and from a minute
+    on (as written: 59,999.6 would read "60,000 ms"), minutes: "9.89 min" (an overloaded pool's waits ran to
+    "593,614 ms"). The calculators' derivations keep milliseconds: their steps compute with them."""
     if ms is None or not math.isfinite(ms):
         return number(ms)  # "—"
-    if abs(ms) >= 60_000:
+    if abs(ms) >= 59_999.5:
         return f"{number(ms / 60_000, 3)} min"
     return f"{number(ms, sig)} ms"
 
@@ -146,8 +147,6 @@ def value_text(value: float | int | bool | None, unit: str) -> str:
         return f"{money(value)} per 1M tokens"
     if unit == "×":
         return f"{number(value)}×"
-    if unit == "ms":
-        return milliseconds(value, 3)
     return amount(value, unit)  # the units content names too: "1 request", "$1.14", "12.5%"
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from calculators.charts import LINE, WIDTH, Chart, DataTable, Plot, Svg, line_svg, nice_ticks, wrap
-from calculators.formatting import number, percent
+from calculators.formatting import milliseconds, number, percent
 
 __all__ = ["POLICY_LABELS", "day_chart", "hit_rate_chart", "load_chart", "ttft_chart"]
 
@@ -183,7 +183,7 @@ def ttft_chart(results: Mapping[str, Mapping[str, Any]], percentiles: Sequence[i
     for policy, result in results.items():
         by = dict(zip(percentiles, result["ttft_percentiles_ms"]))
         cells = (by[50], by[90], result["ttft_p99_ms"], by[100])
-        rows.append((POLICY_LABELS[policy], *(f"{number(v, 4)} ms" for v in cells)))
+        rows.append((POLICY_LABELS[policy], *(milliseconds(v) for v in cells)))
     columns = ("Policy", "p50", "p90", "p99", "Slowest")
     table = DataTable(title, columns, tuple(rows))
     return Chart(svg.render(), title, description, table)
@@ -224,7 +224,7 @@ def day_chart(days: Mapping[str, Mapping[str, Any]], needed: Sequence[float]) ->
         cells = [f"{number(first['demand_rps'], 4)}", number(needed[minute], 3)]
         for day in days.values():
             entry = day["timeline"][minute]
-            ttft = "no requests" if entry["ttft_p99_ms"] is None else f"{number(entry['ttft_p99_ms'], 3)} ms"
+            ttft = "no requests" if entry["ttft_p99_ms"] is None else milliseconds(entry["ttft_p99_ms"], 3)
             cells.append(f"{entry['replicas']} ({ttft})")
         rows.append((f"{hour:02d}:00", *cells))
     columns = (

@@ -79,6 +79,7 @@ def test_a_time_in_milliseconds_reads_in_minutes_from_a_minute_on():
 
     assert milliseconds(35.24) == "35.24 ms"
     assert milliseconds(59_999) == "59,999 ms"
+    assert milliseconds(59_999.6) == "1 min"  # it would be written "60,000 ms"
     assert milliseconds(60_000) == "1 min"
     assert milliseconds(593_614) == "9.89 min"
     assert milliseconds(None) == "—"

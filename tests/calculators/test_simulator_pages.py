@@ -165,6 +165,10 @@ def test_an_overloaded_pools_waits_read_in_minutes(client):
     html = _routing(client, {**SMALL, "replicas": "2", "arrival_rps": "9", "policies": "round_robin"}).content.decode()
     (wait,) = _cell(html, "queue_wait_p99_ms")
     assert wait.endswith(" min") and float(wait.removesuffix(" min").replace(",", "")) >= 1, wait
+    # The TTFT chart's table writes the same p99 as the results table (it wrote it in ms).
+    (p99,) = _cell(html, "ttft_p99_ms")
+    ttft_table = html.split("Time to first token: distribution", 1)[1]
+    assert f"<td>{p99}</td>" in ttft_table or f'<td class="num">{p99}</td>' in ttft_table, p99
 
 
 def test_the_hit_rate_chart_names_your_cache_size_under_its_tick_not_on_the_lines(client):
