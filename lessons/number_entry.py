@@ -20,6 +20,8 @@ import re
 
 import pint
 
+from calculators.formatting import money
+
 # Counted things are plain numbers: "150 requests" is 150. Bytes get a dimension of their own
 # (pint's default registry makes them dimensionless, which would turn "393 MB" into a percentage).
 # Each counted thing, pint's name first, then how else it may be written. All are the number 1 to pint, so pint
@@ -150,9 +152,12 @@ def read_number(text: str, unit: str = "") -> float:
     if match["dollar"]:
         if written not in ("", "USD"):
             # "$1.14 per million": the question names what the amount is per; the amount alone is the answer.
-            raise EntryError(
-                f"“{text.strip()}” mixes a dollar sign with another unit: type the amount alone, such as ${value:g}."
+            hint = (
+                f"type the amount alone, such as {money(abs(value))}"
+                if unit.strip() in ("$", "USD")
+                else (f"this question asks for {asked_phrase(unit)}")
             )
+            raise EntryError(f"“{text.strip()}” mixes a dollar sign with another unit: {hint}.")
         written = "USD"
     if written:
         value = convert(value, written, unit, text.strip())

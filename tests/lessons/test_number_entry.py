@@ -90,6 +90,10 @@ def test_numbers_are_read_in_the_asked_unit(typed, unit, value):
             "$",
             "“$1.14 per million” mixes a dollar sign with another unit: type the amount alone, such as $1.14.",
         ),
+        # The amount as the app writes money (it suggested "$1.14e+06"); an answer asked in MB is not money.
+        ("$1,140,000 per year", "$", "type the amount alone, such as $1,140,000."),
+        ("$1.5k per hour", "$", "type the amount alone, such as $1,500."),
+        ("$5 MB", "MB", "“$5 MB” mixes a dollar sign with another unit: this question asks for MB."),
         ("393 /", "MB", "not a unit"),
         ("393 *", "MB", "not a unit"),
         ("1 MB/", "MB", "not a unit"),
