@@ -45,6 +45,7 @@ PHONE_FONT_PX = 17  # every chart text on a phone (site.css: `.calc-chart .chart
 ASCENT = 16  # user units a phone's text reaches above its baseline (its box, 0.93 em)
 LINE = 20  # user units from one line of a phone's text to the next
 DESK_CHAR = 8  # user units a desktop's bold 12.5 px character takes, erring wide
+DESK_AXIS_CHAR = 6.5  # user units a desktop's 11.5 px character (.chart-axis-label) takes
 
 
 def text_width(text: str, bold: bool = False) -> float:
@@ -337,7 +338,7 @@ class Plot:
         """Write a legend of ``lines`` (.chart-axis-label) at the top left of the plot, or at its bottom right
         (aligned right) when a line or a point drawn (``near``) runs through the top left and not through the
         bottom right: for a desktop's text, then for a phone's larger text."""
-        width, desk, height = max(map(text_width, lines)), 6.5 * max(map(len, lines)), LINE * len(lines)
+        width, desk, height = max(map(text_width, lines)), DESK_AXIS_CHAR * max(map(len, lines)), LINE * len(lines)
         top_left, bottom_right = (
             (self.left + 4, self.top + 62, "start"),
             (self.right - 4, self.bottom - 4 - height, "end"),
@@ -345,7 +346,7 @@ class Plot:
 
         def crossed(spot: tuple[float, float, str]) -> tuple[bool, int, int]:
             x, top, anchor = spot
-            desk_count = self.crossings((x - desk if anchor == "end" else x, top, desk, height), near)
+            desk_count = self.crossings((x - desk if anchor == "end" else x, top, desk, height), near, desk=True)
             count = self.crossings((x - width if anchor == "end" else x, top, width, height), near)
             return desk_count + count > 0, desk_count, count
 
@@ -356,7 +357,7 @@ class Plot:
 
     def reserve(self, x: float, y: float, text: str, bold: bool = False, anchor: str = "start") -> None:
         """Keep the labels label_point writes off a text written at (x, y)."""
-        width, desk = text_width(text, bold), (DESK_CHAR if bold else 6.5) * len(text)
+        width, desk = text_width(text, bold), (DESK_CHAR if bold else DESK_AXIS_CHAR) * len(text)
         self.taken.append((x - width if anchor == "end" else x, y - ASCENT, width, LINE))
         self.taken_desk.append((x - desk if anchor == "end" else x, y - 11, desk, 13))
 
