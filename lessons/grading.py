@@ -67,7 +67,7 @@ def grade(
         return Grade(
             "partial",
             0.5,
-            f"Close, but {direction}: outside the tolerance, within {partial_band:g}× of the answer. "
+            f"Within {partial_band:g}× of the answer, but {direction}: outside its tolerance. "
             "Check each factor of your working.",
         )
     exponent = power_slip(expected, given)

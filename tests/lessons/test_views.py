@@ -434,7 +434,7 @@ def test_envelope_partial_band_and_slip_feedback(client, lesson):
     assert "MiB" in slip
     step_1 = Step.objects.get(title="Requests per replica")
     partial = client.post(reverse("answer-step", args=[lesson.slug, step_1.pk]), {"value": "200"}, **HTMX)
-    assert "Close, but high: outside the tolerance, within 2× of the answer." in partial.content.decode()
+    assert "Within 2× of the answer, but high: outside its tolerance." in partial.content.decode()
     assert Answer.objects.get(step=step_1).points == 5
 
 
