@@ -434,7 +434,7 @@ class OutlineEntry:
     graded: int
     missed: int = 0  # first answers not fully right (of a walkthrough's graded steps, or the item's one)
     follow_ups: tuple[OutlineEntry, ...] = ()
-    partly: bool = False  # one question's first answer was partly right: "partly right", not "missed"
+    partly: bool = False  # every first answer not fully right was partly right: "partly right", not "missed"
 
 
 def progress_of(view) -> tuple[int, int]:
@@ -493,8 +493,9 @@ def outline_entry(view, page_url: str) -> OutlineEntry:
     anchor = item_of(view).anchor
     missed = missed_of(view)
     mark = mark_of(answered, graded, bool(missed), right_on_retry_of(view))
-    first = graded_states(view)[0].first if graded == 1 else None
-    partly = first is not None and first.outcome == Outcome.PARTIAL  # as the results say it: "Partly right"
+    # Every part missed was partly right: said so, as the results say each ("Partly right, 5 of 10 points").
+    firsts = [state.first for state in graded_states(view) if state.missed]
+    partly = bool(firsts) and all(first.outcome == Outcome.PARTIAL for first in firsts)
     return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark, answered, graded, missed, follow_ups, partly)
 
 

@@ -332,6 +332,27 @@ def test_a_walkthrough_says_how_many_steps_it_missed_once_every_step_is_answered
     assert outline_mark(page, "wt-size") == ("missed", "answered · 1&nbsp;of&nbsp;2&nbsp;missed")
 
 
+def test_a_walkthrough_whose_missed_steps_were_all_partly_right_says_partly_right(client, lesson):
+    """A walkthrough said "1 of 2 missed" for a step the results list as "Partly right, 5 of 10 points" (code review's
+    finding, after the single question's mark said partly right): when every step not fully right was partly right,
+    the mark says so; one step missed outright keeps "missed"."""
+    from lessons import services
+    from lessons.models import Step
+
+    sign_up(client)
+    first, second = Step.objects.filter(walkthrough__key="size", calculator__gt="").order_by("order")
+
+    def answer(step, value):
+        return client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": value}, **HTMX)
+
+    answer(first, repr(services.expected_for(first).value * 1.5))  # within the partial band: partly right
+    sent = answer(second, repr(services.expected_for(second).value)).content.decode()
+    partly = ("missed", "answered · 1&nbsp;of&nbsp;2&nbsp;partly&nbsp;right")
+    assert outline_mark(sent_entry(sent, "wt-size"), "wt-size") == partly
+    assert outline_mark(client.get(lesson.get_absolute_url()).content.decode(), "wt-size") == partly
+    assert "Partly right, 5 of 10 points" in client.get(reverse("results")).content.decode()
+
+
 def test_a_walkthrough_is_right_on_a_retry_once_every_missed_steps_latest_answer_is_right(client, lesson):
     from lessons import services
     from lessons.models import Step
