@@ -170,8 +170,8 @@ def topic_of(item) -> str:
 def content_position(item: Step | Challenge) -> tuple[int, int, int, int]:
     """Return where a number sits in its lesson, so drawn numbers are asked in the lessons' order.
 
-    A later step may quote an earlier step's answer ("each replica holds 125 requests (the
-    previous step)"); asked in this order, the quote never comes before its question.
+    An interview asks one step of an example at most (a later step's setup quotes the earlier step's answer:
+    ``draw``); one drawn before that rule asked the quoted step first, in this order.
     """
     if isinstance(item, Step):
         section = item.walkthrough.section

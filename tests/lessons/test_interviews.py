@@ -413,6 +413,28 @@ def test_an_interview_asks_at_most_one_step_of_an_example(rf, scenario):
     assert later  # some draws ask a later step
 
 
+def test_an_interview_drawn_before_that_rule_still_names_the_earlier_step_it_asked_by_its_question(rf, scenario):
+    """An interview drawn before the one-step rule may ask step 1 and then step 2 of an example: step 2 names step 1
+    by its question ("question 3 of this interview"), never as a step the interview did not ask."""
+    for seed in range(12):
+        request = rf.post("/")
+        request.user, request.session = AnonymousUser(), SessionStore()
+        interview = interviews.start(request, "case", seed=seed)
+        later = next((item for item in interview.items.filter(kind="number") if item.step.order > 1), None)
+        if later is not None:
+            break
+    else:
+        pytest.fail("no draw asks a later step")
+    first = Step.objects.get(walkthrough=later.step.walkthrough, order=1)
+    # The question before it made step 1 of the same example, as an interview drawn before the rule asked it.
+    earlier = interview.items.filter(position__lt=later.position).order_by("-position").first()
+    earlier.kind, earlier.step, earlier.drawn_inputs, earlier.options = "number", first, {}, []
+    earlier.deep_dive = earlier.challenge = earlier.open_question = None
+    earlier.save()
+    view = next(v for v in interviews.load(interview) if v.item.pk == later.pk)
+    assert f"<li>{first.title} (question {earlier.position} of this interview)</li>" in view.body_html
+
+
 def test_an_envelope_steps_line_is_a_question_even_when_its_title_is_not(rf, scenario):
     """A step titled as a question is asked as written; a step titled by what it works out ("Requests per
     replica") is asked as a question about that, in the step's unit, after the walkthrough's setup."""
