@@ -158,10 +158,11 @@ _CHART_TEXT = """svg => {
 }"""
 
 
-@pytest.mark.parametrize("width", [375, 360])
+@pytest.mark.parametrize("width", [375, 360, 470, 500, 620])
 def test_chart_text_reads_at_12_px_on_a_phone_and_stays_inside_the_chart(page, live_server, width):
     """The viewBox (420 units) scales down to a phone's column, about 300 px: every chart text still renders at
-    12 px or more, and none runs past the picture's edges (it read at 8.7 px)."""
+    12 px or more, and none runs past the picture's edges (it read at 8.7 px). Nor at more than 18 px on a wider
+    phone (the phone's larger text read at 23 px at 620 px wide: code review's finding)."""
     page.set_viewport_size({"width": width, "height": 800})
     pages = ["decode-step", "queue-wait", "spec-decode", "kv-cache", "token-cost", "routing", "fleet", "replica"]
     pages = [f"/calculators/{slug}/" for slug in pages] + ["/simulator/?replicas=8&requests=1500&arrival_rps=10"]
@@ -174,4 +175,6 @@ def test_chart_text_reads_at_12_px_on_a_phone_and_stays_inside_the_chart(page, l
             assert texts, path
             small = [f"{t['text']}: {t['px']:.1f} px" for t in texts if t["px"] < 12]
             assert small == [], path
+            large = [f"{t['text']}: {t['px']:.1f} px" for t in texts if t["px"] > 18]
+            assert large == [], path
             assert [t["text"] for t in texts if t["out"]] == [], path
