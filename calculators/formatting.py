@@ -61,14 +61,14 @@ def number(x: float | int | bool | None, sig: int = 3) -> str:
     return "0" if text in ("-0", "0") else text.replace("-", "−")
 
 
-def milliseconds(ms: float | None, sig: int = 4) -> str:
-    """Return a simulated time in milliseconds as a person reads it: "35.2 ms", "5,210 ms", and from a minute
-    on (as written: 59,999.6 would read "60,000 ms"), minutes: "9.89 min" (an overloaded pool's waits ran to
-    "593,614 ms"). The calculators' derivations keep milliseconds: their steps compute with them."""
+def milliseconds(ms: float | None, sig: int = 3) -> str:
+    """Return a simulated time in milliseconds as a person reads it: "850 ms" below a second, seconds from one on
+    ("1.23 s", "594 s": an overloaded pool's waits read "593,614 ms"), as the TTFT chart's axis writes them. The
+    calculators' derivations keep milliseconds: their steps compute with them."""
     if ms is None or not math.isfinite(ms):
         return number(ms)  # "—"
-    if abs(ms) >= 59_999.5:
-        return f"{number(ms / 60_000, 3)} min"
+    if abs(ms) >= 999.5:  # as written: 999.6 ms would read "1,000 ms"
+        return f"{number(ms / 1000, sig)} s"
     return f"{number(ms, sig)} ms"
 
 

@@ -145,11 +145,6 @@ def load_chart(results: Mapping[str, Mapping[str, Any]]) -> Chart:
     return Chart(svg.render(), title, description, table)
 
 
-def _duration(ms: float) -> str:
-    """Return a tick's time: "10 ms", "1 s", "1,000 s"."""
-    return f"{number(ms)} ms" if ms < 1000 else f"{number(ms / 1000)} s"
-
-
 def ttft_chart(results: Mapping[str, Mapping[str, Any]], percentiles: Sequence[int]) -> Chart:
     """Return each policy's TTFT distribution (share of requests at or under a TTFT), TTFT on a log axis."""
     title = "Time to first token: distribution"
@@ -168,8 +163,8 @@ def ttft_chart(results: Mapping[str, Mapping[str, Any]], percentiles: Sequence[i
         svg,
         decades,
         [0.0, 0.25, 0.5, 0.75, 1.0],
-        # Every decade (every other one past six) but the last, whose centred label would run off the right edge.
-        lambda t: _duration(10**t) if t < decades[-1] and (len(decades) <= 6 or t % 2 == decades[0] % 2) else "",
+        # Every decade (every other one past six); the last ends at its tick (Plot), so the axis says how far it runs.
+        lambda t: milliseconds(10**t) if len(decades) <= 6 or t % 2 == decades[-1] % 2 else "",
         lambda t: percent(t),
         "Time to first token (log scale)",
         "Requests at or under",

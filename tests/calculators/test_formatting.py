@@ -73,13 +73,15 @@ def test_a_calculators_values_and_a_lessons_amounts_are_written_alike():
     assert (value_text(2924800, "USD"), value_text(0.117, "fraction")) == ("$2,924,800", "11.7%")
 
 
-def test_a_time_in_milliseconds_reads_in_minutes_from_a_minute_on():
-    """An overloaded pool's waits read "593,614 ms" in the simulator's table (newcomer's finding)."""
+def test_a_simulated_time_reads_in_seconds_from_a_second_on():
+    """An overloaded pool's waits read "593,614 ms" in the simulator's table (newcomer's finding); minutes from a
+    minute on then mixed with 5-digit milliseconds in one row (the re-check): seconds from a second on, as the
+    TTFT chart's axis writes its ticks."""
     from calculators.formatting import milliseconds
 
-    assert milliseconds(35.24) == "35.24 ms"
-    assert milliseconds(59_999) == "59,999 ms"
-    assert milliseconds(59_999.6) == "1 min"  # it would be written "60,000 ms"
-    assert milliseconds(60_000) == "1 min"
-    assert milliseconds(593_614) == "9.89 min"
+    assert milliseconds(35.24) == "35.2 ms"
+    assert milliseconds(999) == "999 ms"
+    assert milliseconds(999.6) == "1 s"  # it would be written "1,000 ms"
+    assert milliseconds(36_803) == "36.8 s"
+    assert milliseconds(593_614) == "594 s"
     assert milliseconds(None) == "—"
