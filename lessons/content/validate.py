@@ -901,7 +901,7 @@ RESTATED_WORDS = 6  # consecutive words a follow-up shares with its parent's bes
 ABSOLUTE_CHOICES = 2  # a lesson's choices that are not the best and may use an absolute while no best one does
 # Absolute words, matched as whole words whatever their case: a test-wise learner rules such choices out.
 ABSOLUTE_WORDS = re.compile(
-    r"\b(always|never|everywhere|nowhere|every other|all by itself|on its own|nothing stops|perfectly|the only)\b",
+    r"\b(always|never|ever|everywhere|nowhere|every other|all by itself|on its own|nothing stops|perfectly|the only|at all)\b",
     re.IGNORECASE,
 )
 

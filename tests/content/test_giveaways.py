@@ -208,6 +208,16 @@ def test_absolute_words_in_three_choices_that_are_not_the_best_are_caught():
     )
 
 
+def test_at_all_and_ever_count_as_absolutes():
+    """A newcomer still ruled out "…adds no memory at all" and "…no running stream ever pauses" (the re-check)."""
+    three = lesson(absolute("a", "It adds no memory at all."), absolute("b", "No stream ever pauses."), absolute("c"))
+    assert any("(rule: absolute words)" in w and "(a, b, c)" in w for w in giveaway_warnings(three))
+    assert (
+        giveaway_warnings(lesson(absolute("a"), absolute("b"), absolute("c", "However, evergreen at allocation.")))
+        == []
+    )
+
+
 def test_two_absolute_choices_or_a_best_choice_using_one_pass():
     assert giveaway_warnings(lesson(absolute("a"), absolute("b"), balanced("c"))) == []
     # Whole words only: "nevertheless" and "alwayson" are not absolutes.
