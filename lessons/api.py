@@ -572,19 +572,23 @@ class HintView(PracticeView):
         return Response(hints_data(hints, item.hints))
 
 
+def item_lesson_data(request: Request, lesson_id: int, **only):
+    """Return the lesson data its page reads for one item (load_lesson_data's ``only``, ``deep_dive``, ``step``)."""
+    lesson = next(lesson for lesson in visible_lessons(request.user) if lesson.pk == lesson_id)
+    return load_lesson_data(django_request(request), lesson, **only)
+
+
 def follow_up_waits(request: Request, deep_dive: DeepDive) -> bool:
     """Return whether ``deep_dive`` waits for a follow-up the learner's answer opened (its feedback, another try and
     a reveal), as its page says: LessonData.waiting_for_follow_up, on the lesson's content and the learner's state."""
-    lesson = next(lesson for lesson in visible_lessons(request.user) if lesson.pk == deep_dive.section.lesson_id)
-    data = load_lesson_data(django_request(request), lesson, only="deep_dive", deep_dive=deep_dive.pk)
+    data = item_lesson_data(request, deep_dive.section.lesson_id, only="deep_dive", deep_dive=deep_dive.pk)
     return deep_dive.pk in data.waiting_for_follow_up()
 
 
 def step_opens(request: Request, step: Step) -> bool:
     """Return whether ``step`` is open to the learner, as its walkthrough's page says (LessonData.step_is_open)."""
-    lesson_id = step.walkthrough.section.lesson_id
-    lesson = next(lesson for lesson in visible_lessons(request.user) if lesson.pk == lesson_id)
-    return load_lesson_data(django_request(request), lesson, only="walkthrough", step=step.pk).step_is_open(step.pk)
+    data = item_lesson_data(request, step.walkthrough.section.lesson_id, only="walkthrough", step=step.pk)
+    return data.step_is_open(step.pk)
 
 
 class RevealView(PracticeView):

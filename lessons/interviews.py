@@ -193,6 +193,17 @@ def prefer_scenario(rows: list, count: int, rng: random.Random, weight, scenario
     return chosen + weighted_sample(others, count - len(chosen), rng, weight)
 
 
+def one_each(rows: list, count: int, key) -> list:
+    """Return the first ``count`` of ``rows`` (in the order drawn) with no two sharing ``key(row)`` (None: no key)."""
+    chosen, seen = [], set()
+    for row in rows:
+        group = key(row)
+        if len(chosen) < count and (group is None or group not in seen):
+            chosen.append(row)
+            seen.add(group)
+    return chosen
+
+
 def weakness(mastery: dict[str, float], topic: str) -> float:
     """Return how much a topic weighs in a draw: 0.5 when mastered, 1.5 when never answered or all missed."""
     return 1.5 - mastery.get(topic, 0.0)
@@ -267,12 +278,8 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
     # At most one step of an example: a later step's setup states the earlier step's answer ("Each replica holds
     # 123 requests (step 1)"), which would tell the learner whether that answer was right before the scorecard.
     number_rows = [(lesson_of(n), topic_of(n), n) for n in pool.numbers]
-    numbers, examples = [], set()
-    for row in prefer_scenario(number_rows, len(number_rows), rng, weight, scenario.pk):
-        example = row[2].walkthrough_id if isinstance(row[2], Step) else None
-        if len(numbers) < PHASE_ITEMS["estimate"] and (example is None or example not in examples):
-            numbers.append(row)
-            examples.add(example)
+    drawn = prefer_scenario(number_rows, len(number_rows), rng, weight, scenario.pk)
+    numbers = one_each(drawn, PHASE_ITEMS["estimate"], lambda row: getattr(row[2], "walkthrough_id", None))
     fresh = [row for row in number_rows if isinstance(row[2], Challenge) and row[2].ranges]
     if fresh and not any(row in fresh for row in numbers):
         numbers = numbers[: PHASE_ITEMS["estimate"] - 1] + weighted_sample(fresh, 1, rng, weight)
@@ -290,11 +297,8 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
             lesson = steps[index].walkthrough.section.lesson_id
             moments.append((lesson, steps[index].walkthrough.topic_id, (steps, index)))
     # One moment per build-up: a later moment's design lists the parts so far, the earlier moment's answer among them.
-    chosen, built = [], set()
-    for row in prefer_scenario(moments, len(moments), rng, weight, scenario.pk):
-        if row[2][0][0].walkthrough_id not in built and len(chosen) < PHASE_ITEMS["design"]:
-            chosen.append(row)
-            built.add(row[2][0][0].walkthrough_id)
+    drawn = prefer_scenario(moments, len(moments), rng, weight, scenario.pk)
+    chosen = one_each(drawn, PHASE_ITEMS["design"], lambda row: row[2][0][0].walkthrough_id)
     for _lesson, _topic, (steps, index) in sorted(chosen, key=lambda row: (row[2][0][0].pk, row[2][1])):
         later = steps[index + 1 :]
         offered = [later[0], *rng.sample(later[1:], min(len(later) - 1, MAX_DESIGN_OPTIONS - 1))]

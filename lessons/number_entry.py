@@ -152,10 +152,11 @@ def read_number(text: str, unit: str = "") -> float:
     if match["dollar"]:
         if written not in ("", "USD"):
             # "$1.14 per million": the question names what the amount is per; the amount alone is the answer.
+            money_asked = unit.strip() in ("$", "USD")
             hint = (
                 f"type the amount alone, such as {money(abs(value))}"
-                if unit.strip() in ("$", "USD")
-                else (f"this question asks for {asked_phrase(unit)}")
+                if money_asked
+                else f"this question asks for {asked_phrase(unit)}"
             )
             raise EntryError(f"“{text.strip()}” mixes a dollar sign with another unit: {hint}.")
         written = "USD"

@@ -452,20 +452,12 @@ def graded_states(view) -> list[ItemState]:
     return [view.state]
 
 
-def missed_of(view) -> int:
-    """Return how many first answers to a top-level item were not fully right (results list each as a miss).
-
-    A walkthrough counts its graded steps missed; the outline says so once every step is answered (mark_of):
-    until then "n of m answered" tells what is left, and the steps missed so far are in the results' misses.
-    Read off the states loaded with the page: no query.
+def missed_states(view) -> list[ItemState]:
+    """Return the states of a top-level item's graded parts whose first answer was not fully right (results list
+    each as a miss). A walkthrough counts its steps missed; the outline says so once every step is answered
+    (mark_of): until then "n of m answered" tells what is left. Read off the states loaded with the page: no query.
     """
-    return sum(state.missed for state in graded_states(view))
-
-
-def right_on_retry_of(view) -> bool:
-    """Return whether every missed part of a top-level item has a right latest answer (a walkthrough: each of
-    its missed steps; one still wrong keeps "k of m missed"). Read off the states loaded with the page: no query."""
-    return all(state.right_on_retry for state in graded_states(view) if state.missed)
+    return [state for state in graded_states(view) if state.missed]
 
 
 # The interviewer's first words in a deep dive's or an open question's outline label: enough to tell apart
@@ -491,12 +483,13 @@ def outline_entry(view, page_url: str) -> OutlineEntry:
     else:
         label = f"Open question · {view.question.topic.name}: {view.question.prompt_start}"
     anchor = item_of(view).anchor
-    missed = missed_of(view)
-    mark = mark_of(answered, graded, bool(missed), right_on_retry_of(view))
-    # Every part missed was partly right: said so, as the results say each ("Partly right, 5 of 10 points").
-    firsts = [state.first for state in graded_states(view) if state.missed]
-    partly = bool(firsts) and all(first.outcome == Outcome.PARTIAL for first in firsts)
-    return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark, answered, graded, missed, follow_ups, partly)
+    missed = missed_states(view)
+    # "Right on a retry" once every missed part's latest answer is right (a walkthrough: each missed step; one still
+    # wrong keeps "k of m missed"); "partly right" when every missed part was (as the results say each).
+    retried = all(state.right_on_retry for state in missed)
+    mark = mark_of(answered, graded, bool(missed), retried)
+    partly = bool(missed) and all(state.first.outcome == Outcome.PARTIAL for state in missed)
+    return OutlineEntry(anchor, label, f"{page_url}#{anchor}", mark, answered, graded, len(missed), follow_ups, partly)
 
 
 def prompt_start(prompt_html: str) -> str:

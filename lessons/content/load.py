@@ -245,9 +245,8 @@ def match_rows(
         if ratio >= 0.6 and matched[index] is None and row in remaining:
             matched[index] = row
             remaining.remove(row)
-    for index, row in enumerate(matched):
-        place = places[index] if index < len(places) else None
-        if row is None and place in remaining and same_place is not None and same_place(place, index):
+    for index, place in enumerate(places[: len(matched)] if same_place else ()):
+        if matched[index] is None and place in remaining and same_place(place, index):
             matched[index] = place
             remaining.remove(place)
     return matched, remaining
