@@ -163,8 +163,9 @@ def ttft_chart(results: Mapping[str, Mapping[str, Any]], percentiles: Sequence[i
         svg,
         decades,
         [0.0, 0.25, 0.5, 0.75, 1.0],
-        # Every decade (every other one past six); the last ends at its tick (Plot), so the axis says how far it runs.
-        lambda t: milliseconds(10**t) if len(decades) <= 6 or t % 2 == decades[-1] % 2 else "",
+        # Every decade up to four, every other one past that (on a phone five or more collide: "100 s1,000 s"),
+        # counted from the last, which ends at its tick (Plot), so the axis says how far it runs.
+        lambda t: milliseconds(10**t) if len(decades) <= 4 or t % 2 == decades[-1] % 2 else "",
         lambda t: percent(t),
         "Time to first token (log scale)",
         "Requests at or under",

@@ -183,6 +183,16 @@ def test_queue_wait_legend_stays_clear_of_the_curves(utilization):
     assert not [(x, y) for x, y in points if left <= x <= right and top <= y <= bottom], utilization
 
 
+def test_a_ttft_axis_of_five_decades_or_more_labels_every_other_one_from_the_last():
+    """Six decades labelled each ran "100 s" into "1,000 s" on a phone (the last ends at its tick): every other."""
+    from calculators.simulator_charts import ttft_chart
+
+    results = {"round_robin": {"ttft_percentiles_ms": [20.0, 900.0, 40_000.0, 900_000.0], "ttft_p99_ms": 40_000.0}}
+    root = ET.fromstring(ttft_chart(results, [50, 90, 99, 100]).svg)
+    ticks = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "chart-tick"]
+    assert [t for t in ticks if t.endswith("s")] == ["100 ms", "10 s", "1,000 s"]
+
+
 def test_an_unlabelled_tick_writes_no_empty_text():
     """An unlabelled tick wrote an empty <text></text>, which a newcomer saw as a blank label. The TTFT chart's last
     decade is labelled now (Plot ends a label at its tick when centred it would run off the edge; unlabelled, an overloaded run's curve ran on to
