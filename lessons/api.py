@@ -488,6 +488,8 @@ class NumberAnswerView(AnswerView):
         serializer = NumberAnswerSerializer(data=request.data, context={"unit": item.unit})
         if not serializer.is_valid():
             return first_errors(serializer)
+        if self.kind == "step" and not step_opens(request, item):  # as the page's answer endpoint
+            return conflict("step", services.STEP_NOT_OPEN)
         learner = services.current_learner(django_request(request), create=True)
         field = "challenge_id" if isinstance(item, Challenge) else "step_id"
         with transaction.atomic():
@@ -503,8 +505,10 @@ class NumberAnswerView(AnswerView):
 @extend_schema_view(
     post=extend_schema(
         summary="Answer an envelope step with a number",
+        description="A step opens once the steps before it that ask for a number are answered, right or wrong; "
+        "before that its answer is a 409 (its text and working start from their answers).",
         request=NumberAnswerSerializer,
-        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: AnswerResultSerializer, 400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
     )
 )
 class StepAnswerView(NumberAnswerView):

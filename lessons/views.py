@@ -244,6 +244,8 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     data = load_lesson_data(request, lesson, only="walkthrough", step=pk)
     step = find((s for s in data.steps if s.calculator), pk=pk)
     key = step.walkthrough.key
+    if not data.step_is_open(pk):  # a wrong try would earn the working, which gives the earlier steps' answers
+        return answer_error(request, lesson, services.STEP_NOT_OPEN, {"step": step.pk}, status=409)
     form = NumberForm(request.POST, unit=step.unit)
     if not form.is_valid():
         return answer_error(request, lesson, form_message(form), {"step": step.pk}, {key: step.order})
@@ -578,6 +580,9 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
     else:
         partial = "walkthrough"
         view = next(w for w in page.walkthroughs.values() if any(s.step.pk == errors["step"] for s in w.steps))
+        # A step not open yet is not shown, its text starting from the earlier steps' answers: the step to answer
+        # first is, with a notice saying why (it takes focus; the message is for the step not shown).
+        view.open_at(next(s.number for s in view.steps if s.step.pk == errors["step"]))
     if request.htmx:
         item_id = errors.get("dd") or errors.get("ch") or errors.get("oq") or errors.get("step")
         # The message is said once, by its error line (role="alert"): put in the live announcer too, screen

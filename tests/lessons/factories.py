@@ -87,6 +87,38 @@ def answer_deep_dive(client, lesson, key, verdict):
     return client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": choice.pk})
 
 
+def open_step(client, step, *values):
+    """Answer the numeric steps before ``step``, as a learner must before answering it (a step opens once the
+    steps before it are answered, right or wrong): with ``values`` in turn, else each step's right answer (not
+    due for review for days). Through the API for a DRF client, else through the lesson's page."""
+    from django.urls import reverse
+
+    from lessons.services import expected_for
+
+    lesson = step.walkthrough.section.lesson
+    earlier = list(step.walkthrough.steps.filter(order__lt=step.order).exclude(calculator="").order_by("order"))
+    for before, value in zip(earlier, values or [repr(expected_for(s).value) for s in earlier], strict=True):
+        if hasattr(client, "credentials"):  # rest_framework.test.APIClient
+            response = client.post(f"/api/v1/steps/{before.pk}/answer/", {"value": value}, format="json")
+            assert response.status_code == 200, response.content
+        else:
+            response = client.post(reverse("answer-step", args=[lesson.slug, before.pk]), {"value": value})
+            assert response.status_code == 303, response.status_code
+
+
+def answered_before_steps_waited(client, step, value):
+    """Store an answer to ``step`` with the steps before it unanswered, as the page and the API took one until they
+    refused a step not open yet (a learner may still hold one), for the learner of ``client``'s session."""
+    from lessons import services
+    from lessons.models import Learner
+
+    session = client.session
+    learner = Learner.objects.create(session_key=session.session_key)
+    session[services.SESSION_KEY] = learner.pk
+    session.save()
+    return services.answer_number(learner, step, float(value))
+
+
 def make_open_question(section, key="walk-me-through", order=200, points=10, checklist=4):
     """Return an open question of ``section`` with ``checklist`` points."""
     from lessons.models import ChecklistPoint, OpenQuestion

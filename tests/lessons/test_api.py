@@ -13,7 +13,7 @@ from interview.accounts.tokens import create_token
 from lessons import content_cache
 from lessons.models import Answer, Challenge, DeepDive, Step
 from lessons.services import FOLLOW_UP_NOT_REACHED
-from tests.lessons.factories import make_lesson
+from tests.lessons.factories import make_lesson, open_step
 
 
 def walk(data):
@@ -139,17 +139,34 @@ def test_numbers_no_float_or_reply_can_hold_are_400_and_the_scored_answer_is_sti
 def test_a_negative_number_is_a_400_and_the_scored_answer_is_still_to_come(api, lesson, value):
     """JSON numbers skipped the parser's rules: -5 was graded Missed and used up the scored answer."""
     step = Step.objects.get(title="Preamble size")  # asks for MB
+    open_step(api, step)
     url = f"/api/v1/steps/{step.pk}/answer/"
     refused = api.post(url, {"value": value}, format="json")
     assert refused.status_code == 400
     assert refused.json() == {"errors": {"value": ["Enter a number of 0 or more: no answer here is negative."]}}
-    assert not Answer.objects.exists()
+    assert not Answer.objects.filter(step=step).exists()
     assert api.post(url, {"value": 393.216}, format="json").json()["outcome"] == "correct"
-    assert Answer.objects.get().is_first
+    assert Answer.objects.get(step=step).is_first
+
+
+def test_a_step_not_open_yet_is_not_graded_through_the_api(api, lesson):
+    """Step 2 answered before step 1 was graded, and a wrong answer earned its worked arithmetic, which starts from
+    step 1's answer. It is refused (409) as the page refuses it, nothing stored, until step 1 is answered."""
+    step = Step.objects.get(title="Preamble size")
+    url = f"/api/v1/steps/{step.pk}/answer/"
+    refused = api.post(url, {"value": 1}, format="json")
+    assert refused.status_code == 409
+    assert refused.json()["errors"] == {
+        "step": ["Answer the steps before this one first: its text and hints start from their answers."]
+    }
+    assert not Answer.objects.exists()
+    open_step(api, step, 1)  # wrong, which opens step 2 all the same
+    assert api.post(url, {"value": 1}, format="json").json()["is_first"] is True
 
 
 def test_a_value_typed_with_a_unit_is_converted_to_the_items_unit(api, lesson):
     step = Step.objects.get(title="Preamble size")  # asks for MB
+    open_step(api, step)
     url = f"/api/v1/steps/{step.pk}/answer/"
     refused = api.post(url, {"value": "393 ms"}, format="json")
     assert refused.status_code == 400
@@ -157,7 +174,7 @@ def test_a_value_typed_with_a_unit_is_converted_to_the_items_unit(api, lesson):
     body = api.post(url, {"value": "375 MiB"}, format="json").json()
     assert body["outcome"] == "correct"
     assert body["value"] == pytest.approx(393.216)
-    assert Answer.objects.get().value == pytest.approx(393.216)
+    assert Answer.objects.get(step=step).value == pytest.approx(393.216)
 
 
 def test_unknown_item_is_404(api, lesson):

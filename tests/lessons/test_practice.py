@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from lessons import services
 from lessons.models import Answer, DeepDive, ItemPractice, Step
-from tests.lessons.factories import make_deep_dive, make_open_question
+from tests.lessons.factories import make_deep_dive, make_open_question, open_step
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -31,12 +31,6 @@ def with_follow_up(verdict: str, key: str) -> tuple[DeepDive, DeepDive]:
     leading.follow_up = follow_up
     leading.save()  # a save, as the admin's: a new content generation
     return dd, follow_up
-
-
-def open_step_two(client, lesson):
-    """Answer step 1 of the sample's envelope walkthrough, which opens step 2 ("Preamble size") and its hints."""
-    step = Step.objects.get(title="Requests per replica")
-    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"}, **HTMX)
 
 
 def page(client, lesson) -> str:
@@ -201,8 +195,8 @@ def test_an_open_question_counts_in_the_lesson_and_the_results(client, lesson, q
 
 
 def test_a_hint_on_an_envelope_step_swaps_in_the_walkthrough_at_that_step(client, lesson):
-    open_step_two(client, lesson)
     step = Step.objects.get(title="Preamble size")
+    open_step(client, step)
     step.hints = ["Multiply the bytes per token by the tokens."]
     step.save()
     response = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX)
@@ -254,8 +248,8 @@ def test_a_hint_swapped_in_is_the_one_place_focus_goes(client, lesson):
     html = client.post(reverse("take-hint", args=[lesson.slug, "deep_dive", dd.pk]), **HTMX).content.decode()
     assert focus_targets(html) == [f'<div class="hint" tabindex="-1" data-focus id="{dd.anchor}-hint-new">']
     assert html.index("Think about fragmentation.") > html.index(f'id="{dd.anchor}-hint-new"')
-    open_step_two(client, lesson)
     step = Step.objects.get(title="Preamble size")
+    open_step(client, step)
     step.hints = ["Multiply the bytes per token by the tokens."]
     step.save()
     html = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX).content.decode()
@@ -264,6 +258,7 @@ def test_a_hint_swapped_in_is_the_one_place_focus_goes(client, lesson):
 
 def test_an_invalid_number_puts_focus_on_its_input_on_a_first_answer_and_on_a_retry(client, lesson):
     step = Step.objects.get(title="Preamble size")
+    open_step(client, step)
     url = reverse("answer-step", args=[lesson.slug, step.pk])
     field = (
         '<input type="text" autocomplete="off" spellcheck="false" name="value" id="wt-size-value" aria-invalid="true"'
@@ -366,8 +361,8 @@ def test_a_numbers_retry_feedback_says_what_the_first_answers_hints_cost(client,
     """'Your score stays 8 of 10' after a retry says why it is not 10, as the first answer's feedback did."""
     from lessons import services
 
-    open_step_two(client, lesson)
     step = Step.objects.get(title="Preamble size")
+    open_step(client, step)
     step.hints = ["Multiply the bytes per token by the tokens."]
     step.save()
     client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX)
@@ -493,11 +488,32 @@ def test_a_refused_reveal_on_a_later_step_is_said_on_that_step(client, lesson):
     """A reveal asked for before answering step 2 came back as the walkthrough at step 1, without the message (the
     step's error line is drawn on its own step), and since the announcer no longer repeats errors, nothing was said."""
     step = Step.objects.get(title="Preamble size")
+    open_step(client, step)
     response = client.post(reverse("reveal", args=[lesson.slug, "step", step.pk]), **HTMX)
     assert response.status_code == 409
     html = response.content.decode()
     assert "Answer first: your own answer comes before the reveal." in html
     assert "Step 2 of" in html and 'role="alert"' in html
+
+
+def test_an_action_on_a_step_not_open_yet_shows_the_step_to_answer_first(client, lesson):
+    """An answer, a hint or a reveal sent for step 2 before step 1 is answered (a crafted request or the API's
+    learner on the page) came back as step 2, whose text starts from step 1's answer, and an answer there was
+    graded: a wrong one earned the worked arithmetic, step 1's answer in it. Each is refused (409), and the
+    walkthrough shows step 1 with the notice saying why, which takes focus; nothing is stored."""
+    step = Step.objects.get(title="Preamble size")
+    step.body = "Step 1 gave 110 requests a replica."
+    step.save()
+    notice = "Step 2 opens once the steps before it are answered: here is step 1, the first to answer."
+    for action, body in (("answer-step", {"value": "1"}), ("take-hint", {}), ("reveal", {})):
+        args = [lesson.slug, step.pk] if action == "answer-step" else [lesson.slug, "step", step.pk]
+        for headers in (HTMX, {}):
+            response = client.post(reverse(action, args=args), body, **headers)
+            html = response.content.decode()
+            assert response.status_code == 409, (action, headers)
+            assert f"data-focus-on-load{' data-focus' if headers else ''}>{notice}</p>" in html, (action, headers)
+            assert "Step 1 of 2" in html and "Step 1 gave" not in html and "Step 2 of" not in html
+    assert not Answer.objects.exists() and not ItemPractice.objects.exists()
 
 
 def test_an_answer_landing_between_the_two_reads_of_a_learners_state_does_not_hold_the_deep_dive(client, lesson):

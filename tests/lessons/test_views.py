@@ -11,7 +11,13 @@ from django.urls import reverse
 from lessons import content_cache
 from lessons.models import Answer, Challenge, ChallengeDraw, Choice, DeepDive, Learner, Step, Walkthrough
 from tests.lesson_pages import whole_lesson
-from tests.lessons.factories import make_deep_dive, make_lesson, make_open_question
+from tests.lessons.factories import (
+    answered_before_steps_waited,
+    make_deep_dive,
+    make_lesson,
+    make_open_question,
+    open_step,
+)
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -250,6 +256,7 @@ def test_a_step_already_answered_stays_open_whatever_came_before(client, lesson)
     """A learner who answered step 2 before step 1 (before this rule, or through the API) has read it: it stays open,
     and a plain form post's answer lands on it with its verdict (it showed step 1, the verdict out of sight)."""
     step = Step.objects.get(title="Preamble size")
+    answered_before_steps_waited(client, step, "1")
     response = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
     assert response.status_code == 303 and response["Location"].endswith("/walkthroughs/size/2/#wt-size")
     html = client.get(response["Location"]).content.decode()
@@ -263,10 +270,9 @@ def test_an_answered_step_opens_itself_only(client, db):
 
     lesson = make_lesson(slug="three", steps=3)
     third = Step.objects.get(walkthrough__section__lesson=lesson, walkthrough__key="size", order=3)
+    answered_before_steps_waited(client, third, "1")
     api = APIClient()
-    client.get(lesson.get_absolute_url())  # a session, which the API shares
-    api.cookies = client.cookies
-    assert api.post(f"/api/v1/steps/{third.pk}/answer/", {"value": 1}, format="json").status_code == 200
+    api.cookies = client.cookies  # the session, which the API shares
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]))
     assert response["Location"] == f"/lessons/{lesson.slug}/walkthroughs/size/1/?opens=2#wt-size"
     assert "Step 3 of 3" in client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 3])).content.decode()
@@ -276,13 +282,14 @@ def test_an_answered_step_opens_itself_only(client, db):
 
 
 def test_the_step_the_note_names_is_the_one_to_answer(client, db):
-    """Three numeric steps: on step 1 the note is about step 2; on step 2, shown after an answer there (an action on
-    a step shows it), it names step 1, the step still to answer, not 'this one'."""
+    """Three numeric steps: on step 1 the note is about step 2; on step 2, answered before step 1 (as the page and
+    the API took until they refused it), it names step 1, the step still to answer, not 'this one'."""
     lesson = make_lesson(slug="three", steps=3)
     first = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]), **HTMX).content.decode()
     assert "Step 2 opens once you have answered this one, right or wrong." in first
     second = Step.objects.get(walkthrough__section__lesson=lesson, walkthrough__key="size", order=2)
-    shown = client.post(reverse("answer-step", args=[lesson.slug, second.pk]), {"value": "1"}, **HTMX).content.decode()
+    answered_before_steps_waited(client, second, "1")
+    shown = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]), **HTMX).content.decode()
     assert "Step 2 of 3" in shown and "Step 3 opens once you have answered step 1, right or wrong." in shown
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 3]))
     assert response["Location"] == f"/lessons/{lesson.slug}/walkthroughs/size/1/?opens=3#wt-size"
@@ -298,7 +305,11 @@ def test_a_hint_waits_as_its_step_does(client, api, db):
     second.hints = ["Step 1 gave 110 requests."]
     second.save()
     refused = client.post(reverse("take-hint", args=[lesson.slug, "step", second.pk]), **HTMX)
-    assert refused.status_code == 409 and "Answer the steps before this one first" in refused.content.decode()
+    html = refused.content.decode()
+    assert refused.status_code == 409 and "Step 1 gave" not in html
+    # Step 1 is shown, saying why (its notice takes focus), not step 2: its text starts from step 1's answer.
+    notice = "Step 2 opens once the steps before it are answered: here is step 1, the first to answer."
+    assert "Step 1 of 3" in html and f"data-focus>{notice}</p>" in html
     api.cookies = client.cookies
     refused = api.post(f"/api/v1/steps/{second.pk}/hint/")
     assert refused.status_code == 409 and "Step 1 gave" not in refused.content.decode()
@@ -428,14 +439,14 @@ def test_envelope_step_grades_then_reveals_the_arithmetic(client, lesson):
 
 
 def test_envelope_partial_band_and_slip_feedback(client, lesson):
-    step = Step.objects.get(title="Preamble size")
-    url = reverse("answer-step", args=[lesson.slug, step.pk])
-    slip = client.post(url, {"value": "375"}, **HTMX).content.decode()
-    assert "MiB" in slip
     step_1 = Step.objects.get(title="Requests per replica")
     partial = client.post(reverse("answer-step", args=[lesson.slug, step_1.pk]), {"value": "200"}, **HTMX)
     assert "Within 2× of the answer, but high: outside its tolerance." in partial.content.decode()
     assert Answer.objects.get(step=step_1).points == 5
+    step = Step.objects.get(title="Preamble size")
+    url = reverse("answer-step", args=[lesson.slug, step.pk])
+    slip = client.post(url, {"value": "375"}, **HTMX).content.decode()
+    assert "MiB" in slip
 
 
 @pytest.mark.parametrize(
@@ -468,13 +479,14 @@ def test_number_with_thousands_separator_is_accepted_and_a_decimal_comma_is_refu
 def test_a_negative_number_is_refused_and_does_not_use_up_the_scored_answer(client, lesson):
     """A learner typing "-5" was graded Missed, 0 points: their one scored answer gone on a slip of the keyboard."""
     step = Step.objects.get(title="Preamble size")  # asks for MB
+    open_step(client, step)
     url = reverse("answer-step", args=[lesson.slug, step.pk])
     refused = client.post(url, {"value": "-393"}, **HTMX)
     assert refused.status_code == 422
     assert "Enter a number of 0 or more: no answer here is negative." in refused.content.decode()
-    assert not Answer.objects.exists()
+    assert not Answer.objects.filter(step=step).exists()
     client.post(url, {"value": "393.2"}, **HTMX)
-    first = Answer.objects.get()
+    first = Answer.objects.get(step=step)
     assert first.is_first and first.points == first.max_points  # the first answer the learner meant
 
 
@@ -497,12 +509,12 @@ def test_a_count_of_another_thing_is_refused_not_relabelled(client, lesson):
 
 def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(client, lesson):
     step = Step.objects.get(title="Preamble size")  # asks for MB
+    open_step(client, step)  # step 2's page, where the answer below lands
     url = reverse("answer-step", args=[lesson.slug, step.pk])
     refused = client.post(url, {"value": "393 ms"}, **HTMX)
     assert refused.status_code == 422
     assert "“393 ms” is a time, but this question asks for a size in MB." in refused.content.decode()
-    assert not Answer.objects.exists()
-    answer_first_step(client, lesson)  # which opens step 2's page, where the answer below lands
+    assert not Answer.objects.filter(step=step).exists()
     response = client.post(url, {"value": "375 MiB"})
     assert response.status_code == 303
     assert Answer.objects.get(step=step).value == pytest.approx(393.216)
@@ -575,6 +587,7 @@ def test_resume_lands_on_the_item_last_answered(client, lesson):
     # Nothing answered: "Start" is the beginning of the reading, not the first question.
     assert '<a class="button" id="lesson-resume" href="/lessons/sample/?layer=2#layer-2">Start</a>' in page
     step = Step.objects.get(title="Preamble size")
+    open_step(client, step)
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert "Resume where you stopped" in page
@@ -885,6 +898,7 @@ def test_diagram_rows_saved_before_validation_still_render(client, lesson):
     Step.objects.filter(title="Preamble size").update(slips=[{"feedback": "x"}, {"inputs": "bad", "feedback": "y"}])
     assert client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 1])).status_code == 200
     step = Step.objects.get(title="Preamble size")
+    open_step(client, step)
     assert client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "3"}).status_code == 303
 
 
@@ -912,6 +926,7 @@ def test_numbers_shown_on_any_first_page_are_the_numbers_graded(lesson):
 
 def test_worked_arithmetic_stops_at_the_number_asked(client, lesson):
     step = Step.objects.get(title="Preamble size")  # copy_bytes in MB: copies per cache is not this question
+    open_step(client, step)
     html = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"}, **HTMX).content.decode()
     assert "The worked arithmetic" in html
     assert "copies that fit" not in html.lower()
