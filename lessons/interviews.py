@@ -86,6 +86,9 @@ BANDS = {
     "not_yet": "Not yet: practise this before the real interview.",
 }
 MAX_DESIGN_OPTIONS = 4
+# A design moment offers the next step and later ones of its build-up: at least three, or it is a coin toss (the last
+# moment of a build-up, and the only one of a three-step build-up, offered two).
+MIN_DESIGN_OPTIONS = 3
 
 
 class InterviewError(Exception):
@@ -147,6 +150,8 @@ class Pool:
         for step in steps:
             if step.walkthrough.kind == Walkthrough.Kind.BUILD_UP:
                 build_ups[step.walkthrough_id].append(step)
+        # Only a build-up with a moment to ask (a step, then MIN_DESIGN_OPTIONS later ones) is design material.
+        build_ups = {pk: rows for pk, rows in build_ups.items() if len(rows) > MIN_DESIGN_OPTIONS}
         numbers = [s for s in steps if s.calculator] + challenges
         open_questions = list(
             OpenQuestion.objects.filter(section__lesson__in=ids, checklist__isnull=False)
@@ -293,7 +298,7 @@ def draw(pool: Pool, scenario: Lesson, mastery: dict[str, float], rng: random.Ra
     # Design: the design has reached one step of a build-up; which of the later steps comes next?
     moments = []
     for steps in pool.build_ups.values():
-        for index in range(len(steps) - 2):  # at least two later steps to choose among
+        for index in range(len(steps) - MIN_DESIGN_OPTIONS):  # enough later steps to choose among
             lesson = steps[index].walkthrough.section.lesson_id
             moments.append((lesson, steps[index].walkthrough.topic_id, (steps, index)))
     # One moment per build-up: a later moment's design lists the parts so far, the earlier moment's answer among them.

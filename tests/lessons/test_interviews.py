@@ -37,8 +37,8 @@ LEAKS = {"verdict", "feedback", "feedback_html", "points", "score", "expected", 
 
 @pytest.fixture
 def scenario(db):
-    """A case study with six deep dives (the first leads to a follow-up), three build-up steps, numbers;
-    and a concept lesson whose opening question can frame the requirements."""
+    """A case study with six deep dives (the first leads to a follow-up), four build-up steps (a design moment
+    offers three), numbers; and a concept lesson whose opening question can frame the requirements."""
     lesson = make_lesson("case", deep_dives=6, steps=3, challenges=2)
     Lesson.objects.filter(pk=lesson.pk).update(kind="case_study")
     section = lesson.sections.get()
@@ -47,6 +47,8 @@ def scenario(db):
     build = Walkthrough.objects.get(section=section, key="build")
     Step.objects.create(walkthrough=build, order=3, title="Prefix index", body="Route by prefix.",
                         components=[{"key": "index", "label": "Prefix index", "col": 3, "row": 0}])  # fmt: skip
+    Step.objects.create(walkthrough=build, order=4, title="Spare replica", body="Keep one spare.",
+                        components=[{"key": "spare", "label": "Spare replica", "col": 4, "row": 0}])  # fmt: skip
     question = OpenQuestion.objects.create(section=section, key="wrap", order=60, topic_id="routing",
                                            prompt="A replica dies mid-stream. Walk me through it.")  # fmt: skip
     for n, text in enumerate(["Detect the broken stream", "Drain the replica", "Re-run elsewhere"], start=1):
@@ -350,6 +352,21 @@ def test_no_design_question_shows_the_answer_to_another(content):
             assert len(designs) == min(interviews.PHASE_ITEMS["design"], len(pool.build_ups)), scenario.slug
             build_ups = [item["step"].walkthrough_id for item in designs]
             assert len(set(build_ups)) == len(build_ups), (scenario.slug, seed)
+
+
+def test_no_design_question_is_a_coin_toss(content):
+    """The one moment of the three-step build-up ("Grow a cache-aware replica set") and the last of the five-step one
+    offered two options: a guess was right half the time (newcomer's finding). Every design question offers three
+    or more, and the five-step build-up's moments are still asked."""
+    published = list(Lesson.objects.filter(published=True))
+    pool = interviews.Pool.read(published)
+    offered = []
+    for scenario in (lesson for lesson in published if lesson.kind in interviews.SCENARIO_KINDS):
+        for seed in range(10):
+            designs = [i for i in interviews.draw(pool, scenario, {}, random.Random(seed)) if i["kind"] == "design"]
+            offered += [(item["step"].walkthrough.key, len(item["options"])) for item in designs]
+    assert {key for key, _ in offered} == {"build-the-design"}
+    assert min(count for _, count in offered) >= interviews.MIN_DESIGN_OPTIONS
 
 
 def test_every_link_from_an_interview_to_its_lesson_lands_on_the_question(client, rf, content):
