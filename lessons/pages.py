@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from operator import attrgetter
@@ -592,6 +592,15 @@ class LessonPage:
         """Whether the total may grow: a follow-up counts once an answer opens it (scoring.counts_toward_score)."""
         return any(view.is_follow_up for view in self.deep_dives.values())
 
+    @cached_property
+    def unanswered_before(self) -> list[str]:
+        """The URLs of the questions left unanswered in the layers before this page's (``unanswered``). A layer builds
+        on the ones before it, and its text may give their answers away: the case study's layer 3 sizes "one 70B
+        replica on four GPUs", the answer to layer 2's last question. The page says so, linking the first."""
+        if self.current is None:
+            return []
+        return list(unanswered([layer for layer in self.layers if layer.number < self.current.number]))
+
     def layer_of(self, section_id: int) -> LayerView | None:
         """Return the layer holding a section."""
         return next((view for view in self.layers if any(s.section.pk == section_id for s in view.sections)), None)
@@ -1077,22 +1086,27 @@ def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
 
 def first_unanswered(layers: list[LayerView]) -> str | None:
     """Return the URL of the first item not yet answered (on its section's page), or None when all are."""
+    return next(unanswered(layers), None)
+
+
+def unanswered(layers: list[LayerView]) -> Iterator[str]:
+    """Yield the URL (on its section's page) of each question of ``layers`` not yet answered, in page order: a deep
+    dive open to the learner, a walkthrough's step asking for a number (each), a challenge, an open question."""
     for layer in layers:
         for section in layer.sections:
             for view in section.items:
                 if isinstance(view, WalkthroughView):
                     for step in view.steps:
                         if step.step.calculator and not step.answered:
-                            return f"{section.url}#{view.walkthrough.anchor}"
+                            yield f"{section.url}#{view.walkthrough.anchor}"
                 elif isinstance(view, DeepDiveView):
                     if (not view.is_follow_up or view.reached) and not view.answered:
-                        return f"{section.url}#{view.deep_dive.anchor}"
+                        yield f"{section.url}#{view.deep_dive.anchor}"
                 elif isinstance(view, OpenQuestionView):
                     if not view.answered:
-                        return f"{section.url}#{view.question.anchor}"
+                        yield f"{section.url}#{view.question.anchor}"
                 elif not view.answered:
-                    return f"{section.url}#{view.challenge.anchor}"
-    return None
+                    yield f"{section.url}#{view.challenge.anchor}"
 
 
 def item_of(view) -> DeepDive | Walkthrough | Challenge | OpenQuestion:

@@ -1531,3 +1531,30 @@ def test_links_made_once_a_process_follow_the_requests_script_prefix(client, les
         assert lesson.get_absolute_url() == "/lab/lessons/sample/"
     finally:
         set_script_prefix(before)
+
+
+def test_a_later_layer_says_while_the_questions_before_it_wait(client, lesson):
+    """The case study's layer 3 sizes "one 70B replica on four GPUs", the answer to layer 2's last question: a learner
+    opening it first read that answer before committing to it. A layer says how many questions the layers before it
+    still hold, linking the first, until each is answered, right or wrong."""
+    from lessons.models import Section
+
+    later = Section.objects.create(lesson=lesson, key="later", layer=3, order=2, title="Later", minutes=2, body="On.")
+    make_deep_dive(later, key="dd-later", order=1)
+    layer_3 = f"{lesson.get_absolute_url()}?layer=3"
+    notice = re.compile(r'<p class="message message-info" id="layer-3-before">(.*?)</p>')
+    said = notice.search(client.get(layer_3).content.decode()).group(1)
+    assert said.startswith("The layers before this one still have 4 questions you have not answered.")
+    assert (
+        f'<a href="{lesson.get_absolute_url()}?layer=2&amp;section=core#dd-dd-1">answer the first of them</a>' in said
+    )
+    assert not notice.search(client.get(f"{lesson.get_absolute_url()}?layer=2").content.decode())  # none before it
+    client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk})  # wrong: answered
+    step = Step.objects.get(title="Preamble size")
+    open_step(client, step)
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    said = notice.search(client.get(layer_3).content.decode()).group(1)
+    assert said.startswith("The layers before this one still have a question you have not answered.")
+    assert f'<a href="{lesson.get_absolute_url()}?layer=2&amp;section=core#ch-copies">answer it first</a>' in said
+    client.post(reverse("answer-challenge", args=[lesson.slug, Challenge.objects.get(key="copies").pk]), {"value": "1"})
+    assert not notice.search(client.get(layer_3).content.decode())
