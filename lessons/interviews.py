@@ -570,7 +570,9 @@ def design_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
     ]
     by_pk = {s.pk: s for s in steps}
     walkthrough = item.step.walkthrough
-    heading = f"{escape(walkthrough.title)}: which need does the design take on next?"
+    # Named by the step it starts from, not the build-up's title, which may say where it ends ("… to a self-healing
+    # fleet" told which option comes last: newcomer's finding).
+    heading = f"After “{escape(item.step.title)}”: which need does the design take on next?"
     # Framed for a scenario that may be another lesson's: the lesson and how far the design has come.
     # Not the build-up's intro, written for the lesson page ("the interview moments below"), nor the
     # steps' bodies, which may quote an estimate's answer.

@@ -571,6 +571,15 @@ class LayerView:
         return next((view.part for view in self.sections if view.section.key == section_key), None)
 
 
+@dataclass(frozen=True)
+class EarlierNote:
+    """A layer's note on the questions the layers before it still hold (LessonPage.earlier_note)."""
+
+    lead: str
+    link: str  # the link's text, leading to the first of them
+    url: str
+
+
 @dataclass
 class LessonPage:
     lesson: Lesson
@@ -593,13 +602,27 @@ class LessonPage:
         return any(view.is_follow_up for view in self.deep_dives.values())
 
     @cached_property
-    def unanswered_before(self) -> list[str]:
-        """The URLs of the questions left unanswered in the layers before this page's (``unanswered``). A layer builds
-        on the ones before it, and its text may give their answers away: the case study's layer 3 sizes "one 70B
-        replica on four GPUs", the answer to layer 2's last question. The page says so, linking the first."""
+    def earlier_note(self) -> EarlierNote | None:
+        """What the page says while the layers before it hold questions not yet answered (``unanswered``), linking
+        the first. A layer builds on the ones before it, and its text may give their answers away: the case study's
+        layer 3 sizes "one 70B replica on four GPUs", the answer to layer 2's last question."""
         if self.current is None:
-            return []
-        return list(unanswered([layer for layer in self.layers if layer.number < self.current.number]))
+            return None
+        waiting = list(unanswered([layer for layer in self.layers if layer.number < self.current.number]))
+        if not waiting:
+            return None
+        numbers = sorted({number for number, _url in waiting})
+        named = f"{', '.join(map(str, numbers[:-1]))} and {numbers[-1]}" if len(numbers) > 1 else str(numbers[0])
+        holds = f"Layers {named} still have" if len(numbers) > 1 else f"Layer {named} still has"
+        first_layer, first_url = waiting[0]
+        if len(waiting) == 1:
+            lead = f"{holds} a question you have not answered. This layer builds on it and may give its answer away."
+            return EarlierNote(lead, f"Answer it first, in layer {first_layer}", first_url)
+        lead = (
+            f"{holds} {len(waiting)} questions you have not answered. This layer builds on them and may give their"
+            " answers away."
+        )
+        return EarlierNote(lead, f"Go to the first of them, in layer {first_layer}", first_url)
 
     def layer_of(self, section_id: int) -> LayerView | None:
         """Return the layer holding a section."""
@@ -1086,27 +1109,26 @@ def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
 
 def first_unanswered(layers: list[LayerView]) -> str | None:
     """Return the URL of the first item not yet answered (on its section's page), or None when all are."""
-    return next(unanswered(layers), None)
+    return next((url for _layer, url in unanswered(layers)), None)
 
 
-def unanswered(layers: list[LayerView]) -> Iterator[str]:
-    """Yield the URL (on its section's page) of each question of ``layers`` not yet answered, in page order: a deep
-    dive open to the learner, a walkthrough's step asking for a number (each), a challenge, an open question."""
+def unanswered(layers: list[LayerView]) -> Iterator[tuple[int, str]]:
+    """Yield (its layer, its URL on its section's page) for each question of ``layers`` not yet answered, in page
+    order: a deep dive, then the follow-ups its answers opened (drawn below it); a walkthrough's step asking for a
+    number (each); a challenge; an open question."""
     for layer in layers:
         for section in layer.sections:
-            for view in section.items:
+            todo = list(reversed(section.items))
+            while todo:
+                view = todo.pop()
                 if isinstance(view, WalkthroughView):
                     for step in view.steps:
                         if step.step.calculator and not step.answered:
-                            yield f"{section.url}#{view.walkthrough.anchor}"
-                elif isinstance(view, DeepDiveView):
-                    if (not view.is_follow_up or view.reached) and not view.answered:
-                        yield f"{section.url}#{view.deep_dive.anchor}"
-                elif isinstance(view, OpenQuestionView):
-                    if not view.answered:
-                        yield f"{section.url}#{view.question.anchor}"
-                elif not view.answered:
-                    yield f"{section.url}#{view.challenge.anchor}"
+                            yield layer.number, f"{section.url}#{view.walkthrough.anchor}"
+                    continue
+                if not view.answered:
+                    yield layer.number, f"{section.url}#{item_of(view).anchor}"
+                todo += reversed(getattr(view, "follow_up_views", []))  # reached ones only
 
 
 def item_of(view) -> DeepDive | Walkthrough | Challenge | OpenQuestion:

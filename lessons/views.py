@@ -593,7 +593,7 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
     section = item_of(view).section
     page.current = page.layer_of(section.pk)  # the page shows the layer (and part) holding the item
     page.current.part = page.current.part_holding(section.key)
-    context = {"page": page, "lesson": lesson, "errors": item_errors(errors)}
+    context = {"page": page, "lesson": lesson, "errors": item_errors(errors), "error_anchor": item_of(view).anchor}
     return render(request, "lessons/lesson.html", context, status=status or bad_input_status(fragment=False))
 
 

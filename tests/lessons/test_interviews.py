@@ -338,6 +338,12 @@ def test_a_design_question_says_which_lesson_it_comes_from_and_how_far_the_desig
             assert parts and all(part.strip() for part in parts)  # one item a part: labels hold commas
             assert "below" not in text
             assert text.index("From the lesson") < text.index("The design so far has:")
+            # Not the build-up's title, which says where the design ends ("… to a self-healing fleet").
+            assert (
+                unescape(view.heading_html)
+                == f"After “{view.item.step.title}”: which need does the design take on next?"
+            )
+            assert walkthrough.title not in unescape(view.heading_html + view.body_html)
             seen.add(walkthrough.section.lesson.slug)
     assert seen and "buying-the-fleet" not in seen  # the fleet lesson has no build-up: these are other lessons'
 

@@ -513,6 +513,11 @@ def test_an_action_on_a_step_not_open_yet_shows_the_step_to_answer_first(client,
             assert response.status_code == 409, (action, headers)
             assert f"data-focus-on-load{' data-focus' if headers else ''}>{notice}</p>" in html, (action, headers)
             assert "Step 1 of 2" in html and "Step 1 gave" not in html and "Step 2 of" not in html
+            if not headers:  # the whole page, at its top: the message there links the walkthrough, far below
+                top = re.search(r'<p class="error" role="alert">(.*?)</p>', html).group(1)
+                assert top.startswith("Your answer was not recorded. ") and top.endswith(
+                    '<a href="#wt-size">Go to the question</a>'
+                )
     assert not Answer.objects.exists() and not ItemPractice.objects.exists()
 
 

@@ -1536,25 +1536,43 @@ def test_links_made_once_a_process_follow_the_requests_script_prefix(client, les
 def test_a_later_layer_says_while_the_questions_before_it_wait(client, lesson):
     """The case study's layer 3 sizes "one 70B replica on four GPUs", the answer to layer 2's last question: a learner
     opening it first read that answer before committing to it. A layer says how many questions the layers before it
-    still hold, linking the first, until each is answered, right or wrong."""
+    still hold, a follow-up an answer opened among them, linking the first, until each is answered, right or wrong."""
     from lessons.models import Section
 
+    core = lesson.sections.get()
+    follow_up = make_deep_dive(core, key="dd-follow", order=50)
+    Choice.objects.filter(deep_dive__key="dd-1", verdict="weak").update(follow_up=follow_up)
     later = Section.objects.create(lesson=lesson, key="later", layer=3, order=2, title="Later", minutes=2, body="On.")
     make_deep_dive(later, key="dd-later", order=1)
-    layer_3 = f"{lesson.get_absolute_url()}?layer=3"
+    skim = Section.objects.create(lesson=lesson, key="skim", layer=1, order=0, title="Skim", minutes=1, body="Hi.")
+    make_deep_dive(skim, key="dd-skim", order=1)
+    layer_3, core_page = f"{lesson.get_absolute_url()}?layer=3", f"{lesson.get_absolute_url()}?layer=2&amp;section=core"
     notice = re.compile(r'<p class="message message-info" id="layer-3-before">(.*?)</p>')
     said = notice.search(client.get(layer_3).content.decode()).group(1)
-    assert said.startswith("The layers before this one still have 4 questions you have not answered.")
-    assert (
-        f'<a href="{lesson.get_absolute_url()}?layer=2&amp;section=core#dd-dd-1">answer the first of them</a>' in said
+    assert said == (
+        "Layers 1 and 2 still have 5 questions you have not answered. This layer builds on them and may give their"
+        f' answers away. <a href="{lesson.get_absolute_url()}?layer=1&amp;section=skim#dd-dd-skim">Go to the first of'
+        " them, in layer 1</a>."
     )
-    assert not notice.search(client.get(f"{lesson.get_absolute_url()}?layer=2").content.decode())  # none before it
-    client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk})  # wrong: answered
+    assert not notice.search(client.get(f"{lesson.get_absolute_url()}?layer=1").content.decode())  # none before it
+    client.post(answer_url(DeepDive.objects.get(key="dd-skim")), {"choice": choice(lesson, "best", key="dd-skim").pk})
+    said = notice.search(client.get(layer_3).content.decode()).group(1)
+    assert said == (
+        "Layer 2 still has 4 questions you have not answered. This layer builds on them and may give their answers"
+        f' away. <a href="{core_page}#dd-dd-1">Go to the first of them, in layer 2</a>.'
+    )
+    client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk})  # opens dd-follow
     step = Step.objects.get(title="Preamble size")
     open_step(client, step)
-    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})  # wrong: answered all the same
     said = notice.search(client.get(layer_3).content.decode()).group(1)
-    assert said.startswith("The layers before this one still have a question you have not answered.")
-    assert f'<a href="{lesson.get_absolute_url()}?layer=2&amp;section=core#ch-copies">answer it first</a>' in said
+    assert said.startswith("Layer 2 still has 2 questions you have not answered.")
+    assert f'<a href="{core_page}#dd-dd-follow">Go to the first of them, in layer 2</a>' in said  # below dd-1
+    client.post(answer_url(follow_up), {"choice": choice(lesson, "best", key="dd-follow").pk})
+    said = notice.search(client.get(layer_3).content.decode()).group(1)
+    assert said == (
+        "Layer 2 still has a question you have not answered. This layer builds on it and may give its answer away."
+        f' <a href="{core_page}#ch-copies">Answer it first, in layer 2</a>.'
+    )
     client.post(reverse("answer-challenge", args=[lesson.slug, Challenge.objects.get(key="copies").pk]), {"value": "1"})
     assert not notice.search(client.get(layer_3).content.decode())
