@@ -485,11 +485,11 @@ class NumberAnswerView(AnswerView):
 
     def post(self, request: Request, pk: int) -> Response:
         item = get_object_or_404(visible_items(request, self.kind), pk=pk)
+        if self.kind == "step" and not step_opens(request, item):  # whatever the value, as the page's answer endpoint
+            return conflict("step", services.STEP_NOT_OPEN)
         serializer = NumberAnswerSerializer(data=request.data, context={"unit": item.unit})
         if not serializer.is_valid():
             return first_errors(serializer)
-        if self.kind == "step" and not step_opens(request, item):  # as the page's answer endpoint
-            return conflict("step", services.STEP_NOT_OPEN)
         learner = services.current_learner(django_request(request), create=True)
         field = "challenge_id" if isinstance(item, Challenge) else "step_id"
         with transaction.atomic():

@@ -235,7 +235,8 @@ def step_gate(asked: list[tuple[bool, bool]]) -> int:
 
 def step_open(asked: list[tuple[bool, bool]], number: int) -> bool:
     """Return whether step ``number`` may be shown: up to the gate (``step_gate``), or answered already (the learner
-    has read it: an answer from before this rule, or through the API). Pages and both hint endpoints ask this."""
+    has read it: an answer from before the page and the API refused a step not open). Pages and the page's and the
+    API's answer and hint endpoints ask this (LessonData.step_is_open, api.step_opens)."""
     return number <= step_gate(asked) or asked[number - 1][1]
 
 
@@ -251,7 +252,7 @@ class WalkthroughView:
     step_url: Callable[[int], str]  # the URL of the step of a given order
     current: int = 1
     kind: str = "walkthrough"
-    notice: str = ""  # said at the top of the walkthrough: the step asked for is not there (views.missing_step)
+    notice: str = ""  # said at the top of the walkthrough: the step asked for is not open (open_at) or not there
 
     @property
     def prev_url(self) -> str | None:
@@ -612,8 +613,7 @@ class LessonPage:
         if not waiting:
             return None
         numbers = sorted({number for number, _url in waiting})
-        named = f"{', '.join(map(str, numbers[:-1]))} and {numbers[-1]}" if len(numbers) > 1 else str(numbers[0])
-        holds = f"Layers {named} still have" if len(numbers) > 1 else f"Layer {named} still has"
+        holds = f"Layers {listed(numbers)} still have" if len(numbers) > 1 else f"Layer {numbers[0]} still has"
         first_layer, first_url = waiting[0]
         if len(waiting) == 1:
             lead = f"{holds} a question you have not answered. This layer builds on it and may give its answer away."
@@ -1107,6 +1107,12 @@ def latest_place(lookup: dict, lessons: list[Lesson]) -> Place | None:
     return Place(lesson, url or lesson.get_absolute_url())
 
 
+def listed(items: Iterable) -> str:
+    """Return ``items`` as a sentence lists them: "1", "1 and 2", "1, 2 and 3"."""
+    words = [str(item) for item in items]
+    return f"{', '.join(words[:-1])} and {words[-1]}" if len(words) > 1 else "".join(words)
+
+
 def first_unanswered(layers: list[LayerView]) -> str | None:
     """Return the URL of the first item not yet answered (on its section's page), or None when all are."""
     return next((url for _layer, url in unanswered(layers)), None)
@@ -1121,10 +1127,10 @@ def unanswered(layers: list[LayerView]) -> Iterator[tuple[int, str]]:
             todo = list(reversed(section.items))
             while todo:
                 view = todo.pop()
-                if isinstance(view, WalkthroughView):
+                if isinstance(view, WalkthroughView):  # each step on its own page: the first of them is open
                     for step in view.steps:
                         if step.step.calculator and not step.answered:
-                            yield layer.number, f"{section.url}#{view.walkthrough.anchor}"
+                            yield layer.number, f"{view.step_url(step.step.order)}#{view.walkthrough.anchor}"
                     continue
                 if not view.answered:
                     yield layer.number, f"{section.url}#{item_of(view).anchor}"

@@ -27,8 +27,10 @@ from lessons.pages import (
     build_lesson_page,
     item_of,
     latest_place,
+    layer_holding,
     learner_filter,
     lesson_content,
+    listed,
     load_lesson_data,
     outline_entry,
 )
@@ -106,7 +108,7 @@ def no_such_layer(request: HttpRequest, lesson: Lesson, problem: str) -> HttpRes
     """Answer 404 for a layer the lesson does not have, naming those it has and linking to its start."""
     layers = [str(n) for n in sorted({section.layer for section in lesson_content(lesson).sections})]
     if len(layers) > 1:
-        message = f"{problem}: its layers are {', '.join(layers[:-1])} and {layers[-1]}."
+        message = f"{problem}: its layers are {listed(layers)}."
     else:
         message = f"{problem}: it has only layer {layers[0]}." if layers else f"{problem}: it has no layers yet."
     back = {"url": lesson.get_absolute_url(), "label": f"Open “{lesson.title}” at its first layer"}
@@ -187,7 +189,8 @@ def item_errors(errors: dict | None = None) -> dict:
     Each item asks for its own key; a key missing from a plain dict costs the template a
     failed lookup (three exceptions and a dir()) per item.
     """
-    return {"dd": None, "ch": None, "step": None, "oq": None, "message": "", "typed": "", **(errors or {})}
+    return {"dd": None, "ch": None, "step": None, "oq": None, "message": "", "typed": "",
+            "lead": "Your answer was not recorded.", **(errors or {})}  # fmt: skip
 
 
 def find(rows, **attrs):
@@ -466,12 +469,13 @@ def take_hint(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpRespon
     """Show the next hint of an item; taken before the first answer, it costs points (lessons.scoring)."""
     lesson = get_lesson(request, slug)
     data, item = practice_item(request, lesson, kind, pk)
+    errors = practice_errors(kind, item, "No hint was shown.")
     if not item.hints:
-        return answer_error(request, lesson, "This question has no hints.", practice_errors(kind, item), status=409)
+        return answer_error(request, lesson, "This question has no hints.", errors, status=409)
     # A hint waits as the item does: a deep dive's for its follow-up, a step's for the steps before it.
     if (kind == "deep_dive" and pk in data.waiting_for_follow_up()) or (kind == "step" and not data.step_is_open(pk)):
         message = services.FOLLOW_UP_FIRST if kind == "deep_dive" else services.STEP_NOT_OPEN
-        return answer_error(request, lesson, message, practice_errors(kind, item), status=409)
+        return answer_error(request, lesson, message, errors, status=409)
     learner = services.current_learner(request, create=True)
     state = data.state(kind, pk)
     services.take_hint(learner, {f"{kind}_id": pk}, len(item.hints))
@@ -488,11 +492,13 @@ def reveal(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponse:
     """Show every approach of a deep dive, or a number's worked arithmetic, once the learner has answered it."""
     lesson = get_lesson(request, slug)
     data, item = practice_item(request, lesson, kind, pk)
+    errors = practice_errors(kind, item, "Nothing was revealed.")
+    if kind == "step" and not data.step_is_open(pk):
+        return answer_error(request, lesson, services.STEP_NOT_OPEN, errors, status=409)
     if not data.state(kind, pk).first:
-        message = services.ANSWER_BEFORE_REVEAL
-        return answer_error(request, lesson, message, practice_errors(kind, item), status=409)
+        return answer_error(request, lesson, services.ANSWER_BEFORE_REVEAL, errors, status=409)
     if kind == "deep_dive" and pk in data.waiting_for_follow_up():
-        return answer_error(request, lesson, services.FOLLOW_UP_FIRST, practice_errors(kind, item), status=409)
+        return answer_error(request, lesson, services.FOLLOW_UP_FIRST, errors, status=409)
     services.reveal(services.current_learner(request, create=True), {f"{kind}_id": pk})
     data = reload(request, lesson, kind, pk)
     shown = "Every approach is shown." if kind == "deep_dive" else "The worked arithmetic is shown."
@@ -503,8 +509,10 @@ def reload(request, lesson, kind: str, pk: int):
     return practice_item(request, lesson, kind, pk)[0]
 
 
-def practice_errors(kind: str, item) -> dict:
-    return {"dd": item.pk} if kind == "deep_dive" else {"ch": item.pk} if kind == "challenge" else {"step": item.pk}
+def practice_errors(kind: str, item, lead: str) -> dict:
+    """The error context of a hint or a reveal refused: the item's key, and ``lead``, what the page's top says first."""
+    key = {"deep_dive": "dd", "challenge": "ch"}.get(kind, "step")
+    return {key: item.pk, "lead": lead}
 
 
 def open_question_data(request, lesson: Lesson, pk: int):
@@ -593,7 +601,10 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
     section = item_of(view).section
     page.current = page.layer_of(section.pk)  # the page shows the layer (and part) holding the item
     page.current.part = page.current.part_holding(section.key)
-    context = {"page": page, "lesson": lesson, "errors": item_errors(errors), "error_anchor": item_of(view).anchor}
+    # The message at the page's top links the item when the page draws it (a follow-up not reached yet is not drawn).
+    anchor = item_of(view).anchor
+    context = {"page": page, "lesson": lesson, "errors": item_errors(errors),
+               "error_anchor": anchor if layer_holding(page.layers, anchor) else ""}  # fmt: skip
     return render(request, "lessons/lesson.html", context, status=status or bad_input_status(fragment=False))
 
 

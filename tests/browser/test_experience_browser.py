@@ -49,10 +49,10 @@ def test_next_and_back_move_focus_to_the_new_steps_heading(live_server, page, co
     build = page.locator("#wt-grow-a-replica")
     build.locator("#wt-grow-a-replica-next").focus()
     page.keyboard.press("Enter")
-    expect(build.locator(".step-count")).to_have_text("Step 2 of 4")
+    expect(build.locator(".step-count")).to_have_text("Step 2 of 5")
     expect(page.locator("#wt-grow-a-replica-step-title")).to_be_focused()
     page.locator("#wt-grow-a-replica-back").click()
-    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 4")
+    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 5")
     expect(page.locator("#wt-grow-a-replica-step-title")).to_be_focused()
 
 
@@ -63,18 +63,18 @@ def test_next_to_a_step_removed_since_the_page_loaded_says_so_and_keeps_the_page
 
     page.goto(live_server.url + SAMPLE + "?layer=3")
     build = page.locator("#wt-grow-a-replica")
-    expect(build.locator(".step-count")).to_have_text("Step 1 of 4")
+    expect(build.locator(".step-count")).to_have_text("Step 1 of 5")
     Step.objects.get(walkthrough__key="grow-a-replica", order=2).delete()  # an author removes step 2 meanwhile
     url = page.url
     build.locator("#wt-grow-a-replica-next").click()
     error = page.locator("#request-error")
     expect(error).to_be_visible()
     expect(error).to_have_text(re.compile(r"^That is not here any more \(error 404\).*Reload the page"))
-    expect(build.locator(".step-count")).to_have_text("Step 1 of 4")  # step 1 stays, not swapped for anything
+    expect(build.locator(".step-count")).to_have_text("Step 1 of 5")  # step 1 stays, not swapped for anything
     expect(build).not_to_have_attribute("aria-busy", "true")
     assert page.url == url  # no URL pushed for a step that is not there
     page.reload()
-    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 3")
+    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 4")
     expect(page.locator("#request-error")).to_be_hidden()
 
 

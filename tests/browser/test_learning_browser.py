@@ -43,16 +43,16 @@ def test_learner_works_through_the_sample_lesson(live_server, page, content, axe
     page.get_by_role("link", name=re.compile("Continue to layer 3")).click()
     # A build-up walkthrough: step forward with the keyboard; the diagram grows.
     build = page.locator("#wt-grow-a-replica")
-    expect(build.locator(".step-count")).to_have_text("Step 1 of 3")
+    expect(build.locator(".step-count")).to_have_text("Step 1 of 5")
     build.locator("#wt-grow-a-replica-next").focus()
     page.keyboard.press("Enter")
-    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 2 of 3")
+    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 2 of 5")
     expect(page.locator("#wt-grow-a-replica .box.new")).to_have_count(2)
     expect(page.locator("#wt-grow-a-replica figcaption")).to_contain_text("KV pool A")
     expect(page.locator("#wt-grow-a-replica-step-title")).to_be_focused()  # the new step's heading
     assert "/walkthroughs/grow-a-replica/2/" in page.url
     page.locator("#wt-grow-a-replica-back").click()
-    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 3")
+    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 1 of 5")
 
     # The results page reflects both answers.
     page.goto(live_server.url + "/results/")

@@ -150,7 +150,9 @@ def test_on_a_desktop_the_keyboard_skips_the_open_outline_to_the_first_question(
     heading = page.locator("#layer-3-title")
     expect(heading).to_be_focused()
     expect(heading).to_be_in_viewport()
-    page.keyboard.press("Tab")  # the next stop is the layer's first question, past every outline link
+    page.keyboard.press("Tab")  # the note on the question layer 2 still holds, whose answer this layer gives away
+    expect(page.get_by_role("link", name="Answer it first, in layer 2")).to_be_focused()
+    page.keyboard.press("Tab")  # then the layer's first question, past every outline link
     focused = page.evaluate_handle("document.activeElement")
     assert focused.evaluate("e => !e.closest('details.outline') && !!e.closest('section.layer')")
     assert focused.evaluate("e => !!e.closest('.item')"), focused.evaluate("e => e.outerHTML.slice(0, 200)")

@@ -16,7 +16,7 @@ import yaml
 from django.urls import reverse
 
 from lessons.models import Step
-from tests.lessons.factories import open_step
+from tests.lessons.factories import answer_steps_before
 
 CONTENT = Path(__file__).resolve().parents[2] / "content" / "lessons"
 
@@ -89,7 +89,7 @@ def test_no_step_body_or_prompt_points_back_at_what_came_before_it():
 def test_a_step_that_builds_on_an_earlier_one_reads_right_in_review(client, content, stopped_clock):
     """Autoscaling's third envelope step uses the second's answer: review numbers the step and lists step 2."""
     step = Step.objects.get(walkthrough__key="scale-envelope", order=3)
-    open_step(client, step)  # steps 1 and 2 answered right: not due for days
+    answer_steps_before(client, step)  # steps 1 and 2 answered right: not due for days
     client.post(reverse("answer-step", args=["autoscaling", step.pk]), {"value": "1"})  # a miss: due in ten minutes
     stopped_clock.shift(timedelta(minutes=11))
     html = " ".join(client.get(reverse("review")).content.decode().split())

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from tests.lesson_pages import whole_lesson
-from tests.lessons.factories import open_step
+from tests.lessons.factories import answer_steps_before
 
 CONTENT = Path(__file__).resolve().parents[2] / "content" / "lessons"
 
@@ -200,7 +200,7 @@ def test_the_platform_pool_is_sized_from_123_requests(client, content):
     from django.urls import reverse
 
     step = _platform_step("How many GPUs must the 70B pool have")
-    open_step(client, step)
+    answer_steps_before(client, step)
     url = reverse("answer-step", args=["llm-serving-platform", step.pk])
     # ceil(100/s x 20 s / (123 x 0.6)) = ceil(27.1) = 28 replicas = 112 GPUs (not 27 replicas = 108 from 125).
     assert "Correct" in client.post(url, {"value": "112"}, HTTP_HX_REQUEST="true").content.decode()

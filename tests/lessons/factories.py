@@ -87,7 +87,7 @@ def answer_deep_dive(client, lesson, key, verdict):
     return client.post(reverse("answer-deep-dive", args=[lesson.slug, dd.pk]), {"choice": choice.pk})
 
 
-def open_step(client, step, *values):
+def answer_steps_before(client, step, *values):
     """Answer the numeric steps before ``step``, as a learner must before answering it (a step opens once the
     steps before it are answered, right or wrong): with ``values`` in turn, else each step's right answer (not
     due for review for days). Through the API for a DRF client, else through the lesson's page."""
@@ -106,16 +106,19 @@ def open_step(client, step, *values):
             assert response.status_code == 303, response.status_code
 
 
-def answered_before_steps_waited(client, step, value):
+def store_answer_skipping_earlier_steps(client, step, value):
     """Store an answer to ``step`` with the steps before it unanswered, as the page and the API took one until they
-    refused a step not open yet (a learner may still hold one), for the learner of ``client``'s session."""
+    refused a step not open yet (a learner may still hold one), for the learner of ``client``'s session (made now
+    when the session has none)."""
     from lessons import services
     from lessons.models import Learner
 
     session = client.session
-    learner = Learner.objects.create(session_key=session.session_key)
-    session[services.SESSION_KEY] = learner.pk
-    session.save()
+    learner = Learner.objects.filter(pk=session.get(services.SESSION_KEY)).first()
+    if learner is None:
+        learner = Learner.objects.create(session_key=session.session_key)
+        session[services.SESSION_KEY] = learner.pk
+        session.save()
     return services.answer_number(learner, step, float(value))
 
 

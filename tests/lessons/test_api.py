@@ -13,7 +13,7 @@ from interview.accounts.tokens import create_token
 from lessons import content_cache
 from lessons.models import Answer, Challenge, DeepDive, Step
 from lessons.services import FOLLOW_UP_NOT_REACHED
-from tests.lessons.factories import make_lesson, open_step
+from tests.lessons.factories import answer_steps_before, make_lesson
 
 
 def walk(data):
@@ -139,7 +139,7 @@ def test_numbers_no_float_or_reply_can_hold_are_400_and_the_scored_answer_is_sti
 def test_a_negative_number_is_a_400_and_the_scored_answer_is_still_to_come(api, lesson, value):
     """JSON numbers skipped the parser's rules: -5 was graded Missed and used up the scored answer."""
     step = Step.objects.get(title="Preamble size")  # asks for MB
-    open_step(api, step)
+    answer_steps_before(api, step)
     url = f"/api/v1/steps/{step.pk}/answer/"
     refused = api.post(url, {"value": value}, format="json")
     assert refused.status_code == 400
@@ -156,17 +156,18 @@ def test_a_step_not_open_yet_is_not_graded_through_the_api(api, lesson):
     url = f"/api/v1/steps/{step.pk}/answer/"
     refused = api.post(url, {"value": 1}, format="json")
     assert refused.status_code == 409
+    assert api.post(url, {"value": "lots"}, format="json").status_code == 409  # whatever the value, as the page
     assert refused.json()["errors"] == {
         "step": ["Answer the steps before this one first: its text and hints start from their answers."]
     }
     assert not Answer.objects.exists()
-    open_step(api, step, 1)  # wrong, which opens step 2 all the same
+    answer_steps_before(api, step, 1)  # wrong, which opens step 2 all the same
     assert api.post(url, {"value": 1}, format="json").json()["is_first"] is True
 
 
 def test_a_value_typed_with_a_unit_is_converted_to_the_items_unit(api, lesson):
     step = Step.objects.get(title="Preamble size")  # asks for MB
-    open_step(api, step)
+    answer_steps_before(api, step)
     url = f"/api/v1/steps/{step.pk}/answer/"
     refused = api.post(url, {"value": "393 ms"}, format="json")
     assert refused.status_code == 400

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from lessons import services
 from lessons.models import Answer, DeepDive, ItemPractice, Step
-from tests.lessons.factories import make_deep_dive, make_open_question, open_step
+from tests.lessons.factories import answer_steps_before, make_deep_dive, make_open_question
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -196,7 +196,7 @@ def test_an_open_question_counts_in_the_lesson_and_the_results(client, lesson, q
 
 def test_a_hint_on_an_envelope_step_swaps_in_the_walkthrough_at_that_step(client, lesson):
     step = Step.objects.get(title="Preamble size")
-    open_step(client, step)
+    answer_steps_before(client, step)
     step.hints = ["Multiply the bytes per token by the tokens."]
     step.save()
     response = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX)
@@ -249,7 +249,7 @@ def test_a_hint_swapped_in_is_the_one_place_focus_goes(client, lesson):
     assert focus_targets(html) == [f'<div class="hint" tabindex="-1" data-focus id="{dd.anchor}-hint-new">']
     assert html.index("Think about fragmentation.") > html.index(f'id="{dd.anchor}-hint-new"')
     step = Step.objects.get(title="Preamble size")
-    open_step(client, step)
+    answer_steps_before(client, step)
     step.hints = ["Multiply the bytes per token by the tokens."]
     step.save()
     html = client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX).content.decode()
@@ -258,7 +258,7 @@ def test_a_hint_swapped_in_is_the_one_place_focus_goes(client, lesson):
 
 def test_an_invalid_number_puts_focus_on_its_input_on_a_first_answer_and_on_a_retry(client, lesson):
     step = Step.objects.get(title="Preamble size")
-    open_step(client, step)
+    answer_steps_before(client, step)
     url = reverse("answer-step", args=[lesson.slug, step.pk])
     field = (
         '<input type="text" autocomplete="off" spellcheck="false" name="value" id="wt-size-value" aria-invalid="true"'
@@ -362,7 +362,7 @@ def test_a_numbers_retry_feedback_says_what_the_first_answers_hints_cost(client,
     from lessons import services
 
     step = Step.objects.get(title="Preamble size")
-    open_step(client, step)
+    answer_steps_before(client, step)
     step.hints = ["Multiply the bytes per token by the tokens."]
     step.save()
     client.post(reverse("take-hint", args=[lesson.slug, "step", step.pk]), **HTMX)
@@ -488,7 +488,7 @@ def test_a_refused_reveal_on_a_later_step_is_said_on_that_step(client, lesson):
     """A reveal asked for before answering step 2 came back as the walkthrough at step 1, without the message (the
     step's error line is drawn on its own step), and since the announcer no longer repeats errors, nothing was said."""
     step = Step.objects.get(title="Preamble size")
-    open_step(client, step)
+    answer_steps_before(client, step)
     response = client.post(reverse("reveal", args=[lesson.slug, "step", step.pk]), **HTMX)
     assert response.status_code == 409
     html = response.content.decode()
@@ -503,8 +503,11 @@ def test_an_action_on_a_step_not_open_yet_shows_the_step_to_answer_first(client,
     walkthrough shows step 1 with the notice saying why, which takes focus; nothing is stored."""
     step = Step.objects.get(title="Preamble size")
     step.body = "Step 1 gave 110 requests a replica."
+    step.hints = ["Step 1 gave 110: multiply."]
     step.save()
     notice = "Step 2 opens once the steps before it are answered: here is step 1, the first to answer."
+    leads = {"answer-step": "Your answer was not recorded.", "take-hint": "No hint was shown.",
+             "reveal": "Nothing was revealed."}  # fmt: skip
     for action, body in (("answer-step", {"value": "1"}), ("take-hint", {}), ("reveal", {})):
         args = [lesson.slug, step.pk] if action == "answer-step" else [lesson.slug, "step", step.pk]
         for headers in (HTMX, {}):
@@ -512,12 +515,10 @@ def test_an_action_on_a_step_not_open_yet_shows_the_step_to_answer_first(client,
             html = response.content.decode()
             assert response.status_code == 409, (action, headers)
             assert f"data-focus-on-load{' data-focus' if headers else ''}>{notice}</p>" in html, (action, headers)
-            assert "Step 1 of 2" in html and "Step 1 gave" not in html and "Step 2 of" not in html
+            assert "Step 1 of 2" in html and "Step 1 gave" not in html and "Step 2 of" not in html, (action, headers)
             if not headers:  # the whole page, at its top: the message there links the walkthrough, far below
                 top = re.search(r'<p class="error" role="alert">(.*?)</p>', html).group(1)
-                assert top.startswith("Your answer was not recorded. ") and top.endswith(
-                    '<a href="#wt-size">Go to the question</a>'
-                )
+                assert top == f'{leads[action]} {services.STEP_NOT_OPEN} <a href="#wt-size">Go to the question</a>'
     assert not Answer.objects.exists() and not ItemPractice.objects.exists()
 
 

@@ -10,7 +10,7 @@ from lessons.models import Answer, DeepDive, Learner, Lesson, ReviewCard, Step
 from lessons.review import due_items, schedule
 from tests.conftest import STOPPED_AT
 from tests.lessons.factories import answer_deep_dive as answer
-from tests.lessons.factories import make_deep_dive, make_lesson, open_step
+from tests.lessons.factories import answer_steps_before, make_deep_dive, make_lesson
 
 START = STOPPED_AT  # the shared stopped_clock fixture stops the wall clock here
 
@@ -277,7 +277,7 @@ def test_a_challenge_in_review_is_graded_on_the_numbers_it_showed(client, lesson
 
 def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, stopped_clock):
     step = Step.objects.get(title="Preamble size")  # asks for MB
-    open_step(client, step)
+    answer_steps_before(client, step)
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
     stopped_clock.shift(timedelta(minutes=11))
     refused = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "393 ms"})
@@ -301,7 +301,7 @@ def test_a_walkthrough_step_in_review_shows_the_examples_setup_and_earlier_steps
     walkthrough.save()
     Step.objects.filter(title="Requests per replica").update(explanation_html="<p>SECRET WORKING</p>")
     step = Step.objects.get(title="Preamble size")
-    open_step(client, step)
+    answer_steps_before(client, step)
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})
     stopped_clock.shift(timedelta(minutes=11))
     html = client.get(reverse("review")).content.decode()
@@ -731,7 +731,7 @@ def test_the_review_list_gives_what_the_review_answer_takes(lesson, token_api, s
     and carries the type and id that POST /api/v1/review/answer/ answers it with."""
     api = token_api
     step = Step.objects.get(title="Preamble size")
-    open_step(api, step)
+    answer_steps_before(api, step)
     api.post(f"/api/v1/steps/{step.pk}/answer/", {"value": "1"}, format="json")
     dd = DeepDive.objects.get(key="dd-1")
     api.post(f"/api/v1/deep-dives/{dd.pk}/answer/", {"choice": dd.choices.get(verdict="weak").pk}, format="json")

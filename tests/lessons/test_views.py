@@ -12,11 +12,11 @@ from lessons import content_cache
 from lessons.models import Answer, Challenge, ChallengeDraw, Choice, DeepDive, Learner, Step, Walkthrough
 from tests.lesson_pages import whole_lesson
 from tests.lessons.factories import (
-    answered_before_steps_waited,
+    answer_steps_before,
     make_deep_dive,
     make_lesson,
     make_open_question,
-    open_step,
+    store_answer_skipping_earlier_steps,
 )
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -256,7 +256,7 @@ def test_a_step_already_answered_stays_open_whatever_came_before(client, lesson)
     """A learner who answered step 2 before step 1 (before this rule, or through the API) has read it: it stays open,
     and a plain form post's answer lands on it with its verdict (it showed step 1, the verdict out of sight)."""
     step = Step.objects.get(title="Preamble size")
-    answered_before_steps_waited(client, step, "1")
+    store_answer_skipping_earlier_steps(client, step, "1")
     response = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
     assert response.status_code == 303 and response["Location"].endswith("/walkthroughs/size/2/#wt-size")
     html = client.get(response["Location"]).content.decode()
@@ -270,7 +270,7 @@ def test_an_answered_step_opens_itself_only(client, db):
 
     lesson = make_lesson(slug="three", steps=3)
     third = Step.objects.get(walkthrough__section__lesson=lesson, walkthrough__key="size", order=3)
-    answered_before_steps_waited(client, third, "1")
+    store_answer_skipping_earlier_steps(client, third, "1")
     api = APIClient()
     api.cookies = client.cookies  # the session, which the API shares
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]))
@@ -288,7 +288,7 @@ def test_the_step_the_note_names_is_the_one_to_answer(client, db):
     first = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 1]), **HTMX).content.decode()
     assert "Step 2 opens once you have answered this one, right or wrong." in first
     second = Step.objects.get(walkthrough__section__lesson=lesson, walkthrough__key="size", order=2)
-    answered_before_steps_waited(client, second, "1")
+    store_answer_skipping_earlier_steps(client, second, "1")
     shown = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 2]), **HTMX).content.decode()
     assert "Step 2 of 3" in shown and "Step 3 opens once you have answered step 1, right or wrong." in shown
     response = client.get(reverse("walkthrough-step", args=[lesson.slug, "size", 3]))
@@ -479,7 +479,7 @@ def test_number_with_thousands_separator_is_accepted_and_a_decimal_comma_is_refu
 def test_a_negative_number_is_refused_and_does_not_use_up_the_scored_answer(client, lesson):
     """A learner typing "-5" was graded Missed, 0 points: their one scored answer gone on a slip of the keyboard."""
     step = Step.objects.get(title="Preamble size")  # asks for MB
-    open_step(client, step)
+    answer_steps_before(client, step)
     url = reverse("answer-step", args=[lesson.slug, step.pk])
     refused = client.post(url, {"value": "-393"}, **HTMX)
     assert refused.status_code == 422
@@ -509,7 +509,7 @@ def test_a_count_of_another_thing_is_refused_not_relabelled(client, lesson):
 
 def test_a_number_with_a_unit_is_converted_and_a_wrong_kind_of_unit_is_refused(client, lesson):
     step = Step.objects.get(title="Preamble size")  # asks for MB
-    open_step(client, step)  # step 2's page, where the answer below lands
+    answer_steps_before(client, step)  # step 2's page, where the answer below lands
     url = reverse("answer-step", args=[lesson.slug, step.pk])
     refused = client.post(url, {"value": "393 ms"}, **HTMX)
     assert refused.status_code == 422
@@ -587,7 +587,7 @@ def test_resume_lands_on_the_item_last_answered(client, lesson):
     # Nothing answered: "Start" is the beginning of the reading, not the first question.
     assert '<a class="button" id="lesson-resume" href="/lessons/sample/?layer=2#layer-2">Start</a>' in page
     step = Step.objects.get(title="Preamble size")
-    open_step(client, step)
+    answer_steps_before(client, step)
     client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"})
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert "Resume where you stopped" in page
@@ -898,7 +898,7 @@ def test_diagram_rows_saved_before_validation_still_render(client, lesson):
     Step.objects.filter(title="Preamble size").update(slips=[{"feedback": "x"}, {"inputs": "bad", "feedback": "y"}])
     assert client.get(reverse("walkthrough-step", args=[lesson.slug, "build", 1])).status_code == 200
     step = Step.objects.get(title="Preamble size")
-    open_step(client, step)
+    answer_steps_before(client, step)
     assert client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "3"}).status_code == 303
 
 
@@ -926,7 +926,7 @@ def test_numbers_shown_on_any_first_page_are_the_numbers_graded(lesson):
 
 def test_worked_arithmetic_stops_at_the_number_asked(client, lesson):
     step = Step.objects.get(title="Preamble size")  # copy_bytes in MB: copies per cache is not this question
-    open_step(client, step)
+    answer_steps_before(client, step)
     html = client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "393.2"}, **HTMX).content.decode()
     assert "The worked arithmetic" in html
     assert "copies that fit" not in html.lower()
@@ -1562,13 +1562,16 @@ def test_a_later_layer_says_while_the_questions_before_it_wait(client, lesson):
         f' away. <a href="{core_page}#dd-dd-1">Go to the first of them, in layer 2</a>.'
     )
     client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": choice(lesson, "weak").pk})  # opens dd-follow
-    step = Step.objects.get(title="Preamble size")
-    open_step(client, step)
-    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})  # wrong: answered all the same
     said = notice.search(client.get(layer_3).content.decode()).group(1)
-    assert said.startswith("Layer 2 still has 2 questions you have not answered.")
+    assert said.startswith("Layer 2 still has 4 questions you have not answered.")  # dd-1 answered, dd-follow opened
     assert f'<a href="{core_page}#dd-dd-follow">Go to the first of them, in layer 2</a>' in said  # below dd-1
     client.post(answer_url(follow_up), {"choice": choice(lesson, "best", key="dd-follow").pk})
+    step = Step.objects.get(title="Preamble size")
+    answer_steps_before(client, step)
+    said = notice.search(client.get(layer_3).content.decode()).group(1)
+    # A walkthrough's link is the step to answer's own page, not its first step's.
+    assert '<a href="/lessons/sample/walkthroughs/size/2/#wt-size">Go to the first of them, in layer 2</a>' in said
+    client.post(reverse("answer-step", args=[lesson.slug, step.pk]), {"value": "1"})  # wrong: answered all the same
     said = notice.search(client.get(layer_3).content.decode()).group(1)
     assert said == (
         "Layer 2 still has a question you have not answered. This layer builds on it and may give its answer away."
@@ -1576,3 +1579,18 @@ def test_a_later_layer_says_while_the_questions_before_it_wait(client, lesson):
     )
     client.post(reverse("answer-challenge", args=[lesson.slug, Challenge.objects.get(key="copies").pk]), {"value": "1"})
     assert not notice.search(client.get(layer_3).content.decode())
+
+
+def test_a_refused_answer_to_a_follow_up_not_reached_links_nothing_the_page_does_not_draw(client, lesson):
+    """Without JavaScript the page's top says why an answer was refused and links the question, far below; a
+    follow-up no answer has opened yet is not drawn, so there is no link to it (it led nowhere)."""
+    follow_up = make_deep_dive(lesson.sections.get(), key="dd-follow", order=50)
+    Choice.objects.filter(deep_dive__key="dd-1", verdict="weak").update(follow_up=follow_up)
+    response = client.post(answer_url(follow_up), {"choice": choice(lesson, "best", key="dd-follow").pk})
+    html = response.content.decode()
+    top = re.search(r'<p class="error" role="alert">(.*?)</p>', html).group(1)
+    assert response.status_code == 409 and top.startswith("Your answer was not recorded. ")
+    assert "<a " not in top and 'id="dd-dd-follow"' not in html
+    response = client.post(answer_url(DeepDive.objects.get(key="dd-1")), {"choice": "nope"})  # a drawn item: linked
+    top = re.search(r'<p class="error" role="alert">(.*?)</p>', response.content.decode()).group(1)
+    assert top.endswith('<a href="#dd-dd-1">Go to the question</a>')
