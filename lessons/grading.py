@@ -64,11 +64,16 @@ def grade(
             return Grade("partial", 0.5, slip.feedback) if in_band else Grade("incorrect", 0.0, slip.feedback)
     if in_band:
         direction = "high" if abs(given) > abs(expected) else "low"
+        # A whole count one away is a rounding slip, not a factor (198 for 197 requests): said so.
+        check = (
+            "Check how you rounded: a count of what fits rounds down, a count of what is needed rounds up"
+            if rounded_the_other_way(expected, given)
+            else "Check each factor of your working"
+        )
         return Grade(
             "partial",
             0.5,
-            f"Within {partial_band:g}× of the answer, but {direction}: outside its tolerance. "
-            "Check each factor of your working.",
+            f"Within {partial_band:g}× of the answer, but {direction}: outside its tolerance. {check}.",
         )
     exponent = power_slip(expected, given)
     if exponent:
@@ -87,6 +92,12 @@ def grade(
             "a binary unit slipped (KiB, MiB and GiB are 1,024 apart; check the unit you wrote).",
         )
     return Grade("incorrect", 0.0, "Not within tolerance. Check each factor of your working.")
+
+
+def rounded_the_other_way(expected: float, given: float) -> bool:
+    """Whether ``given`` is the whole number next to a whole ``expected``: what fits rounds down (whole requests
+    in a budget), what is needed rounds up (replicas for a load), and the other rounding lands one away."""
+    return float(expected).is_integer() and float(given).is_integer() and abs(given - expected) == 1
 
 
 def power_slip(expected: float, given: float, base: int = 10, closeness: float = 0.02) -> int:

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.html import escape
 
-from calculators.formatting import number
+from calculators.formatting import amount
 from lessons import review, scoring, services
 from lessons.forms import NumberForm
 from lessons.markup import drawn_prompt, plain_text, truncate_words
@@ -190,8 +190,12 @@ def grade(quiz: Quiz, data, hints: int = 0) -> Graded:
             raise QuizError(" ".join(e for errors in form.errors.values() for e in errors))
         expected, result = services.grade_number(quiz.item, form.cleaned_data["value"], quiz.inputs or None)
         outcome = result.outcome
-        feedback = f"<p>{escape(result.message)}</p>"
-        answer = f"<p>The answer is <strong>{number(expected.value)} {escape(quiz.unit)}</strong>.</p>"
+        given = escape(amount(form.cleaned_data["value"], quiz.unit, 6))  # in the question's unit, as lessons echo it
+        feedback = f"<p><strong>You answered:</strong> {given}</p><p>{escape(result.message)}</p>"
+        answer = (
+            f"<p>The answer is <strong>{escape(amount(expected.value, quiz.unit))}</strong>. "
+            f'<a href="{quiz.item.get_absolute_url()}">Open it in its lesson</a> for its worked arithmetic.</p>'
+        )
     now = timezone.now()
     with transaction.atomic():  # graded and rescheduled once, however many times the answer is posted
         due = ReviewCard.objects.select_for_update().filter(pk=quiz.card.pk, due__lte=now).first()

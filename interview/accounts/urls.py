@@ -9,7 +9,7 @@ urlpatterns = [
     path("", views.account, name="account"),
     path("signup/", views.signup, name="signup"),
     path("login/", views.LogInView.as_view(), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", views.LogOutView.as_view(), name="logout"),
     path(
         "password/change/",
         auth_views.PasswordChangeView.as_view(template_name="accounts/password_change_form.html"),

@@ -60,6 +60,16 @@ def safe_next(request: HttpRequest) -> str:
     return candidate if allowed else ""
 
 
+class LogOutView(auth_views.LogoutView):
+    """Log out (POST only), and say so on the page it leads to: it looked like any visit to the home page."""
+
+    def post(self, request, *args, **kwargs):
+        response = super().post(request, *args, **kwargs)
+        # Added after the session is flushed: the message travels in its cookie (FallbackStorage).
+        messages.info(request, "You are logged out. Log in to pick up where you left off.")
+        return response
+
+
 class LogInView(auth_views.LoginView):
     """Log in within the limits, then merge the anonymous session's progress into the account.
 

@@ -22,8 +22,9 @@
       }
     }
   });
-  // A notice the page opens on (a walkthrough step asked for too early, or one it lacks) takes focus, so a screen
-  // reader says why the page is not the step asked for (a role="status" already there on load is not announced).
+  // A notice the page opens on (the site's messages, such as "You are logged out"; a walkthrough step asked for too
+  // early, or one it lacks) takes focus, the first of them, so a screen reader says it (a role="status" already
+  // there on load is not announced).
   // On "load": the browser's move to the address's #fragment comes after this script and would take focus back.
   window.addEventListener("load", function () {
     var notice = document.querySelector("[data-focus-on-load]");

@@ -74,7 +74,7 @@ def test_think_before_the_reveal_an_open_question_and_a_review(
     expect(page.locator("#quiz-prompt")).to_contain_text("bytes of KV cache")
     expect(page.locator("main")).not_to_contain_text("Weak")  # no earlier verdict on screen
     order = page.locator(".review-item .choice-button").all_inner_texts()
-    page.get_by_role("button", name="Show hint 1 of 1").click()  # htmx: the hints region swaps, the page stays
+    page.get_by_role("button", name="Take hint 1 of 1").click()  # htmx: the hints region swaps, the page stays
     hint = page.locator("#review-hints .hint").last
     expect(hint).to_contain_text("Count heads.")
     expect(hint).to_be_focused()

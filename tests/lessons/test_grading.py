@@ -41,6 +41,21 @@ def test_inside_partial_band_earns_half_credit_and_says_how_close():
     )
 
 
+@pytest.mark.parametrize("given", [198, 196])
+def test_a_whole_count_one_away_is_said_to_be_a_rounding_slip(given):
+    """198 for 197 requests (rounded up, where whole requests that fit round down) read "Check each factor of your
+    working", when every factor was right (newcomer's finding in review)."""
+    result = grade(197, given, tolerance=0.5, kind="nominal", partial_band=2)
+    assert result.outcome == "partial"
+    assert result.message.endswith(
+        "Check how you rounded: a count of what fits rounds down, a count of what is needed rounds up."
+    )
+    assert grade(197, 199, tolerance=0.5, kind="nominal", partial_band=2).message.endswith(
+        "each factor of your working."
+    )
+    assert grade(197.4, 198, tolerance=0.001, partial_band=2).message.endswith("each factor of your working.")
+
+
 def test_outside_the_band_earns_nothing():
     result = grade(110, 300, tolerance=0.02, partial_band=2)
     assert (result.outcome, result.fraction) == ("incorrect", 0.0)

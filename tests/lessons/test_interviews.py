@@ -996,7 +996,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
                 "here is the next one" if left else "so this second answer was not recorded. Every question is answered"
             )
             assert re.search(
-                rf'id="messages" role="status" tabindex="-1"><ul>\s*<li[^>]*>[^<]*{told}',
+                rf'id="messages" role="status" tabindex="-1" data-focus-on-load><ul>\s*<li[^>]*>[^<]*{told}',
                 client.get(url).content.decode(),
             )
         # The browser focuses the next question's heading; after the last, the line saying all are answered.
@@ -1010,7 +1010,7 @@ def test_a_whole_interview_through_the_pages(client, scenario, stopped_clock):
             assert again.status_code == 303 and again["Location"] == f"{url}#messages"
             told = client.get(url).content.decode()
             assert re.search(
-                r'<div class="messages" id="messages" role="status" tabindex="-1"><ul>\s*<li[^>]*>That question was already '
+                r'<div class="messages" id="messages" role="status" tabindex="-1" data-focus-on-load><ul>\s*<li[^>]*>That question was already '
                 r"answered, so this second answer was not recorded; here is the next one.</li>",
                 told,
             )

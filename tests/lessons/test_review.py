@@ -236,7 +236,9 @@ def test_the_review_page_words_times_as_a_learner_reads_them(client, db, stopped
     finished = client.post(reverse("review-finish"))
     assert finished["Location"].endswith("#messages")  # the browser lands on the message
     html = client.get(finished["Location"]).content.decode()
-    assert '<div class="messages" id="messages" role="status" tabindex="-1"><ul>' in html  # a list inside the status
+    assert (
+        '<div class="messages" id="messages" role="status" tabindex="-1" data-focus-on-load><ul>' in html
+    )  # a list inside the status
     assert "Review session finished: 1 reviewed, 0 recalled." in html
     # The finished session's table of next due dates stays on that page (it vanished with Finish), once.
     assert '<h2 id="summary-title">Session finished</h2>' in html and "Not recalled</td>" in html
@@ -288,8 +290,12 @@ def test_a_number_in_review_may_carry_the_steps_unit(client, lesson, stopped_clo
     # The field keeps what was typed, takes focus and names the message, so the learner fixes it in place.
     field = re.search(r'<input[^>]*id="review-value"[^>]*>', refused.content.decode()).group(0)
     assert 'value="393 ms"' in field and "autofocus" in field and 'aria-invalid="true"' in field
-    client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "375 MiB"})
+    response = client.post(reverse("review-answer"), {"kind": "step", "id": step.pk, "value": "375 MiB"})
     assert ReviewCard.objects.get(step=step).last_outcome == "correct"
+    # The result says what was answered, in the step's unit, and leads to the step in its lesson (newcomer's finding).
+    result = client.get(response["Location"]).content.decode()
+    assert "<p><strong>You answered:</strong> 393.216 MB</p>" in result
+    assert f'<a href="{step.get_absolute_url()}">Open it in its lesson</a> for its worked arithmetic.' in result
 
 
 def test_a_walkthrough_step_in_review_shows_the_examples_setup_and_earlier_steps_titles(client, lesson, stopped_clock):
@@ -540,7 +546,7 @@ def test_hints_an_author_removed_no_longer_count_against_a_review(client, lesson
     dd.save()
     html = client.get(reverse("review"), {"hints": "2"}).content.decode()
     assert "Think of the cache." in html and "Pages." not in html and "Hint 2" not in html
-    assert 'name="hints" value="1" form="review-answer"' in html and "Show hint" not in html
+    assert 'name="hints" value="1" form="review-answer"' in html and "Take hint" not in html
     dd.hints = []  # all removed: no hint on screen, none counted
     dd.save()
     html = client.get(reverse("review")).content.decode()
@@ -588,15 +594,15 @@ def test_showing_a_review_hint_keeps_the_item_as_it_was_and_lands_at_the_hints(c
     html = client.get(reverse("review")).content.decode()
     order = choice_order(html)
     assert 'action="/review/#review-item"' in html  # without JS the page comes back at the item
-    assert "Show hint 1 of 2</button>" in html
+    assert "Take hint 1 of 2</button>" in html
     html = client.get(reverse("review"), {"hints": "1"}).content.decode()
     assert "Think of the cache." in html and "Pages." not in html
-    assert "Show hint 2 of 2</button>" in html
+    assert "Take hint 2 of 2</button>" in html
     assert choice_order(html) == order  # the approaches keep their order while the item is on screen
     fragment = client.get(reverse("review"), {"hints": "2"}, HTTP_HX_REQUEST="true").content.decode()
     assert "<h1>" not in fragment and 'id="review-hints"' in fragment  # htmx swaps the hints region only
     assert re.search(r'tabindex="-1" data-focus[^>]*>\s*<p class="eyebrow">Hint 2', fragment)  # focus: the new hint
-    assert "Show hint" not in fragment  # both shown
+    assert "Take hint" not in fragment  # both shown
     assert 'name="hints" value="2" form="review-answer"' in fragment  # the answer says how many it saw
 
 

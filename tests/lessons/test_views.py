@@ -658,7 +658,7 @@ def test_reset_needs_confirmation_then_deletes_own_answers_only(client, lesson, 
     # counts the questions too: "2 answers deleted" beside the results' "1 of … questions answered" looked wrong.
     assert done["Location"] == reverse("results") + "#messages"
     page = client.get(done["Location"]).content.decode()
-    assert '<div class="messages" id="messages" role="status" tabindex="-1"><ul>' in page
+    assert '<div class="messages" id="messages" role="status" tabindex="-1" data-focus-on-load><ul>' in page
     assert "Progress reset: 2 answers to 1 question deleted." in page
     assert (
         "Progress reset: 0 answers deleted."

@@ -98,8 +98,13 @@ def test_logout_is_post_only_and_signs_out(client, learner_user):
     client.force_login(learner_user)
     assert client.get(reverse("logout")).status_code == 405
     assert_signed_in_as(client, "ada")
-    assert client.post(reverse("logout")).status_code == 302
+    response = client.post(reverse("logout"))
+    assert response.status_code == 302
     assert_signed_out(client)
+    # Said on the page it leads to, which puts focus on it once loaded (a status there on load is not read out).
+    html = client.get(response["Location"]).content.decode()
+    assert '<div class="messages" id="messages" role="status" tabindex="-1" data-focus-on-load>' in html
+    assert "You are logged out. Log in to pick up where you left off." in html
 
 
 def test_account_page_creates_shows_once_and_revokes_tokens(client, learner_user):
