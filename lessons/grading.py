@@ -64,16 +64,18 @@ def grade(
             return Grade("partial", 0.5, slip.feedback) if in_band else Grade("incorrect", 0.0, slip.feedback)
     if in_band:
         direction = "high" if abs(given) > abs(expected) else "low"
-        # A whole count one away is a rounding slip, not a factor (198 for 197 requests): said so.
-        check = (
-            "Check how you rounded: a count of what fits rounds down, a count of what is needed rounds up"
-            if rounded_the_other_way(expected, given)
-            else "Check each factor of your working"
-        )
+        if rounded_the_other_way(expected, given):  # a rounding slip, not a factor (198 for 197 requests)
+            return Grade(
+                "partial",
+                0.5,
+                f"One {'above' if given > expected else 'below'} the answer: outside its tolerance. Check how you "
+                "rounded: a count of what fits rounds down, a count of what is needed rounds up.",
+            )
         return Grade(
             "partial",
             0.5,
-            f"Within {partial_band:g}× of the answer, but {direction}: outside its tolerance. {check}.",
+            f"Within {partial_band:g}× of the answer, but {direction}: outside its tolerance. "
+            "Check each factor of your working.",
         )
     exponent = power_slip(expected, given)
     if exponent:

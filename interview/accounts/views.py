@@ -117,6 +117,9 @@ class LogInView(auth_views.LoginView):
         response = super().form_valid(form)
         services.adopt_session_progress(self.request, learner_id)
         remember_device(response, form.get_user().get_username())
+        # Said on the page it leads to, as signing up and logging out are.
+        kept = " What you answered before logging in is added to your account." if learner_id else ""
+        messages.success(self.request, f"You are logged in.{kept}")
         return response
 
 

@@ -47,8 +47,9 @@ def test_a_whole_count_one_away_is_said_to_be_a_rounding_slip(given):
     working", when every factor was right (newcomer's finding in review)."""
     result = grade(197, given, tolerance=0.5, kind="nominal", partial_band=2)
     assert result.outcome == "partial"
-    assert result.message.endswith(
-        "Check how you rounded: a count of what fits rounds down, a count of what is needed rounds up."
+    assert result.message == (
+        f"One {'above' if given > 197 else 'below'} the answer: outside its tolerance. Check how you rounded: a count"
+        " of what fits rounds down, a count of what is needed rounds up."
     )
     assert grade(197, 199, tolerance=0.5, kind="nominal", partial_band=2).message.endswith(
         "each factor of your working."

@@ -67,6 +67,9 @@ def test_log_in_merges_session_progress_and_keeps_accounts_first_answers(client,
     answer(client, lesson, "dd-2", "best")
     response = client.post(reverse("login"), {"username": "ada", "password": "correct-horse-battery"})
     assert response.status_code == 302
+    # The page it leads to says so, as signing up and logging out do (it said nothing: newcomer's finding).
+    landed = client.get(response["Location"]).content.decode()
+    assert "You are logged in. What you answered before logging in is added to your account." in landed
     assert_signed_in_as(client, "ada")
     # The account's first answer to dd-1 (0 points) stands; dd-2 comes from the session (10 points).
     assert "<strong>10 of " in client.get(reverse("results")).content.decode()
