@@ -220,7 +220,7 @@ def day_chart(days: Mapping[str, Mapping[str, Any]], needed: Sequence[float]) ->
         cells = [f"{number(first['demand_rps'], 4)}", number(needed[minute], 3)]
         for day in days.values():
             entry = day["timeline"][minute]
-            ttft = "no requests" if entry["ttft_p99_ms"] is None else milliseconds(entry["ttft_p99_ms"], 3)
+            ttft = "no requests" if entry["ttft_p99_ms"] is None else milliseconds(entry["ttft_p99_ms"])
             cells.append(f"{entry['replicas']} ({ttft})")
         rows.append((f"{hour:02d}:00", *cells))
     columns = (

@@ -38,7 +38,9 @@ from lessons.models import (
 )
 from lessons.scoring import HINT_RULE, Score, counts_toward_score, hint_cost, hints_owed, reveal_earned
 from lessons.services import (
+    FOLLOW_UP_FIRST,
     SESSION_KEY,
+    STEP_NOT_OPEN,
     challenge_draw,
     choice_order,
     ensure_session,
@@ -669,6 +671,15 @@ class LessonData:
         asked = [(bool(s.calculator), bool(self.state("step", s.pk).answers)) for s in siblings]
         return step_open(asked, siblings.index(step) + 1)
 
+    def why_it_waits(self, kind: str, pk: int) -> str:
+        """Return why the item takes no answer, hint or reveal yet ("" when it does): a deep dive waits for the
+        follow-up its answer opened (``waiting_for_follow_up``), a step for the steps before it (``step_is_open``)."""
+        if kind == "deep_dive" and pk in self.waiting_for_follow_up():
+            return FOLLOW_UP_FIRST
+        if kind == "step" and not self.step_is_open(pk):
+            return STEP_NOT_OPEN
+        return ""
+
     def shown_under(self, deep_dive: DeepDive) -> DeepDive:
         """Return the top-level deep dive ``deep_dive`` is drawn under (lessons.links.drawn_under): its page is
         that deep dive's, whatever section an author put the follow-up in."""
@@ -1118,23 +1129,29 @@ def first_unanswered(layers: list[LayerView]) -> str | None:
     return next((url for _layer, url in unanswered(layers)), None)
 
 
+def drawn_items(section: SectionView) -> Iterator:
+    """Yield the views a section's page draws, in page order: each item, a deep dive followed by the follow-ups its
+    answers opened (drawn below it, reached ones only), theirs below them."""
+    todo = list(reversed(section.items))
+    while todo:
+        view = todo.pop()
+        yield view
+        todo += reversed(getattr(view, "follow_up_views", []))
+
+
 def unanswered(layers: list[LayerView]) -> Iterator[tuple[int, str]]:
     """Yield (its layer, its URL on its section's page) for each question of ``layers`` not yet answered, in page
-    order: a deep dive, then the follow-ups its answers opened (drawn below it); a walkthrough's step asking for a
-    number (each); a challenge; an open question."""
+    order (``drawn_items``): a deep dive and its follow-ups; a walkthrough's step asking for a number (each); a
+    challenge; an open question."""
     for layer in layers:
         for section in layer.sections:
-            todo = list(reversed(section.items))
-            while todo:
-                view = todo.pop()
+            for view in drawn_items(section):
                 if isinstance(view, WalkthroughView):  # each step on its own page: the first of them is open
                     for step in view.steps:
                         if step.step.calculator and not step.answered:
                             yield layer.number, f"{view.step_url(step.step.order)}#{view.walkthrough.anchor}"
-                    continue
-                if not view.answered:
+                elif not view.answered:
                     yield layer.number, f"{section.url}#{item_of(view).anchor}"
-                todo += reversed(getattr(view, "follow_up_views", []))  # reached ones only
 
 
 def item_of(view) -> DeepDive | Walkthrough | Challenge | OpenQuestion:
@@ -1146,12 +1163,6 @@ def layer_holding(layers: list[LayerView], anchor: str) -> str | None:
     """Return the URL of ``anchor`` (an item, a follow-up or a section) on its section's page; None when gone."""
     for layer in layers:
         for section in layer.sections:
-            if section.section.anchor == anchor:
+            if section.section.anchor == anchor or any(item_of(view).anchor == anchor for view in drawn_items(section)):
                 return f"{section.url}#{anchor}"
-            todo = list(section.items)
-            while todo:
-                view = todo.pop()
-                if item_of(view).anchor == anchor:
-                    return f"{section.url}#{anchor}"
-                todo += getattr(view, "follow_up_views", [])
     return None

@@ -216,8 +216,8 @@ def answer_deep_dive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if pk in data.follow_up_ids and not (state.reached or state.count):
         return answer_error(request, lesson, services.FOLLOW_UP_NOT_REACHED, {"dd": deep_dive.pk}, status=409)
     # A retry here would show its verdict and feedback, which may give the open follow-up's answer away.
-    if pk in data.waiting_for_follow_up():
-        return answer_error(request, lesson, services.FOLLOW_UP_FIRST, {"dd": deep_dive.pk}, status=409)
+    if waits := data.why_it_waits("deep_dive", pk):
+        return answer_error(request, lesson, waits, {"dd": deep_dive.pk}, status=409)
     learner = services.current_learner(request, create=True)
     picked = form.cleaned_data["choice"]
     with transaction.atomic():  # one commit for the answer and the position
@@ -247,8 +247,8 @@ def answer_step(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     data = load_lesson_data(request, lesson, only="walkthrough", step=pk)
     step = find((s for s in data.steps if s.calculator), pk=pk)
     key = step.walkthrough.key
-    if not data.step_is_open(pk):  # a wrong try would earn the working, which gives the earlier steps' answers
-        return answer_error(request, lesson, services.STEP_NOT_OPEN, {"step": step.pk}, status=409)
+    if waits := data.why_it_waits("step", pk):  # a wrong try would earn the working: the earlier steps' answers
+        return answer_error(request, lesson, waits, {"step": step.pk}, status=409)
     form = NumberForm(request.POST, unit=step.unit)
     if not form.is_valid():
         return answer_error(request, lesson, form_message(form), {"step": step.pk}, {key: step.order})
@@ -472,10 +472,8 @@ def take_hint(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpRespon
     errors = practice_errors(kind, item, "No hint was shown.")
     if not item.hints:
         return answer_error(request, lesson, "This question has no hints.", errors, status=409)
-    # A hint waits as the item does: a deep dive's for its follow-up, a step's for the steps before it.
-    if (kind == "deep_dive" and pk in data.waiting_for_follow_up()) or (kind == "step" and not data.step_is_open(pk)):
-        message = services.FOLLOW_UP_FIRST if kind == "deep_dive" else services.STEP_NOT_OPEN
-        return answer_error(request, lesson, message, errors, status=409)
+    if waits := data.why_it_waits(kind, pk):  # a hint waits as the item does
+        return answer_error(request, lesson, waits, errors, status=409)
     learner = services.current_learner(request, create=True)
     state = data.state(kind, pk)
     services.take_hint(learner, {f"{kind}_id": pk}, len(item.hints))
@@ -493,12 +491,13 @@ def reveal(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponse:
     lesson = get_lesson(request, slug)
     data, item = practice_item(request, lesson, kind, pk)
     errors = practice_errors(kind, item, "Nothing was revealed.")
-    if kind == "step" and not data.step_is_open(pk):
-        return answer_error(request, lesson, services.STEP_NOT_OPEN, errors, status=409)
+    waits = data.why_it_waits(kind, pk)
+    if waits and kind == "step":  # not open yet: said before "answer first", which it cannot be
+        return answer_error(request, lesson, waits, errors, status=409)
     if not data.state(kind, pk).first:
         return answer_error(request, lesson, services.ANSWER_BEFORE_REVEAL, errors, status=409)
-    if kind == "deep_dive" and pk in data.waiting_for_follow_up():
-        return answer_error(request, lesson, services.FOLLOW_UP_FIRST, errors, status=409)
+    if waits:
+        return answer_error(request, lesson, waits, errors, status=409)
     services.reveal(services.current_learner(request, create=True), {f"{kind}_id": pk})
     data = reload(request, lesson, kind, pk)
     shown = "Every approach is shown." if kind == "deep_dive" else "The worked arithmetic is shown."
@@ -598,13 +597,12 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": "",
                    "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
         return render(request, f"lessons/_{partial}.html", context, status=status or bad_input_status(fragment=True))
-    section = item_of(view).section
-    page.current = page.layer_of(section.pk)  # the page shows the layer (and part) holding the item
-    page.current.part = page.current.part_holding(section.key)
+    item = item_of(view)
+    page.current = page.layer_of(item.section.pk)  # the page shows the layer (and part) holding the item
+    page.current.part = page.current.part_holding(item.section.key)
     # The message at the page's top links the item when the page draws it (a follow-up not reached yet is not drawn).
-    anchor = item_of(view).anchor
     context = {"page": page, "lesson": lesson, "errors": item_errors(errors),
-               "error_anchor": anchor if layer_holding(page.layers, anchor) else ""}  # fmt: skip
+               "error_anchor": item.anchor if layer_holding(page.layers, item.anchor) else ""}  # fmt: skip
     return render(request, "lessons/lesson.html", context, status=status or bad_input_status(fragment=False))
 
 
