@@ -579,7 +579,7 @@ def design_view(item: InterviewItem, steps: list[Step], reveal: bool) -> ItemVie
     position = next((n for n, s in enumerate(steps, start=1) if s.pk == item.step.pk), len(steps))
     body = (
         f"<p>From the lesson <cite>{escape(walkthrough.section.lesson.title)}</cite>: a design built one need at a "
-        f"time, here after step {position} of {len(steps)} (the heading names it).</p>"
+        f"time, here after its step {position} of {len(steps)}.</p>"
         f"<p>The design so far has:</p><ul>{''.join(f'<li>{escape(part)}</li>' for part in parts)}</ul>"
     )  # a list: a part's own label may hold commas and colons ("Front end: auth, quota, SSE")
     view = ItemView(item, heading, body)

@@ -333,7 +333,7 @@ def test_a_design_question_says_which_lesson_it_comes_from_and_how_far_the_desig
             text = unescape(strip_tags(view.body_html))
             position = [s.pk for s in steps].index(view.item.step_id) + 1
             assert f"From the lesson {walkthrough.section.lesson.title}" in text
-            assert f"after step {position} of {len(steps)} (the heading names it)." in text
+            assert f"after its step {position} of {len(steps)}." in text  # the heading names the step
             parts = re.findall(r"<li>(.*?)</li>", view.body_html.split("The design so far has:")[1])
             assert parts and all(part.strip() for part in parts)  # one item a part: labels hold commas
             assert "below" not in text
