@@ -1,16 +1,23 @@
-"""The real URLs plus two bench-only floors: what any page or answer costs before doing its own work.
+"""The real URLs plus bench-only floors: what any page or answer costs before doing its own work.
 
 ``GET /bench-floor/get/`` and ``POST /bench-floor/post/`` go through the full middleware stack
 (session, auth, CSRF, CSP, htmx) and touch the signed-in user, as every page and answer must,
 then return a short fragment. `make bench` divides each target's CPU per request by its floor's,
 measured in the same run. Served only by `make bench` (bench/floor_wsgi.py).
+
+``POST /bench-floor/answer/<lesson>/<deep dive>/`` is the least that storing an answer costs through the
+ORM: ``floor_post``, then only the statements no answer can do without, with no content read, no grading,
+no scheduling and no page. `make bench` shows its ratio to ``floor_post``, beside the answer's budget.
 """
 
+from django.db import transaction
+from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
 import interview.urls
+from lessons.models import Answer, LessonProgress, Outcome, ReviewCard
 
 
 @require_GET
@@ -27,8 +34,33 @@ def floor_post(request: HttpRequest) -> HttpResponse:
     return HttpResponse("<p>ok</p>")
 
 
+@require_POST
+@transaction.atomic
+def floor_answer(request: HttpRequest, lesson: int, deep_dive: int) -> HttpResponse:
+    # The learner comes with the user (one query, interview.accounts.backends); then the item's review card is read
+    # (what was answered before), the answer inserted, the card and the learner's place in the lesson updated.
+    if not request.user.is_authenticated:
+        return HttpResponse("Sign in first.", status=403)
+    learner = request.user.learner
+    card = ReviewCard.objects.filter(learner=learner, deep_dive_id=deep_dive).first()
+    answer = Answer.objects.create(
+        learner=learner,
+        deep_dive_id=deep_dive,
+        choice_id=int(request.POST["choice"]),
+        outcome=Outcome.PARTIAL,
+        points=5,
+        max_points=10,
+        is_first=False,
+    )
+    if card is not None:
+        ReviewCard.objects.filter(pk=card.pk).update(latest_answer=answer, reviews=F("reviews") + 1)
+    LessonProgress.objects.filter(learner=learner, lesson_id=lesson).update(anchor="floor", url="/floor/")
+    return HttpResponse("<p>ok</p>")
+
+
 urlpatterns = [
     path("bench-floor/get/", floor_get),
     path("bench-floor/post/", floor_post),
+    path("bench-floor/answer/<int:lesson>/<int:deep_dive>/", floor_answer),
     *interview.urls.urlpatterns,
 ]

@@ -26,7 +26,7 @@ from bench.forms import Form, answer_forms, parse_forms
 CASE_STUDY = "/lessons/llm-serving-platform/"  # the richest shipped lesson: walkthroughs, deep dives, a challenge
 CALCULATOR_PAGE = "/calculators/kv-cache/"
 CALCULATOR_API = "/api/v1/calculators/kv-cache/?tokens=1200&cache_gb=8"
-FLOOR_GET, FLOOR_POST = "/bench-floor/get/", "/bench-floor/post/"
+FLOOR_GET, FLOOR_POST, FLOOR_ANSWER = "/bench-floor/get/", "/bench-floor/post/", "/bench-floor/answer/"
 STATIC = "/static/bench-ceiling.html"
 BIG_HISTORY = 10_000
 ANSWERERS = 16  # learners the answer target rotates over, so first answers keep coming during the run
@@ -246,11 +246,20 @@ def prepare(run_id: str) -> dict:
         {"method": "POST", "path": form.action, "cookie": f"{cookie(client)}; {csrf_cookie}", "body": body}
         for client, form, body in answer_target(case_forms, answerers)
     ]
+    from django.apps import apps
+
+    case_study = apps.get_model("lessons", "Lesson").objects.get(slug=CASE_STUDY.strip("/").rpartition("/")[2])
+    floor_answer = [  # the answer target's deep-dive answers, to the floor of what storing one costs
+        {**request, "path": f"{FLOOR_ANSWER}{case_study.pk}/{deep_dive}/"}
+        for request in answer_requests
+        for deep_dive in re.findall(r"/deep-dives/(\d+)/answer/$", request["path"])
+    ]
     requests = {
         "static": get(STATIC),
         "floor_get": get(FLOOR_GET),
         "floor_get_signed_in": get(FLOOR_GET, partial),
         "floor_post": [{"method": "POST", "path": FLOOR_POST, "cookie": f"{cookie(partial)}; {csrf_cookie}"}],
+        "floor_answer": floor_answer,
         "lesson_anonymous": get_layers(CASE_STUDY),
         "lesson_signed_in": get_layers(CASE_STUDY, partial),
         "answer": answer_requests,
@@ -272,6 +281,9 @@ def prepare(run_id: str) -> dict:
             "floor_get": count_queries(floor_client, "GET", FLOOR_GET),
             "floor_get_signed_in": count_queries(partial, "GET", FLOOR_GET),
             "floor_post": count_queries(partial, "POST", FLOOR_POST),
+            "floor_answer": count_queries(
+                answerers[1], "POST", floor_answer[1]["path"], floor_answer[1]["body"], warm=False
+            ),
         }
     answerer = answerers[1]
     queries |= {
