@@ -9,6 +9,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "interview.settings")
 
 application = get_wsgi_application()
 
+# Built now rather than inside the first answer a learner types a number into: pint's units take over half a
+# second to build, and each worker would have made one learner wait for them.
+from lessons.number_entry import registry  # noqa: E402 - after the app is set up
+
+registry()
+
 # What start-up loaded (modules, settings, models, URL patterns) lives as long as the worker:
 # take it out of the garbage collector's generations, so the collections a page's allocations
 # trigger scan only what requests create (they cost ~4 ms of a signed-in lesson page, and a

@@ -152,6 +152,26 @@ def test_the_wsgi_entry_point_leaves_start_up_objects_out_of_garbage_collection(
         gc.set_threshold(*threshold)
 
 
+def test_the_wsgi_entry_point_builds_the_unit_registry_before_any_number_is_typed():
+    """Building pint's units takes over half a second: the first learner to type a number into each new worker
+    waited for it, inside their answer."""
+    import gc
+    import importlib
+
+    from lessons.number_entry import registry
+
+    threshold = gc.get_threshold()
+    import interview.wsgi
+
+    registry.cache_clear()
+    try:
+        importlib.reload(interview.wsgi)
+        assert registry.cache_info().currsize == 1
+    finally:
+        gc.unfreeze()  # the test process keeps collecting as before
+        gc.set_threshold(*threshold)
+
+
 @pytest.mark.django_db
 def test_pages_are_not_stored_by_the_browser_but_a_views_own_caching_and_json_are_kept(client, content):
     """A stored lesson page came back on Back without the answers given on it (see the browser test)."""
