@@ -36,9 +36,17 @@ def md_inline(text: str | None) -> str:
     return render_inline(text or "")
 
 
-def tolerance(item) -> str:
-    """``{{ challenge|tolerance }}``: how close a graded number must be, in words ("within 1%")."""
-    return tolerance_text(item.tolerance or 0, item.tolerance_kind, item.unit)
+def right_answers(item) -> str:
+    """``{{ challenge|right_answers }}``: how close a graded number must be, as a sentence.
+
+    "Right answers are within 1% of the exact one." A count graded within half a unit ("± 0.5 requests") takes
+    only the exact whole number, which is said first: a learner read the half request as a puzzle.
+    """
+    words = tolerance_text(item.tolerance or 0, item.tolerance_kind, item.unit)
+    counted = item.unit.strip() != "%" and not converts_units(item.unit)  # requests, GPUs: no unit to convert
+    if item.tolerance_kind == "nominal" and 0 < (item.tolerance or 0) <= 0.5 and counted:
+        return f"Right answers are the exact count, a whole number ({words})."
+    return f"Right answers are {words} of the exact one."
 
 
 def ratio(value, of, scale=100) -> int | str:
@@ -87,7 +95,7 @@ def environment(**options) -> Environment:
         "number": number,
         "amount": amount,  # {{ value|amount(unit) }}: "1 request", "3 requests"
         "md_inline": md_inline,
-        "tolerance": tolerance,
+        "right_answers": right_answers,
         "converts_units": converts_units,
         "when": when,  # {{ moment|when }}, {{ moment|when("lines") }}, {{ moment|when("ago") }}
         "pluralize": pluralize,

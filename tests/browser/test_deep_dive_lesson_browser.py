@@ -1,4 +1,4 @@
-"""A learner works through the KV allocation deep-dive lesson in a real browser: a branching deep dive,
+"""A learner works through the KV memory allocation deep-dive lesson in a real browser: a branching deep dive,
 the envelope walkthrough (one slip caught), and a challenge with numbers drawn for them."""
 
 import re
@@ -22,7 +22,7 @@ def best_text(key: str) -> str:
 @pytest.mark.django_db(transaction=True)
 def test_learner_works_through_the_kv_allocation_lesson(live_server, page, content, axe_violations, console_errors):
     page.goto(f"{live_server.url}/lessons/{LESSON}/")
-    expect(page.get_by_role("heading", name="KV allocation", level=1)).to_be_visible()
+    expect(page.get_by_role("heading", name="KV memory allocation", level=1)).to_be_visible()
 
     # A deep dive whose best answer leads to a follow-up, which appears only after the answer.
     expect(page.locator("#dd-block-size")).to_have_count(0)

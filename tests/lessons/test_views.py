@@ -1272,6 +1272,26 @@ def test_a_challenge_says_its_tolerance_in_words(client, lesson):
     assert "with t = " not in html
 
 
+def test_a_count_graded_within_half_a_unit_asks_for_the_exact_whole_number(client, lesson):
+    """ "Right answers are within ± 0.5 requests" read as a puzzle to a learner: half a request is no answer."""
+    step = Step.objects.get(title="Requests per replica")
+    step.tolerance, step.tolerance_kind = 0.5, "nominal"
+    step.save()
+    html = client.get(step.get_absolute_url()).content.decode()
+    assert "Right answers are the exact count, a whole number (within ± 0.5 requests)." in html
+    # Half a unit of a unit that converts (a size) or of a percentage is no whole count: said as a tolerance.
+    for unit, words in (("%", "within ± 0.5%"), ("MB", "within ± 0.5 MB")):
+        step.unit = unit
+        step.save()
+        assert f"Right answers are {words} of the exact one." in client.get(step.get_absolute_url()).content.decode()
+
+
+def test_a_challenge_says_where_its_working_comes_from_once_answered(client, lesson):
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert "Once you answer, the working is shown, done with the" in html
+    assert "once you have answered. Right answers" not in html
+
+
 def test_a_walkthrough_step_says_its_tolerance_as_a_challenge_does(client, lesson):
     """A step said only "graded within a tolerance": 2.3% off got half credit with nothing to say why."""
     step = Step.objects.get(title="Requests per replica")  # tolerance 2%
