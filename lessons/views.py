@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import push_url, retarget
+from django_htmx.http import push_url, replace_url, retarget
 
 from calculators.formatting import number, plural
 from interview.ratelimit import limit_per_visitor
@@ -596,7 +596,16 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
         # readers read it twice. The announcer keeps what it last said.
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": "",
                    "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
-        return render(request, f"lessons/_{partial}.html", context, status=status or bad_input_status(fragment=True))
+        response = render(
+            request, f"lessons/_{partial}.html", context, status=status or bad_input_status(fragment=True)
+        )
+        if partial == "walkthrough" and view.step.step.pk != errors["step"]:
+            # The step swapped in is not the one asked for (not open yet: the one to answer first), so the address
+            # bar names the step shown, as walkthrough_step's does. It pushes because its GET (Next, Back) adds a
+            # history entry anyway; an answer, a hint or a reveal is no navigation and adds none, so the address is
+            # replaced: a pushed one would leave Back on the step not open yet, which only leads here again.
+            return replace_url(response, f"{view.step_url(view.current_order)}#{view.walkthrough.anchor}")
+        return response
     item = item_of(view)
     page.current = page.layer_of(item.section.pk)  # the page shows the layer (and part) holding the item
     page.current.part = page.current.part_holding(item.section.key)

@@ -522,6 +522,32 @@ def test_an_action_on_a_step_not_open_yet_shows_the_step_to_answer_first(client,
     assert not Answer.objects.exists() and not ItemPractice.objects.exists()
 
 
+@pytest.mark.parametrize("action", ["answer-step", "take-hint", "reveal"])
+def test_an_action_refused_on_a_step_not_open_yet_puts_the_step_shown_in_the_address_bar(client, lesson, action):
+    """Refused on step 2 before step 1 is answered, the fragment swapped in is step 1, but the address bar still
+    named step 2 (code review's finding): a reload or a copied link then meant step 2. The refusal names step 1's
+    URL in HX-Replace-Url, for htmx only, and only when the step shown is not the one asked for."""
+    step = Step.objects.get(title="Preamble size")
+    step.hints = ["Step 1 gave 110: multiply."]
+    step.save()
+    args = [lesson.slug, step.pk] if action == "answer-step" else [lesson.slug, "step", step.pk]
+    body = {"value": "1"} if action == "answer-step" else {}
+    refused = client.post(reverse(action, args=args), body, **HTMX)
+    assert refused.status_code == 409 and "Step 1 of 2" in refused.content.decode()
+    first = reverse("walkthrough-step", args=[lesson.slug, "size", 1])
+    assert refused["HX-Replace-Url"] == f"{first}#wt-size"
+    assert "HX-Push-Url" not in refused
+    page_refused = client.post(reverse(action, args=args), body)  # a whole page: nothing for htmx to put there
+    assert page_refused.status_code == 409 and "HX-Replace-Url" not in page_refused
+    answer_steps_before(client, step)
+    if action == "answer-step":  # refused on the step asked for (bad input): it is the step shown, at its address
+        shown = client.post(reverse(action, args=args), {"value": "lots"}, **HTMX)
+        assert shown.status_code == 422 and "HX-Replace-Url" not in shown
+    elif action == "reveal":  # refused on the step asked for (answer first): likewise
+        shown = client.post(reverse(action, args=args), **HTMX)
+        assert shown.status_code == 409 and "Step 2 of 2" in shown.content.decode() and "HX-Replace-Url" not in shown
+
+
 def test_an_answer_landing_between_the_two_reads_of_a_learners_state_does_not_hold_the_deep_dive(client, lesson):
     """A double click on the best approach (it opens a follow-up) sent two answers: the second read the learner's
     cards before the first committed and the practice rows after (a follow-up reached, the best answer not seen),
