@@ -485,8 +485,12 @@ class NumberAnswerView(AnswerView):
 
     def post(self, request: Request, pk: int) -> Response:
         item = get_object_or_404(visible_items(request, self.kind), pk=pk)
-        if self.kind == "step" and not step_opens(request, item):  # whatever the value, as the page's answer endpoint
-            return conflict("step", services.STEP_NOT_OPEN)
+        state = None  # a step's: the learner's state read to know it is open, reused to store the answer
+        if self.kind == "step":
+            data = step_data(request, item)
+            if not data.step_is_open(item.pk):  # whatever the value, as the page's answer endpoint
+                return conflict("step", services.STEP_NOT_OPEN)
+            state = data.state("step", pk)
         serializer = NumberAnswerSerializer(data=request.data, context={"unit": item.unit})
         if not serializer.is_valid():
             return first_errors(serializer)
@@ -497,8 +501,11 @@ class NumberAnswerView(AnswerView):
             if isinstance(item, Challenge):
                 services.ensure_session(django_request(request))
                 draw = services.store_draw(learner, item, services.learner_identity(django_request(request)))
-            hints = services.hints_to_pay(learner, {field: item.pk})
-            answer = services.answer_number(learner, item, serializer.validated_data["value"], draw, hints=hints)
+            if state is None:
+                known = {"hints": services.hints_to_pay(learner, {field: item.pk})}
+            else:  # as the page's answer_step: no second read of the answers, the hints taken or the review card
+                known = {"answered_before": state.count > 0, "card": state.card, "hints": state.hints_before_first}
+            answer = services.answer_number(learner, item, serializer.validated_data["value"], draw, **known)
         return Response(number_result(answer, item, services.reveal_earned(learner, answer)))
 
 
@@ -540,7 +547,7 @@ def visible_items(request: Request, kind: str):
             Step.objects.filter(walkthrough__section__lesson__in=visible)
             .exclude(calculator="")
             .select_related("walkthrough__section")
-        )  # its lesson: step_opens
+        )  # its lesson: step_data
     return Challenge.objects.filter(section__lesson__in=visible)
 
 
@@ -591,8 +598,12 @@ def follow_up_waits(request: Request, deep_dive: DeepDive) -> bool:
 
 def step_opens(request: Request, step: Step) -> bool:
     """Return whether ``step`` is open to the learner, as its walkthrough's page says (LessonData.step_is_open)."""
-    data = item_lesson_data(request, step.walkthrough.section.lesson_id, only="walkthrough", step=step.pk)
-    return data.step_is_open(step.pk)
+    return step_data(request, step).step_is_open(step.pk)
+
+
+def step_data(request: Request, step: Step):
+    """Return the lesson data of ``step``'s walkthrough: its steps and the learner's state of them."""
+    return item_lesson_data(request, step.walkthrough.section.lesson_id, only="walkthrough", step=step.pk)
 
 
 class RevealView(PracticeView):

@@ -165,6 +165,33 @@ def test_a_step_not_open_yet_is_not_graded_through_the_api(api, lesson):
     assert api.post(url, {"value": 1}, format="json").json()["is_first"] is True
 
 
+def test_an_api_step_answer_reads_the_learners_state_once(api, lesson):
+    """The step's answer read the learner's state (practice rows and review cards) to know the step is open, then
+    read it again for the hints owed (the first answer, the practice row) and the review card, and tried a retry's
+    doomed first-answer insert: 19 statements for a first answer, 18 for a retry (SQLite, savepoints included).
+    The state read once is reused, as the page's answer does; the hints taken are still paid and a retry is one."""
+    from django.test.utils import CaptureQueriesContext
+
+    step = Step.objects.get(title="Preamble size")
+    step.hints = ["Step 1 gave 110: multiply."]
+    step.save()
+    answer_steps_before(api, step)
+    assert api.post(f"/api/v1/steps/{step.pk}/hint/").status_code == 200
+    url = f"/api/v1/steps/{step.pk}/answer/"
+    counts = []
+    for value, first in ((1, True), (393.216, False)):
+        with CaptureQueriesContext(connection) as ctx:
+            body = api.post(url, {"value": value}, format="json").json()
+        assert (body["is_first"], body["hints_taken"]) == (first, 1 if first else 0)
+        sql = [q["sql"] for q in ctx.captured_queries]
+        assert not [q for q in sql if q.startswith('SELECT 1 AS "a" FROM "lessons_answer"')]  # hints_to_pay's
+        assert sum(q.startswith('SELECT "lessons_itempractice"') for q in sql) == 1
+        assert sum(q.startswith('SELECT "lessons_reviewcard"') for q in sql) == (2 if first else 1)  # none to reuse
+        assert not [q for q in sql if q.startswith("ROLLBACK TO SAVEPOINT")]  # no doomed first-answer insert
+        counts.append(len(sql))
+    assert counts[0] <= 17 and counts[1] <= 12, counts
+
+
 def test_a_value_typed_with_a_unit_is_converted_to_the_items_unit(api, lesson):
     step = Step.objects.get(title="Preamble size")  # asks for MB
     answer_steps_before(api, step)
