@@ -142,6 +142,59 @@
       resizes.unobserve(event.target);
     }
   });
+  // A walkthrough's diagram wider than its region (on a phone) opened at its left edge, where the part the step
+  // added (drawn dashed, class "new") was often out of sight. The region now scrolls sideways to it: to all
+  // the new boxes when they fit the region together, else to the first of them (a step that adds only
+  // connections: to those). Only the region scrolls: the page stays put and focus stays where it is. A step
+  // whose every box is new (the first) has no part to single out and opens at the left edge as before; so does
+  // a step whose new part is already in view. Smooth after Next or Back, unless the learner asked for reduced
+  // motion; at once when the page loads.
+  var reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  function showNewPart(region, smooth) {
+    if (region.scrollWidth <= region.clientWidth + 1 || !region.querySelector(".box:not(.new)")) {
+      return;
+    }
+    var parts = region.querySelectorAll(".box.new");
+    if (!parts.length) {
+      parts = region.querySelectorAll(".edge.new");
+    }
+    if (!parts.length) {
+      return;
+    }
+    var origin = region.getBoundingClientRect().left + region.clientLeft - region.scrollLeft;
+    var spans = Array.prototype.map.call(parts, function (part) {
+      var box = part.getBoundingClientRect();
+      return { left: box.left - origin, right: box.right - origin };
+    });
+    var span = spans.reduce(function (all, one) {
+      return { left: Math.min(all.left, one.left), right: Math.max(all.right, one.right) };
+    });
+    if (span.right - span.left > region.clientWidth) {
+      span = spans[0];
+    }
+    if (span.left >= region.scrollLeft && span.right <= region.scrollLeft + region.clientWidth) {
+      return; // already in view
+    }
+    var left = span.right - span.left > region.clientWidth
+      ? span.left // wider than the region itself: its start in view
+      : (span.left + span.right - region.clientWidth) / 2; // centred, with what it connects to either side
+    left = Math.max(0, Math.min(left, region.scrollWidth - region.clientWidth));
+    region.scrollTo({ left: left, behavior: smooth && !reducedMotion.matches ? "smooth" : "auto" });
+  }
+  function showNewParts(root, smooth) {
+    var regions = root.matches && root.matches(".diagram [data-scroll-region]")
+      ? [root]
+      : root.querySelectorAll(".diagram [data-scroll-region]");
+    Array.prototype.forEach.call(regions, function (region) {
+      showNewPart(region, smooth);
+    });
+  }
+  showNewParts(document, false); // the script is deferred: the page is parsed and styled
+  document.addEventListener("htmx:load", function (event) { // a step swapped in by Next or Back
+    if (event.detail.elt && event.detail.elt !== document.body && event.detail.elt.querySelectorAll) {
+      showNewParts(event.detail.elt, true);
+    }
+  });
   // Confirm before destructive actions marked with data-confirm.
   document.addEventListener("submit", function (event) {
     var form = event.target;

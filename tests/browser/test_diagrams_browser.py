@@ -2,6 +2,7 @@
 readable text and no label cut off; on a phone a wide one keeps its 14 px text and scrolls sideways."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import describe
 
@@ -76,3 +77,53 @@ def test_on_a_phone_every_case_study_diagram_keeps_its_text_size_and_scrolls_sid
         assert m["scrollWidth"] > m["regionWidth"], step
         assert m["cutByDrawing"] == [], step  # out of view, but there to scroll to
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375  # the region scrolls, not the page
+
+
+GROW_A_REPLICA_STEP = "/lessons/how-the-lab-works/walkthroughs/grow-a-replica/{}/"
+
+# Where a step's first new box sits: in the drawing (from its left edge) and on screen against the region.
+NEW_PART = """(region) => {
+  const part = region.querySelector('.box.new');
+  const box = part.getBoundingClientRect();
+  const visible = region.getBoundingClientRect();
+  return {
+    text: part.textContent,
+    inDrawing: box.left - region.querySelector('svg').getBoundingClientRect().left,
+    regionWidth: region.clientWidth,
+    inView: box.left >= visible.left - 0.5 && box.right <= visible.right + 0.5,
+  };
+}"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_a_phone_a_build_up_step_opens_its_diagram_scrolled_to_the_new_part(
+    live_server, page, content, console_errors
+):
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(live_server.url + GROW_A_REPLICA_STEP.format(3))
+    region = page.locator("#wt-grow-a-replica figure.diagram [data-scroll-region]")
+    part = region.evaluate(NEW_PART)
+    assert part["text"] == "Prefix index"
+    assert part["inDrawing"] > part["regionWidth"]  # right of what the region shows at its left edge
+    assert part["inView"], part  # site.js scrolled the region to it
+    assert page.evaluate("() => [window.scrollX, window.scrollY]") == [0, 0]  # the region scrolled, not the page
+    assert region.get_attribute("tabindex") == "0"  # still a labelled region the keyboard can scroll
+    assert region.get_attribute("aria-label").startswith("Diagram of ")
+
+    # Next swaps in step 4 (htmx): its new box, the autoscaler, is scrolled to (smoothly); focus goes to the
+    # step's heading as before, not to the diagram.
+    page.locator("#wt-grow-a-replica-next").click()
+    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 4 of 5")
+    region = page.locator("#wt-grow-a-replica figure.diagram [data-scroll-region]")
+    assert region.evaluate(NEW_PART)["text"] == "Autoscaler"
+    page.wait_for_function(f"(region) => ({NEW_PART})(region).inView", arg=region.element_handle())
+    expect(page.locator("#wt-grow-a-replica-step-title")).to_be_focused()
+
+    # With reduced motion the region is already there when the step is swapped in: no smooth scrolling.
+    page.emulate_media(reduced_motion="reduce")
+    page.locator("#wt-grow-a-replica-next").click()
+    expect(page.locator("#wt-grow-a-replica .step-count")).to_have_text("Step 5 of 5")
+    part = page.locator("#wt-grow-a-replica figure.diagram [data-scroll-region]").evaluate(NEW_PART)
+    assert part["text"] == "Health checks"
+    assert part["inView"], part
+    assert console_errors == []
