@@ -5,9 +5,10 @@
 then return a short fragment. `make bench` divides each target's CPU per request by its floor's,
 measured in the same run. Served only by `make bench` (bench/floor_wsgi.py).
 
-``POST /bench-floor/answer/<lesson>/<deep dive>/`` is the least that storing an answer costs through the
-ORM: ``floor_post``, then only the statements no answer can do without, with no content read, no grading,
-no scheduling and no page. `make bench` shows its ratio to ``floor_post``, beside the answer's budget.
+``POST /bench-floor/answer/<lesson>/<deep dive>/`` is about the least that storing an answer costs through the
+ORM: ``floor_post``, then the statements every answer runs (its card read; the answer, its card and the
+learner's place written), with no content read, no grading, no scheduling and no page. `make bench` shows
+its ratio to ``floor_post``, beside the answer's budget; its own learners (bench/prepare.py) take its writes.
 """
 
 from django.db import transaction
@@ -35,26 +36,28 @@ def floor_post(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@transaction.atomic
 def floor_answer(request: HttpRequest, lesson: int, deep_dive: int) -> HttpResponse:
-    # The learner comes with the user (one query, interview.accounts.backends); then the item's review card is read
-    # (what was answered before), the answer inserted, the card and the learner's place in the lesson updated.
+    # The learner comes with the user (one query, interview.accounts.backends); the item's review card is read (what
+    # was answered before), then, in one transaction as a real answer's, the answer is inserted and the card and the
+    # learner's place in the lesson updated. Left out: the content, the choice's check and grading, the practice row
+    # (hints owed by a first answer), the rate limit's counter, scheduling and the page.
     if not request.user.is_authenticated:
         return HttpResponse("Sign in first.", status=403)
     learner = request.user.learner
     card = ReviewCard.objects.filter(learner=learner, deep_dive_id=deep_dive).first()
-    answer = Answer.objects.create(
-        learner=learner,
-        deep_dive_id=deep_dive,
-        choice_id=int(request.POST["choice"]),
-        outcome=Outcome.PARTIAL,
-        points=5,
-        max_points=10,
-        is_first=False,
-    )
-    if card is not None:
-        ReviewCard.objects.filter(pk=card.pk).update(latest_answer=answer, reviews=F("reviews") + 1)
-    LessonProgress.objects.filter(learner=learner, lesson_id=lesson).update(anchor="floor", url="/floor/")
+    with transaction.atomic():
+        answer = Answer.objects.create(
+            learner=learner,
+            deep_dive_id=deep_dive,
+            choice_id=int(request.POST["choice"]),
+            outcome=Outcome.PARTIAL,
+            points=5,
+            max_points=10,
+            is_first=False,
+        )
+        if card is not None:
+            ReviewCard.objects.filter(pk=card.pk).update(latest_answer=answer, reviews=F("reviews") + 1)
+        LessonProgress.objects.filter(learner=learner, lesson_id=lesson).update(anchor="floor", url="/floor/")
     return HttpResponse("<p>ok</p>")
 
 

@@ -30,6 +30,7 @@ FLOOR_GET, FLOOR_POST, FLOOR_ANSWER = "/bench-floor/get/", "/bench-floor/post/",
 STATIC = "/static/bench-ceiling.html"
 BIG_HISTORY = 10_000
 ANSWERERS = 16  # learners the answer target rotates over, so first answers keep coming during the run
+FLOOR_LEARNERS = 4  # the answer floor's own learners (bench/floor_urls.py)
 PASSWORD = "bench-password-0123456789"
 TRANSACTION = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
@@ -210,6 +211,11 @@ def prepare(run_id: str) -> dict:
     case_forms = lesson_forms(partial, CASE_STUDY, walkthroughs=False)
     for client in answerers:
         answer_half(client, case_forms)
+    # The answer floor's own learners, halfway through as the answerers are: what it writes (retries, their place)
+    # must not change the learners the lesson and answer targets measure.
+    floor_learners = [sign_in(f"bench-{run_id}-floor-{n}") for n in range(FLOOR_LEARNERS)]
+    for client in floor_learners:
+        answer_half(client, case_forms)
     answer_half(partial, lesson_forms(partial, lesson_url(scale.SMALL)))
     answer_half(partial, lesson_forms(partial, lesson_url(scale.LARGE))[:20])
 
@@ -249,10 +255,16 @@ def prepare(run_id: str) -> dict:
     from django.apps import apps
 
     case_study = apps.get_model("lessons", "Lesson").objects.get(slug=CASE_STUDY.strip("/").rpartition("/")[2])
-    floor_answer = [  # the answer target's deep-dive answers, to the floor of what storing one costs
-        {**request, "path": f"{FLOOR_ANSWER}{case_study.pk}/{deep_dive}/"}
-        for request in answer_requests
-        for deep_dive in re.findall(r"/deep-dives/(\d+)/answer/$", request["path"])
+    floor_answer = [  # each of its learners answers each deep dive they answered halfway through: a card to update
+        {
+            "method": "POST",
+            "path": f"{FLOOR_ANSWER}{case_study.pk}/{deep_dive}/",
+            "cookie": f"{cookie(client)}; {csrf_cookie}",
+            "body": form.body(pick=n),
+        }
+        for form in case_forms[::2]
+        for deep_dive in re.findall(r"/deep-dives/(\d+)/answer/$", form.action)
+        for n, client in enumerate(floor_learners)
     ]
     requests = {
         "static": get(STATIC),
@@ -282,7 +294,7 @@ def prepare(run_id: str) -> dict:
             "floor_get_signed_in": count_queries(partial, "GET", FLOOR_GET),
             "floor_post": count_queries(partial, "POST", FLOOR_POST),
             "floor_answer": count_queries(
-                answerers[1], "POST", floor_answer[1]["path"], floor_answer[1]["body"], warm=False
+                floor_learners[0], "POST", floor_answer[0]["path"], floor_answer[0]["body"], warm=False
             ),
         }
     answerer = answerers[1]

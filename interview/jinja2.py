@@ -23,7 +23,7 @@ from jinja2 import ChainableUndefined, Environment
 from calculators.formatting import amount, number, tolerance_text
 from interview.dates import until, when
 from lessons.markup import drawn_prompt, render_inline
-from lessons.number_entry import converts_units
+from lessons.number_entry import converts_units, counts_things
 
 
 def url(name: str, *args, **kwargs) -> str:
@@ -43,8 +43,7 @@ def right_answers(item) -> str:
     only the exact whole number, which is said first: a learner read the half request as a puzzle.
     """
     words = tolerance_text(item.tolerance or 0, item.tolerance_kind, item.unit)
-    counted = item.unit.strip() != "%" and not converts_units(item.unit)  # requests, GPUs: no unit to convert
-    if item.tolerance_kind == "nominal" and 0 < (item.tolerance or 0) <= 0.5 and counted:
+    if item.tolerance_kind == "nominal" and 0 < (item.tolerance or 0) <= 0.5 and counts_things(item.unit):
         return f"Right answers are the exact count, a whole number ({words})."
     return f"Right answers are {words} of the exact one."
 

@@ -113,6 +113,15 @@ def converts_units(unit: str) -> bool:
     return unit.strip() == "%" or (asked is not None and not asked.dimensionless)
 
 
+def counts_things(unit: str) -> bool:
+    """Return whether ``unit`` counts things one by one ("requests", "GPUs", "replicas"): one plural word that no
+    other unit converts to. Not "thousand requests", "requests/GPU", "×", a size, a time or a percentage."""
+    return bool(_PLURAL_WORD.fullmatch(unit.strip())) and not converts_units(unit)
+
+
+_PLURAL_WORD = re.compile(r"[A-Za-z]{2,}s")
+
+
 def parse_unit(text: str) -> pint.Quantity | None:
     """Return what unit text such as "MB" or "requests/min" means to pint; None if it is not unit words."""
     if len(text) > _UNIT_LENGTH or not _UNIT_TEXT.fullmatch(text):

@@ -1279,11 +1279,15 @@ def test_a_count_graded_within_half_a_unit_asks_for_the_exact_whole_number(clien
     step.save()
     html = client.get(step.get_absolute_url()).content.decode()
     assert "Right answers are the exact count, a whole number (within ± 0.5 requests)." in html
-    # Half a unit of a unit that converts (a size) or of a percentage is no whole count: said as a tolerance.
-    for unit, words in (("%", "within ± 0.5%"), ("MB", "within ± 0.5 MB")):
+    # Half a unit of a size, a percentage, a multiple or thousands is no whole count: said as a tolerance.
+    cases = (("%", "± 0.5%"), ("MB", "± 0.5 MB"), ("×", "± 0.5×"), ("thousand requests", "± 0.5 thousand requests"))
+    for unit, words in cases:
         step.unit = unit
         step.save()
-        assert f"Right answers are {words} of the exact one." in client.get(step.get_absolute_url()).content.decode()
+        assert (
+            f"Right answers are within {words} of the exact one."
+            in client.get(step.get_absolute_url()).content.decode()
+        )
 
 
 def test_a_challenge_says_where_its_working_comes_from_once_answered(client, lesson):
