@@ -183,6 +183,9 @@ def missing_step_message(walkthrough, orders: list[int], number: int) -> str:
     return f"The walkthrough “{walkthrough.title}” has {count} {plural(count, 'step')}: {there}."
 
 
+NOT_RECORDED = "Your answer was not recorded."  # what an answer refused says first (item_errors' lead)
+
+
 def item_errors(errors: dict | None = None) -> dict:
     """Return the error context lesson.html reads, with every key it reads present.
 
@@ -190,7 +193,7 @@ def item_errors(errors: dict | None = None) -> dict:
     failed lookup (three exceptions and a dir()) per item.
     """
     return {"dd": None, "ch": None, "step": None, "oq": None, "message": "", "typed": "",
-            "lead": "Your answer was not recorded.", **(errors or {})}  # fmt: skip
+            "lead": NOT_RECORDED, **(errors or {})}  # fmt: skip
 
 
 def find(rows, **attrs):
@@ -589,17 +592,19 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
         view = next(w for w in page.walkthroughs.values() if any(s.step.pk == errors["step"] for s in w.steps))
         # A step not open yet is not shown, its text starting from the earlier steps' answers: the step to answer
         # first is, with a notice saying why (it takes focus; the message is for the step not shown).
-        view.open_at(next(s.number for s in view.steps if s.step.pk == errors["step"]))
+        moved = not view.open_at(next(s.number for s in view.steps if s.step.pk == errors["step"]))
     if request.htmx:
         item_id = errors.get("dd") or errors.get("ch") or errors.get("oq") or errors.get("step")
         # The message is said once, by its error line (role="alert"): put in the live announcer too, screen
         # readers read it twice. The announcer keeps what it last said.
+        if partial == "walkthrough" and moved:  # the number typed goes with the step it was typed in: said first
+            view.notice = f"{errors.get('lead', NOT_RECORDED)} {view.notice}"
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": "",
                    "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
         response = render(
             request, f"lessons/_{partial}.html", context, status=status or bad_input_status(fragment=True)
         )
-        if partial == "walkthrough" and view.step.step.pk != errors["step"]:
+        if partial == "walkthrough" and moved:
             # The step swapped in is not the one asked for (not open yet: the one to answer first), so the address
             # bar names the step shown, as walkthrough_step's does. It pushes because its GET (Next, Back) adds a
             # history entry anyway; an answer, a hint or a reveal is no navigation and adds none, so the address is

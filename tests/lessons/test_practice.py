@@ -514,7 +514,11 @@ def test_an_action_on_a_step_not_open_yet_shows_the_step_to_answer_first(client,
             response = client.post(reverse(action, args=args), body, **headers)
             html = response.content.decode()
             assert response.status_code == 409, (action, headers)
-            assert f"data-focus-on-load{' data-focus' if headers else ''}>{notice}</p>" in html, (action, headers)
+            # For htmx the notice is all that is said, so it says first what was not done (the page's top does).
+            said = (
+                f"data-focus-on-load data-focus>{leads[action]} {notice}" if headers else f"data-focus-on-load>{notice}"
+            )
+            assert f"{said}</p>" in html, (action, headers)
             assert "Step 1 of 2" in html and "Step 1 gave" not in html and "Step 2 of" not in html, (action, headers)
             if not headers:  # the whole page, at its top: the message there links the walkthrough, far below
                 top = re.search(r'<p class="error" role="alert">(.*?)</p>', html).group(1)

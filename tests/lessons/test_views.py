@@ -1292,7 +1292,8 @@ def test_a_count_graded_within_half_a_unit_asks_for_the_exact_whole_number(clien
 
 def test_a_challenge_says_where_its_working_comes_from_once_answered(client, lesson):
     html = client.get(lesson.get_absolute_url()).content.decode()
-    assert "Once you answer, the working is shown, done with the" in html
+    # When, as the reveal rule says (scoring.reveal_earned): not after any answer, as it had said.
+    assert "comes once you are right, after a second try, or when you ask for it after answering." in html
     assert "once you have answered. Right answers" not in html
 
 
