@@ -296,6 +296,11 @@ class WalkthroughView:
         return f"Step {number} opens once the steps before it are answered: here is step {self.current}, the first to answer."
 
     @property
+    def shown_url(self) -> str:
+        """Return the address of the step shown, at the walkthrough (what the address bar names)."""
+        return f"{self.step_url(self.current_order)}#{self.walkthrough.anchor}"
+
+    @property
     def first_url(self) -> str:
         return self.step_url(self.first_order)
 

@@ -144,7 +144,7 @@ def walkthrough_step(request: HttpRequest, slug: str, key: str, number: int) -> 
     missing = query_number(request, "missing")  # sent here from a step it lacks (missing_step): said likewise
     if missing is not None and missing not in orders:
         view.notice = f"{missing_step_message(walkthrough, orders, missing)} Here is its first step."
-    shown = f"{view.step_url(view.current_order)}#{anchor}"
+    shown = view.shown_url
     learner = services.current_learner(request)
     if learner is not None:
         services.remember_position(learner, lesson.pk, anchor, shown)
@@ -609,7 +609,7 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
             # bar names the step shown, as walkthrough_step's does. It pushes because its GET (Next, Back) adds a
             # history entry anyway; an answer, a hint or a reveal is no navigation and adds none, so the address is
             # replaced: a pushed one would leave Back on the step not open yet, which only leads here again.
-            return replace_url(response, f"{view.step_url(view.current_order)}#{view.walkthrough.anchor}")
+            return replace_url(response, view.shown_url)
         return response
     item = item_of(view)
     page.current = page.layer_of(item.section.pk)  # the page shows the layer (and part) holding the item

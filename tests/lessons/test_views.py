@@ -309,7 +309,7 @@ def test_a_hint_waits_as_its_step_does(client, api, db):
     assert refused.status_code == 409 and "Step 1 gave" not in html
     # Step 1 is shown, saying why (its notice takes focus), not step 2: its text starts from step 1's answer.
     notice = "Step 2 opens once the steps before it are answered: here is step 1, the first to answer."
-    assert "Step 1 of 3" in html and f"data-focus>{notice}</p>" in html
+    assert "Step 1 of 3" in html and f"data-focus>No hint was shown. {notice}</p>" in html
     api.cookies = client.cookies
     refused = api.post(f"/api/v1/steps/{second.pk}/hint/")
     assert refused.status_code == 409 and "Step 1 gave" not in refused.content.decode()
@@ -1293,7 +1293,7 @@ def test_a_count_graded_within_half_a_unit_asks_for_the_exact_whole_number(clien
 def test_a_challenge_says_where_its_working_comes_from_once_answered(client, lesson):
     html = client.get(lesson.get_absolute_url()).content.decode()
     # When, as the reveal rule says (scoring.reveal_earned): not after any answer, as it had said.
-    assert "comes once you are right, after a second try, or when you ask for it after answering." in html
+    assert "is shown once you are right, after a second try, or when you ask for it after answering." in html
     assert "once you have answered. Right answers" not in html
 
 
