@@ -84,7 +84,12 @@ DUE_LIST_LIMIT = 50  # due items the review page ("Also due") and the review API
 DUE_ORDER = ("due", "pk")  # most overdue first; of equals, the oldest card
 
 
-def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | None = None) -> ReviewCard:
+# ``card=UNREAD`` (the default): the caller has not read the item's review card, so ``schedule`` reads it. A caller
+# that read the learner's state passes the card it found, None included: a first answer has none to read again.
+UNREAD = object()
+
+
+def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | None | object = UNREAD) -> ReviewCard:
     """Reschedule the answered item for its learner (two queries; one when its ``card`` was read already).
 
     A retry before the item is due again is practice, not a recall: trying another approach to read
@@ -94,7 +99,7 @@ def schedule(answer: Answer, now: datetime | None = None, card: ReviewCard | Non
     """
     now = now or timezone.now()
     fields = answer.item_fields
-    row = card if card is not None else ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first()
+    row = ReviewCard.objects.filter(learner_id=answer.learner_id, **fields).first() if card is UNREAD else card
     values = {"latest_answer": answer, "recall_outcome": ""}  # this answer is the latest try now
     if answer.is_first or row is None or row.due <= now:
         state = Card.from_dict(row.card) if row else Card(due=now)

@@ -76,7 +76,7 @@ def current_learner(request: HttpRequest, *, create: bool = False) -> Learner | 
     return learner
 
 
-def record(learner: Learner, *, answered_before: bool = False, card=None, hints: int = 0, **fields) -> Answer:
+def record(learner: Learner, *, answered_before: bool = False, card=review.UNREAD, hints: int = 0, **fields) -> Answer:
     """Store an answer; the first one per item scores, a concurrent duplicate becomes a retry.
 
     ``answered_before`` (known from the state already read) skips the doomed first-answer insert.
@@ -108,7 +108,7 @@ def answer_deep_dive(
     deep_dive: DeepDive,
     choice: Choice,
     answered_before: bool = False,
-    card=None,
+    card=review.UNREAD,
     hints: int = 0,
     follow_up_open: bool = False,
 ) -> Answer:
@@ -281,7 +281,7 @@ def answer_number(
     given: float,
     drawn: dict | None = None,
     answered_before: bool = False,
-    card=None,
+    card=review.UNREAD,
     hints: int = 0,
 ) -> Answer:
     seed = drawn.get("seed") if drawn else None
@@ -312,7 +312,7 @@ def answer_open_question(
     ticked: list[ChecklistPoint],
     text: str,
     answered_before: bool = False,
-    card=None,
+    card=review.UNREAD,
 ) -> Answer:
     """Score a written answer by the checklist points the learner ticked; the written draft is used up."""
     graded = scoring.checklist_grade(len(ticked), len(checklist))

@@ -850,3 +850,23 @@ def test_a_deep_dive_waiting_for_its_follow_up_is_not_asked_in_review(client, le
     answer(client, lesson, "fix-it", "best")  # the follow-up answered: the deep dive may be asked again
     assert [row["id"] for row in client.get("/api/v1/review/").json()] == [dd.pk]
     assert "How? (dd-1)" in client.get(reverse("review")).content.decode()
+
+
+@pytest.mark.django_db
+def test_an_answer_reads_its_review_card_once_first_answer_or_retry(client):
+    """The page reads the learner's state (their review cards) before it stores an answer; a first answer, finding
+    no card, read the table again in ``schedule`` before creating one: a statement on every first answer."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    lesson = make_lesson(deep_dives=2)
+    answer(client, lesson, "dd-1", "best")  # a learner with a history (a new one has no cards to read)
+    for verdict in ("weak", "best"):  # a first answer, then a retry
+        with CaptureQueriesContext(connection) as captured:
+            assert answer(client, lesson, "dd-2", verdict).status_code == 303
+        card_reads = [
+            q for q in captured.captured_queries if re.match(r'SELECT .* FROM "lessons_reviewcard"', q["sql"])
+        ]
+        assert len(card_reads) == 1, verdict
+    card = ReviewCard.objects.get(deep_dive__key="dd-2")
+    assert (card.reviews, card.first_answer.choice.verdict, card.latest_answer.choice.verdict) == (2, "weak", "best")
