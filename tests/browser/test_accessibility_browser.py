@@ -129,6 +129,23 @@ def test_the_reset_pages_checkbox_sits_beside_its_label(live_server, page, conte
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_checkbox_marked_invalid_keeps_its_error_border_under_the_pointer(live_server, page, content):
+    """The drawn checkboxes turned their border to the accent colour on hover, over the error colour of the reset
+    page's box left unticked (code review's finding): the one cue next to the box went away where the pointer was."""
+    page.goto(live_server.url + "/results/reset/")
+    page.get_by_role("button", name="Reset progress").click()
+    box = page.get_by_label("Yes, delete all my answers")
+    expect(box).to_have_attribute("aria-invalid", "true")
+    bad = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--bad').trim()")
+    as_color = page.evaluate(
+        f"() => {{ const s = document.createElement('i'); s.style.color = '{bad}'; "
+        "document.body.append(s); const c = getComputedStyle(s).color; s.remove(); return c; }"
+    )
+    box.hover()
+    assert box.evaluate("b => getComputedStyle(b).borderTopColor") == as_color
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_current_pages_header_link_is_underlined_in_one_unbroken_line(live_server, page):
     """The thick underline marking the current page's link broke around the letters that dip below it ("Sign up":
     the g and the p), which read as a rendering fault (newcomer's finding). It sits below them, unbroken."""
