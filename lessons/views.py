@@ -577,6 +577,7 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
     Bad input is a 422 fragment (htmx swaps it) or a 400 page, unless ``status`` says otherwise.
     """
     errors = {**errors, "message": message, "typed": request.POST.get("value", "")[:200]}  # a number, kept as typed
+    moved = False  # a step asked for but not open yet: the one to answer first is shown instead
     if "step" in errors and positions is None:  # the walkthrough shows the step the message is about
         step = next((s for s in lesson_content(lesson).steps if s.pk == errors["step"]), None)
         positions = {step.walkthrough.key: step.order} if step else None
@@ -597,14 +598,14 @@ def answer_error(request, lesson, message: str, errors, positions=None, status: 
         item_id = errors.get("dd") or errors.get("ch") or errors.get("oq") or errors.get("step")
         # The message is said once, by its error line (role="alert"): put in the live announcer too, screen
         # readers read it twice. The announcer keeps what it last said.
-        if partial == "walkthrough" and moved:  # the number typed goes with the step it was typed in: said first
+        if moved:  # the number typed goes with the step it was typed in: said first
             view.notice = f"{errors.get('lead', NOT_RECORDED)} {view.notice}"
         context = {"page": page, "lesson": lesson, "view": view, "errors": item_errors(errors), "announce": "",
                    "announce_for": item_id, "as_fragment": True, "focus": "input"}  # fmt: skip
         response = render(
             request, f"lessons/_{partial}.html", context, status=status or bad_input_status(fragment=True)
         )
-        if partial == "walkthrough" and moved:
+        if moved:
             # The step swapped in is not the one asked for (not open yet: the one to answer first), so the address
             # bar names the step shown, as walkthrough_step's does. It pushes because its GET (Next, Back) adds a
             # history entry anyway; an answer, a hint or a reveal is no navigation and adds none, so the address is
